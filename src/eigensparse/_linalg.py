@@ -1,0 +1,43 @@
+"""Small dense linear-algebra helpers shared by solvers."""
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg as sla
+
+__all__ = ["fix_sign", "top_eigh", "support_of", "normalize_on_support"]
+
+
+def fix_sign(x: np.ndarray) -> np.ndarray:
+    """Sign rule used everywhere: the entry of largest magnitude is positive
+    (ties broken by the lowest index). Works on a vector or on the rows of a matrix."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 1:
+        if x.size == 0:
+            return x
+        i = int(np.argmax(np.abs(x)))
+        return -x if x[i] < 0 else x
+    idx = np.argmax(np.abs(x), axis=1)
+    s = np.sign(x[np.arange(x.shape[0]), idx])
+    s[s == 0] = 1.0
+    return x * s[:, None]
+
+
+def top_eigh(S: np.ndarray) -> tuple[float, np.ndarray]:
+    """Largest eigenvalue and a unit eigenvector of a small symmetric matrix."""
+    S = np.asarray(S, dtype=float)
+    m = S.shape[0]
+    if m == 1:
+        return float(S[0, 0]), np.ones(1)
+    w, v = sla.eigh(S, subset_by_index=[m - 1, m - 1], driver="evr")
+    return float(w[0]), v[:, 0]
+
+
+def support_of(x: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(x)
+
+
+def normalize_on_support(x: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(x)
+    if n == 0:
+        return x
+    return x / n

@@ -1,0 +1,185 @@
+"""Declarative parameter validation with clear messages.
+
+Every public entry point validates its parameters here, at the boundary, so that
+solvers can assume clean input. Errors name the parameter, the value received and
+what would be valid.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+__all__ = [
+    "InvalidParameterError",
+    "Interval",
+    "Options",
+    "validate_params",
+    "check_cardinalities",
+    "check_finite_array",
+]
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """Raised when a parameter has the wrong type or value.
+
+    Subclasses both ValueError and TypeError, as scikit-learn's does, so that
+    ``except ValueError`` catches it."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A numeric range. ``kind`` is ``"int"`` or ``"real"``."""
+
+    kind: str
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"  # "both", "left", "right", "neither"
+
+    def accepts(self, value: Any) -> bool:
+        if isinstance(value, bool):
+            return False
+        if self.kind == "int":
+            if not isinstance(value, numbers.Integral):
+                return False
+        elif not isinstance(value, numbers.Real):
+            return False
+        if isinstance(value, numbers.Real) and not np.isfinite(value):
+            return False
+        lo_ok = self.low is None or (
+            value >= self.low if self.closed in ("both", "left") else value > self.low
+        )
+        hi_ok = self.high is None or (
+            value <= self.high if self.closed in ("both", "right") else value < self.high
+        )
+        return bool(lo_ok and hi_ok)
+
+    def __str__(self) -> str:
+        lb = "[" if self.closed in ("both", "left") and self.low is not None else "("
+        rb = "]" if self.closed in ("both", "right") and self.high is not None else ")"
+        lo = "-inf" if self.low is None else f"{self.low:g}"
+        hi = "inf" if self.high is None else f"{self.high:g}"
+        what = "an int" if self.kind == "int" else "a finite real number"
+        return f"{what} in {lb}{lo}, {hi}{rb}"
+
+
+@dataclass(frozen=True)
+class Options:
+    """A finite set of allowed values (usually strings)."""
+
+    values: tuple
+
+    def __init__(self, values: Iterable):
+        object.__setattr__(self, "values", tuple(values))
+
+    def accepts(self, value: Any) -> bool:
+        try:
+            return value in self.values
+        except TypeError:
+            return False
+
+    def __str__(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+class _TypeOf:
+    def __init__(self, *types, name=None):
+        self.types = types
+        self.name = name or " or ".join(t.__name__ for t in types)
+
+    def accepts(self, value):
+        return isinstance(value, self.types)
+
+    def __str__(self):
+        return f"an instance of {self.name}"
+
+
+def instance_of(*types, name=None):
+    return _TypeOf(*types, name=name)
+
+
+NONE = Options([None])
+
+
+def validate_params(params: dict, constraints: dict, *, where: str = "") -> None:
+    """Check ``params[name]`` against ``constraints[name]`` (a list of alternatives).
+
+    A constraint is an :class:`Interval`, :class:`Options`, ``None`` (meaning
+    "None allowed"), ``callable`` (meaning any callable) or a type.
+    """
+    for name, allowed in constraints.items():
+        if name not in params:
+            continue
+        value = params[name]
+        alts = allowed if isinstance(allowed, (list, tuple)) else [allowed]
+        ok = False
+        for c in alts:
+            if c is None:
+                ok = value is None
+            elif c is callable:
+                ok = callable(value)
+            elif isinstance(c, type):
+                ok = isinstance(value, c) and not (c is not bool and isinstance(value, bool))
+            else:
+                ok = c.accepts(value)
+            if ok:
+                break
+        if not ok:
+            desc = " or ".join(
+                "None" if c is None else ("a callable" if c is callable else
+                                          (f"an instance of {c.__name__}" if isinstance(c, type) else str(c)))
+                for c in alts
+            )
+            prefix = f"{where}: " if where else ""
+            raise InvalidParameterError(
+                f"{prefix}parameter {name!r} must be {desc}; got {value!r}."
+            )
+
+
+def check_cardinalities(cardinality, n_components: int, n_features: int) -> list[int]:
+    """Normalise ``cardinality`` (int or sequence of ints) to one int per component."""
+    if isinstance(cardinality, (numbers.Integral,)) and not isinstance(cardinality, bool):
+        cards = [int(cardinality)] * n_components
+    elif isinstance(cardinality, (list, tuple, np.ndarray)):
+        cards = list(cardinality)
+        if len(cards) != n_components:
+            raise InvalidParameterError(
+                f"parameter 'cardinality' is a list of length {len(cards)} but "
+                f"n_components={n_components}; give one cardinality per component or a single int."
+            )
+        for c in cards:
+            if not isinstance(c, numbers.Integral) or isinstance(c, bool):
+                raise InvalidParameterError(
+                    f"parameter 'cardinality' must contain ints; got {c!r} in {cardinality!r}."
+                )
+        cards = [int(c) for c in cards]
+    else:
+        raise InvalidParameterError(
+            f"parameter 'cardinality' must be an int in [1, n_features={n_features}] "
+            f"or a list of n_components={n_components} such ints; got {cardinality!r}."
+        )
+    for c in cards:
+        if not 1 <= c <= n_features:
+            raise InvalidParameterError(
+                f"parameter 'cardinality' must be in [1, n_features={n_features}]; got {c}."
+            )
+    return cards
+
+
+def check_finite_array(X, name: str = "X") -> None:
+    """Raise a clear error on NaN or infinite entries (dense or scipy.sparse)."""
+    data = X.data if hasattr(X, "tocsr") else X
+    data = np.asarray(data)
+    if data.dtype.kind not in "biuf":
+        raise InvalidParameterError(
+            f"parameter {name!r} must hold real numbers; got dtype {data.dtype}."
+        )
+    if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
+        n_nan = int(np.isnan(data).sum())
+        n_inf = int(np.isinf(data).sum())
+        raise InvalidParameterError(
+            f"parameter {name!r} contains {n_nan} NaN and {n_inf} infinite value(s); "
+            "sparse PCA needs finite numbers (impute or drop them first)."
+        )

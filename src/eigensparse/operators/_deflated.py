@@ -1,0 +1,121 @@
+"""Deflated operators (Mackey 2009): each wraps a parent operator and one vector x.
+
+All are exact compositions through the parent's products: nothing p×p is formed.
+With w = Σx and c = xᵀΣx (precomputed once):
+
+- ``hotelling``:  Σ' = Σ − c·xxᵀ            (no data square root survives)
+- ``projection``: Σ' = (I − xxᵀ) Σ (I − xxᵀ)  (A' = A(I − xxᵀ))
+- ``schur``:      Σ' = Σ − wwᵀ/c             (A' = (I − uuᵀ)A, u = Ax/‖Ax‖)
+- ``orthogonal``: projection deflation with q = (I − QQᵀ)x/‖·‖, Q the earlier q's
+  (Mackey's orthogonalized projection); built by :func:`deflate` with the q computed.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import Operator, _as_2d
+
+__all__ = ["HotellingDeflated", "ProjectionDeflated", "SchurDeflated"]
+
+
+class _Deflated(Operator):
+    def __init__(self, parent: Operator, x: np.ndarray):
+        x = np.asarray(x, dtype=float)
+        self.parent, self.x = parent, x
+        self.n_features, self.n_samples = parent.n_features, parent.n_samples
+        self.w = parent.matvec(x)
+        self.c = float(x @ self.w)
+
+
+class HotellingDeflated(_Deflated):
+    kind = "Hotelling-deflated operator"
+    has_data = False
+
+    def diag(self):
+        return self.parent.diag() - self.c * self.x**2
+
+    def matmat(self, V):
+        V, _ = _as_2d(V)
+        return self.parent.matmat(V) - self.c * np.outer(self.x, self.x @ V)
+
+    def block(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        xi = self.x[idx]
+        return self.parent.block(idx) - self.c * np.outer(xi, xi)
+
+
+class ProjectionDeflated(_Deflated):
+    kind = "projection-deflated operator"
+
+    def __init__(self, parent, x):
+        super().__init__(parent, x)
+        self.has_data = parent.has_data
+
+    def _P(self, V):
+        return V - np.outer(self.x, self.x @ V)
+
+    def diag(self):
+        x, w = self.x, self.w
+        return self.parent.diag() - 2 * x * w + self.c * x**2
+
+    def matmat(self, V):
+        V, _ = _as_2d(V)
+        return self._P(self.parent.matmat(self._P(V)))
+
+    def block(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        xi, wi = self.x[idx], self.w[idx]
+        return (self.parent.block(idx) - np.outer(xi, wi) - np.outer(wi, xi)
+                + self.c * np.outer(xi, xi))
+
+    def dot(self, X):
+        X = np.asarray(X, dtype=float)
+        PX = X - np.multiply.outer(self.x, self.x @ X) if X.ndim == 2 else X - self.x * (self.x @ X)
+        return self.parent.dot(PX)
+
+    def rdot(self, Y):
+        Z = self.parent.rdot(Y)
+        return Z - (np.outer(self.x, self.x @ Z) if Z.ndim == 2 else self.x * (self.x @ Z))
+
+
+class SchurDeflated(_Deflated):
+    kind = "Schur-deflated operator"
+
+    def __init__(self, parent, x):
+        super().__init__(parent, x)
+        self.has_data = parent.has_data
+        if self.has_data and self.c > 0:
+            u = parent.dot(x)
+            self.u = u / np.linalg.norm(u)
+
+    def diag(self):
+        if self.c <= 0:
+            return self.parent.diag()
+        return self.parent.diag() - self.w**2 / self.c
+
+    def matmat(self, V):
+        V, _ = _as_2d(V)
+        out = self.parent.matmat(V)
+        if self.c > 0:
+            out = out - np.outer(self.w, self.w @ V) / self.c
+        return out
+
+    def block(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        B = self.parent.block(idx)
+        if self.c > 0:
+            wi = self.w[idx]
+            B = B - np.outer(wi, wi) / self.c
+        return B
+
+    def dot(self, X):
+        Y = self.parent.dot(X)
+        if self.c <= 0:
+            return Y
+        return Y - (np.outer(self.u, self.u @ Y) if Y.ndim == 2 else self.u * (self.u @ Y))
+
+    def rdot(self, Y):
+        Y = np.asarray(Y, dtype=float)
+        if self.c > 0:
+            Y = Y - (np.outer(self.u, self.u @ Y) if Y.ndim == 2 else self.u * (self.u @ Y))
+        return self.parent.rdot(Y)

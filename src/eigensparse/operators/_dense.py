@@ -1,0 +1,219 @@
+"""Operators built from a data matrix: dense (explicitly centered) and
+scipy.sparse (centered implicitly, never densified)."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import InvalidParameterError, check_finite_array
+from ._base import Operator, _as_2d
+
+__all__ = ["DenseData", "SparseData"]
+
+
+def _check_data(X, name="X"):
+    if X.ndim != 2:
+        raise InvalidParameterError(
+            f"parameter {name!r} must be a 2-D array (n_samples, n_features); got {X.ndim}-D shape {X.shape}."
+        )
+    n, p = X.shape
+    if n == 0 or p == 0:
+        raise InvalidParameterError(
+            f"parameter {name!r} is empty (shape {X.shape}); need at least 2 samples and 1 feature."
+        )
+    if n < 2:
+        raise InvalidParameterError(
+            f"parameter {name!r} has 1 sample (shape {X.shape}); a covariance needs at least 2 samples."
+        )
+    check_finite_array(X, name)
+
+
+class DenseData(Operator):
+    """Σ = AᵀA with A = (X − 1μᵀ) D⁻¹ / √n for a dense X (n_samples, n_features).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    center : bool, default=True
+        Subtract the column means μ (otherwise μ = 0: the uncentered second-moment
+        matrix XᵀX/n, as in the bipartite paper's bag-of-words tables).
+    scale : bool, default=False
+        Divide each column by its standard deviation (correlation matrix); columns of
+        zero variance are left unscaled.
+    """
+
+    has_data = True
+    kind = "dense data operator"
+
+    def __init__(self, X, center: bool = True, scale: bool = False):
+        X = np.asarray(X)
+        _check_data(X)
+        X = X.astype(np.float64, copy=False)
+        n, p = X.shape
+        self.n_samples, self.n_features = n, p
+        self.center, self.scale = bool(center), bool(scale)
+        self.mean_ = X.mean(axis=0) if center else np.zeros(p)
+        Xc = X - self.mean_ if center else X.copy()
+        if scale:
+            sd = np.sqrt(np.einsum("ij,ij->j", Xc, Xc) / n)
+            sd[sd == 0] = 1.0
+            Xc /= sd
+        else:
+            sd = np.ones(p)
+        self.scale_ = sd
+        self._c = 1.0 / np.sqrt(n)
+        self._A = Xc * self._c  # the square root itself, n × p
+
+    @classmethod
+    def _from_factor(cls, A: np.ndarray) -> "DenseData":
+        """Wrap an explicit square root A (Σ = AᵀA) without centering or scaling."""
+        self = cls.__new__(cls)
+        A = np.ascontiguousarray(A, dtype=np.float64)
+        self.n_samples, self.n_features = A.shape
+        self.center = self.scale = False
+        self.mean_ = np.zeros(self.n_features)
+        self.scale_ = np.ones(self.n_features)
+        self._c = 1.0
+        self._A = A
+        return self
+
+    def _sub(self, idx):
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._A = np.ascontiguousarray(self._A[:, idx])
+        new.mean_, new.scale_ = self.mean_[idx], self.scale_[idx]
+        new.n_features = int(len(idx))
+        return new
+
+    def diag(self):
+        return np.einsum("ij,ij->j", self._A, self._A)
+
+    def matmat(self, V):
+        V, _ = _as_2d(V)
+        return self._A.T @ (self._A @ V)
+
+    def quad(self, V):
+        V = np.asarray(V, dtype=float)
+        AV = self._A @ V
+        return float(AV @ AV) if V.ndim == 1 else np.einsum("ij,ij->j", AV, AV)
+
+    def block(self, idx):
+        Ai = self._A[:, np.asarray(idx, dtype=np.intp)]
+        return Ai.T @ Ai
+
+    def columns(self, idx):
+        return self._A.T @ self._A[:, np.asarray(idx, dtype=np.intp)]
+
+    def restrict(self, idx):
+        return self._sub(np.asarray(idx, dtype=np.intp))
+
+    def dot(self, X):
+        return self._A @ np.asarray(X, dtype=float)
+
+    def rdot(self, Y):
+        return self._A.T @ np.asarray(Y, dtype=float)
+
+    def data_columns(self, idx) -> np.ndarray:
+        """Dense columns of A for the features ``idx``, shape (n_samples, len(idx))."""
+        return self._A[:, np.asarray(idx, dtype=np.intp)]
+
+
+class SparseData(Operator):
+    """Σ = AᵀA with A = (X − 1μᵀ) D⁻¹ / √n for a scipy.sparse X, never densified.
+
+    Products use Σv = D⁻¹(Xᵀ(X D⁻¹v) − n μ μᵀ D⁻¹v)/n; memory is O(nnz + p·b) for a
+    block of b vectors. Parameters as in :class:`DenseData`.
+    """
+
+    has_data = True
+    kind = "sparse data operator"
+
+    def __init__(self, X, center: bool = True, scale: bool = False):
+        if not sp.issparse(X):
+            raise InvalidParameterError(f"SparseData needs a scipy.sparse matrix; got {type(X).__name__}.")
+        _check_data(X)
+        X = sp.csr_matrix(X, dtype=np.float64)
+        X.sum_duplicates()
+        n, p = X.shape
+        self.n_samples, self.n_features = n, p
+        self.center, self.scale = bool(center), bool(scale)
+        self._X = X
+        self._XT = X.T.tocsr()  # CSR of the transpose: fast Xᵀ·Y and column slicing
+        colsum = np.asarray(X.sum(axis=0)).ravel()
+        sq = np.asarray(X.multiply(X).sum(axis=0)).ravel()
+        self.mean_ = colsum / n if center else np.zeros(p)
+        var = sq / n - self.mean_**2
+        var[var < 0] = 0.0
+        if scale:
+            sd = np.sqrt(var)
+            sd[sd == 0] = 1.0
+        else:
+            sd = np.ones(p)
+        self.scale_ = sd
+        self._diag = var / sd**2
+        self._c = 1.0 / np.sqrt(n)
+
+    def _sub(self, idx):
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._XT = self._XT[idx]
+        new._X = new._XT.T.tocsr()
+        new.mean_, new.scale_, new._diag = self.mean_[idx], self.scale_[idx], self._diag[idx]
+        new.n_features = int(len(idx))
+        return new
+
+    def diag(self):
+        return self._diag.copy()
+
+    def dot(self, V):
+        V = np.asarray(V, dtype=float)
+        W = V / (self.scale_[:, None] if V.ndim == 2 else self.scale_)
+        out = self._X @ W
+        if self.center:
+            out = out - (self.mean_ @ W)
+        return out * self._c
+
+    def rdot(self, Y):
+        Y = np.asarray(Y, dtype=float)
+        out = self._XT @ Y
+        if self.center:
+            out = out - (np.outer(self.mean_, Y.sum(axis=0)) if Y.ndim == 2 else self.mean_ * Y.sum())
+        out = out / (self.scale_[:, None] if Y.ndim == 2 else self.scale_)
+        return out * self._c
+
+    def matmat(self, V):
+        V, _ = _as_2d(V)
+        return self.rdot(self.dot(V))
+
+    def quad(self, V):
+        AV = self.dot(V)
+        return float(AV @ AV) if np.ndim(V) == 1 else np.einsum("ij,ij->j", AV, AV)
+
+    def block(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        Xi = self._XT[idx]  # |I| × n sparse
+        G = (Xi @ Xi.T).toarray() / self.n_samples
+        if self.center:
+            G -= np.outer(self.mean_[idx], self.mean_[idx])
+        sd = self.scale_[idx]
+        return G / np.outer(sd, sd)
+
+    def columns(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        return self.matmat(self._unit(idx))
+
+    def _unit(self, idx):
+        E = np.zeros((self.n_features, idx.size))
+        E[idx, np.arange(idx.size)] = 1.0
+        return E
+
+    def restrict(self, idx):
+        return self._sub(np.asarray(idx, dtype=np.intp))
+
+    def data_columns(self, idx) -> np.ndarray:
+        """Dense columns of A for the features ``idx``, shape (n_samples, len(idx))."""
+        idx = np.asarray(idx, dtype=np.intp)
+        cols = self._XT[idx].toarray().T
+        if self.center:
+            cols = cols - self.mean_[idx]
+        return cols / self.scale_[idx] * self._c

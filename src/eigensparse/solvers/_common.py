@@ -1,0 +1,54 @@
+"""Pieces every single-component solver shares."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._linalg import fix_sign, top_eigh
+from .._result import ComponentResult
+from ..operators import Operator
+
+__all__ = ["make_result", "polish", "polish_loadings", "check_random_state"]
+
+
+def polish_loadings(op: Operator, support) -> tuple[np.ndarray, float]:
+    """Optimal loadings on a fixed support: the leading eigenvector of Σ[I, I].
+
+    Returns the full-length unit vector (zeros off the support, sign fixed) and its
+    variance λmax(Σ[I, I]).
+    """
+    support = np.sort(np.asarray(support, dtype=np.intp))
+    lam, z = top_eigh(op.block(support))
+    x = np.zeros(op.n_features)
+    x[support] = z
+    return fix_sign(x), lam
+
+
+def make_result(op: Operator, x: np.ndarray, method: str, *, variance: float | None = None,
+                **fields) -> ComponentResult:
+    """Build a :class:`ComponentResult` from a loading vector: normalise, fix the sign,
+    read the support, compute the variance on ``op`` unless given."""
+    x = np.asarray(x, dtype=float)
+    nrm = np.linalg.norm(x)
+    if nrm > 0:
+        x = x / nrm
+    x = fix_sign(x)
+    support = np.flatnonzero(x)
+    if variance is None:
+        variance = float(op.quad(x))
+    return ComponentResult(loadings=x, support=support, variance=float(variance),
+                           method=method, **fields)
+
+
+def polish(op: Operator, support, method: str = "polish", **fields) -> ComponentResult:
+    """Result whose loadings are optimal for ``support`` (see :func:`polish_loadings`)."""
+    x, lam = polish_loadings(op, support)
+    return make_result(op, x, method, variance=lam, **fields)
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """A NumPy Generator from None, an int, a Generator or a legacy RandomState."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    return np.random.default_rng(random_state)
