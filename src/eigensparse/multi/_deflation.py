@@ -1,0 +1,90 @@
+"""Deflation: several components from a single-component solver.
+
+Schemes (Mackey, NIPS 2009, as cited in the handbook), for a found component x:
+
+- ``"hotelling"``  Σ ← Σ − (xᵀΣx) xxᵀ
+- ``"projection"`` Σ ← (I − xxᵀ) Σ (I − xxᵀ)
+- ``"schur"``      Σ ← Σ − Σxxᵀ Σ / xᵀΣx  (scores of later components are
+  uncorrelated with earlier ones)
+- ``"orthogonal"`` orthogonalized projection: q = (I − QQᵀ)x/‖·‖ over the earlier
+  q's, then Σ ← (I − qqᵀ) Σ (I − qqᵀ)
+- ``"disjoint"``   variables used by earlier components are removed (Σ ← Σ[R, R])
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+import numpy as np
+
+from .._validation import InvalidParameterError
+from ..operators import HotellingDeflated, Operator, ProjectionDeflated, SchurDeflated
+
+__all__ = ["DEFLATIONS", "deflate", "run_deflation"]
+
+DEFLATIONS = ("schur", "projection", "orthogonal", "hotelling", "disjoint")
+
+
+def deflate(op: Operator, x: np.ndarray, scheme: str, Q: list | None = None) -> Operator:
+    """One deflation step of ``op`` by the unit vector ``x`` (not for ``"disjoint"``).
+
+    ``Q`` (list of earlier orthonormalised vectors) is used and extended by
+    ``"orthogonal"``."""
+    if scheme == "hotelling":
+        return HotellingDeflated(op, x)
+    if scheme == "projection":
+        return ProjectionDeflated(op, x)
+    if scheme == "schur":
+        return SchurDeflated(op, x)
+    if scheme == "orthogonal":
+        Q = [] if Q is None else Q
+        q = np.array(x, dtype=float)
+        for qi in Q:  # twice for numerical orthogonality
+            q -= qi * (qi @ q)
+        for qi in Q:
+            q -= qi * (qi @ q)
+        nq = np.linalg.norm(q)
+        if nq < 1e-12:  # x already in span(Q): nothing new to remove
+            return op
+        q /= nq
+        Q.append(q)
+        return ProjectionDeflated(op, q)
+    raise InvalidParameterError(f"parameter 'deflation' must be one of {DEFLATIONS}; got {scheme!r}.")
+
+
+def run_deflation(op: Operator, solve: Callable, cardinalities: list[int], scheme: str,
+                  progress=None) -> list:
+    """Solve for ``len(cardinalities)`` components, deflating between solves.
+
+    ``solve(operator, s, t)`` returns a ComponentResult for component ``t``. Returned
+    results have loadings on ``op``'s features; their ``variance`` is on the operator the
+    solver saw (the deflated one), the caller recomputes variances on ``op``.
+    """
+    if scheme not in DEFLATIONS:
+        raise InvalidParameterError(
+            f"parameter 'deflation' must be one of {DEFLATIONS}; got {scheme!r}.")
+    p = op.n_features
+    if scheme == "disjoint" and sum(cardinalities) > p:
+        raise InvalidParameterError(
+            f"deflation='disjoint' needs sum(cardinality) <= n_features={p}; "
+            f"got cardinalities summing to {sum(cardinalities)}.")
+    results = []
+    cur, Q = op, []
+    remaining = np.arange(p)
+    for t, s in enumerate(cardinalities):
+        if scheme == "disjoint":
+            sub = op.restrict(remaining) if remaining.size < p else op
+            r = solve(sub, s, t)
+            x = np.zeros(p)
+            x[remaining] = r.loadings
+            supp = remaining[r.support]
+            r = replace(r, loadings=x, support=np.sort(supp))
+            remaining = np.setdiff1d(remaining, supp, assume_unique=True)
+        else:
+            r = solve(cur, s, t)
+            if t + 1 < len(cardinalities):
+                cur = deflate(cur, r.loadings, scheme, Q)
+        results.append(r)
+        if progress is not None:
+            progress.update(1)
+    return results
