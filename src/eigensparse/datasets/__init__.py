@@ -1,0 +1,95 @@
+"""Bundled datasets and synthetic generators.
+
+- :func:`load_kos`: KOS blog entries (UCI bag of words), 3430 documents × 6906 words.
+- :func:`load_20news`: 20 Newsgroups, binary occurrences of 100 words in 16242 posts.
+- :func:`load_pitprops`: Jeffers' pitprops correlation matrix (13 × 13, n = 180).
+- :func:`make_spiked_covariance`: data with a planted sparse spike.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import Interval, validate_params
+
+__all__ = ["Bunch", "load_kos", "load_20news", "load_pitprops", "make_spiked_covariance",
+           "DATASETS"]
+
+
+@dataclass
+class Bunch:
+    """A dataset: ``data`` (samples × features, or a covariance), ``feature_names`` and extras."""
+
+    data: object
+    feature_names: list
+    description: str
+    target: np.ndarray | None = None
+    target_names: list | None = None
+    n_samples: int | None = None
+
+
+def _path(name):
+    return resources.files(__package__).joinpath("data", name)
+
+
+def load_kos() -> Bunch:
+    """KOS blog entries (dailykos.com), UCI bag-of-words: CSR counts (3430, 6906) and the vocabulary."""
+    from ..io.uci import read_uci_bow
+
+    with resources.as_file(_path("docword.kos.txt.gz")) as dw, resources.as_file(_path("vocab.kos.txt")) as vb:
+        X, words = read_uci_bow(dw, vb)
+    return Bunch(X, words, "KOS blog entries, UCI bag of words (D=3430, W=6906, NNZ=353160)",
+                 n_samples=X.shape[0])
+
+
+def load_20news() -> Bunch:
+    """20 Newsgroups, 100 words (Roweis): binary CSR (16242, 100), words and the 4 group labels."""
+    with resources.as_file(_path("20news_w100.npz")) as f:
+        z = np.load(f)
+        shape = tuple(int(v) for v in z["shape"])
+        X = sp.csr_matrix((np.ones(z["indices"].size), z["indices"].astype(np.int32), z["indptr"]),
+                          shape=shape)
+        return Bunch(X, [str(w) for w in z["words"]],
+                     "20 Newsgroups, occurrence of 100 words in 16242 postings (S. Roweis)",
+                     target=z["labels"].astype(int), target_names=[str(g) for g in z["groupnames"]],
+                     n_samples=shape[0])
+
+
+def load_pitprops() -> Bunch:
+    """Pitprops correlation matrix (Jeffers 1967): 13 × 13, from n = 180 pitprops."""
+    with resources.as_file(_path("pitprops.csv")) as f:
+        names = open(f).readline().strip().split(",")
+        C = np.loadtxt(f, delimiter=",", skiprows=1)
+    return Bunch(C, names, "Pitprops correlation matrix (Jeffers 1967), 13 variables, n=180",
+                 n_samples=180)
+
+
+def make_spiked_covariance(n_samples=200, n_features=100, support_size=20, signal=5.0,
+                           random_state=None):
+    """Gaussian data with covariance I + signal·vvᵀ, v sparse (uniform on a random support).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    v : ndarray of shape (n_features,), the planted unit spike
+    support : ndarray of int, sorted support of v
+    """
+    validate_params(
+        {"n_samples": n_samples, "n_features": n_features, "support_size": support_size,
+         "signal": signal},
+        {"n_samples": Interval("int", 2, None), "n_features": Interval("int", 1, None),
+         "support_size": Interval("int", 1, n_features), "signal": Interval("real", 0, None)},
+        where="make_spiked_covariance")
+    rng = np.random.default_rng(random_state)
+    support = np.sort(rng.choice(n_features, support_size, replace=False))
+    v = np.zeros(n_features)
+    v[support] = rng.choice([-1.0, 1.0], support_size) / np.sqrt(support_size)
+    X = rng.standard_normal((n_samples, n_features)) + np.sqrt(signal) * np.outer(
+        rng.standard_normal(n_samples), v)
+    return X, v, support
+
+
+DATASETS = {"kos": load_kos, "20news": load_20news, "pitprops": load_pitprops}
