@@ -173,5 +173,7 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
         components=C, variances=np.asarray(variances, dtype=float), explained_variance=expl,
         supports=[np.flatnonzero(c) for c in C], results=results,
         total_variance=op.trace(), method=method, deflation=deflation,
-        info={"operator": op.kind, "cardinalities": cards},
+        info={"operator": op.kind, "cardinalities": cards,
+              "mean": np.zeros(p) if getattr(op, "mean_", None) is None else np.asarray(op.mean_),
+              "scale": np.ones(p) if getattr(op, "scale_", None) is None else np.asarray(op.scale_)},
     )

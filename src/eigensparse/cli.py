@@ -1,0 +1,164 @@
+"""Command line: ``eigensparse`` / ``python -m eigensparse``.
+
+Commands
+--------
+topics   sparse principal components of a bag-of-words corpus, printed as topics
+methods  list the available methods
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+__all__ = ["main", "build_parser"]
+
+
+class _CLIError(Exception):
+    pass
+
+
+def _positive_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ._api import DEFAULT_DEFLATION, DEFAULT_METHOD
+    from .multi import DEFLATIONS
+
+    parser = argparse.ArgumentParser(
+        prog="eigensparse",
+        description="Sparse principal component analysis: readable components with an exact "
+                    "number of nonzero loadings.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    t = sub.add_parser(
+        "topics", help="topics of a bag-of-words corpus (UCI docword/vocab files or a bundled dataset)",
+        description="Find k sparse principal components of a document-term matrix and print each "
+                    "as a topic: its words ordered by |loading|, cardinality and variance explained.")
+    t.add_argument("docword", nargs="?", help="UCI docword.NAME.txt[.gz] file")
+    t.add_argument("vocab", nargs="?", help="UCI vocab.NAME.txt file (one word per line)")
+    t.add_argument("--dataset", choices=["kos", "20news"],
+                   help="use a bundled dataset instead of files")
+    t.add_argument("-k", "--n-components", type=_positive_int, default=5, help="number of topics (default 5)")
+    t.add_argument("-s", "--cardinality", type=_positive_int, default=10,
+                   help="words per topic (default 10)")
+    t.add_argument("--method", default=DEFAULT_METHOD, help=f"solver (default {DEFAULT_METHOD}); "
+                   "see `eigensparse methods`")
+    t.add_argument("--deflation", default=DEFAULT_DEFLATION, choices=list(DEFLATIONS),
+                   help=f"deflation scheme (default {DEFAULT_DEFLATION})")
+    c = t.add_mutually_exclusive_group()
+    c.add_argument("--center", dest="center", action="store_true", default=True,
+                   help="center the word counts (default)")
+    c.add_argument("--no-center", dest="center", action="store_false",
+                   help="use uncentered co-occurrences SᵀS/n")
+    t.add_argument("--scale", action="store_true", help="scale words to unit variance")
+    t.add_argument("--random-state", type=int, default=0, help="seed (default 0)")
+    t.add_argument("--json", metavar="FILE", help="also write the topics as JSON to FILE (atomically)")
+    t.add_argument("-v", "--verbose", action="store_true", help="print timings")
+
+    sub.add_parser("methods", help="list the available methods",
+                   description="List the single-component solvers and joint methods.")
+    return parser
+
+
+def _version():
+    from . import __version__
+
+    return __version__
+
+
+def _load_corpus(args):
+    from .datasets import DATASETS
+    from .io.uci import read_uci_bow
+
+    if args.dataset is not None:
+        if args.docword or args.vocab:
+            raise _CLIError("give either DOCWORD VOCAB files or --dataset, not both")
+        b = DATASETS[args.dataset]()
+        return b.data, b.feature_names, args.dataset
+    if not args.docword or not args.vocab:
+        raise _CLIError("topics needs DOCWORD and VOCAB files, or --dataset NAME")
+    X, words = read_uci_bow(args.docword, args.vocab)
+    return X, words, os.path.basename(args.docword)
+
+
+def _cmd_topics(args) -> int:
+    from . import sparse_pca
+
+    t0 = time.perf_counter()
+    X, words, name = _load_corpus(args)
+    t1 = time.perf_counter()
+    res = sparse_pca(X, n_components=args.n_components, cardinality=args.cardinality,
+                     method=args.method, deflation=args.deflation, center=args.center,
+                     scale=args.scale, random_state=args.random_state)
+    t2 = time.perf_counter()
+    comps = []
+    print(f"{name}: {X.shape[0]} documents x {X.shape[1]} words, method={res.method}, "
+          f"deflation={res.deflation}, center={args.center}")
+    print(f"{'#':>2} {'card':>4} {'variance':>10} {'explained':>9}  words (loading)")
+    for j, (c, supp) in enumerate(zip(res.components, res.supports)):
+        order = supp[np.argsort(-np.abs(c[supp]), kind="stable")]
+        ws = [(words[i], float(c[i])) for i in order]
+        pct = 100 * res.explained_variance_ratio[j]
+        print(f"{j + 1:>2} {supp.size:>4} {res.variances[j]:>10.4g} {pct:>8.2f}%  "
+              + ", ".join(f"{w} ({v:+.2f})" for w, v in ws))
+        comps.append({"words": [w for w, _ in ws], "loadings": [v for _, v in ws],
+                      "cardinality": int(supp.size), "variance": float(res.variances[j]),
+                      "explained_variance": float(res.explained_variance[j]),
+                      "explained_variance_ratio": float(res.explained_variance_ratio[j])})
+    tot = 100 * res.explained_variance_ratio.sum()
+    print(f"total: variance {res.variances.sum():.4g}, explained (adjusted) {tot:.2f}% of {res.total_variance:.4g}")
+    if args.verbose:
+        print(f"timings: load {t1 - t0:.2f}s, solve {t2 - t1:.2f}s", file=sys.stderr)
+    if args.json:
+        from .io._atomic import atomic_write_text
+
+        doc = {"dataset": name, "n_documents": int(X.shape[0]), "n_words": int(X.shape[1]),
+               "method": res.method, "deflation": res.deflation, "center": args.center,
+               "total_variance": float(res.total_variance), "components": comps}
+        atomic_write_text(args.json, json.dumps(doc, indent=2))
+    return 0
+
+
+def _cmd_methods(args) -> int:
+    from .multi import get_joint
+    from .solvers import get_solver
+    from ._api import available_methods
+
+    for m in available_methods():
+        spec = get_joint(m) or get_solver(m)
+        print(f"{m:15s} {spec.summary}")
+    return 0
+
+
+def main(argv=None) -> int:
+    from ._validation import InvalidParameterError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        if args.command == "topics":
+            return _cmd_topics(args)
+        return _cmd_methods(args)
+    except (_CLIError, InvalidParameterError, ValueError, OSError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"eigensparse: error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("eigensparse: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,216 @@
+"""scikit-learn estimator :class:`SparsePCA`."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._api import DEFAULT_DEFLATION, DEFAULT_METHOD, available_methods, sparse_pca
+from ._validation import InvalidParameterError
+from .multi import DEFLATIONS
+
+__all__ = ["SparsePCA"]
+
+
+class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Sparse principal component analysis with an exact number of nonzero loadings.
+
+    Each component has exactly ``cardinality`` nonzero loadings. Components are found
+    one at a time by a single-component ``method`` and a ``deflation`` scheme, or
+    jointly by a joint method (``"bipartite"``). Dense input is centered explicitly,
+    scipy.sparse input implicitly (never densified).
+
+    Parameters
+    ----------
+    n_components : int, default=None
+        Number of components; None means ``min(5, n_features)``.
+    cardinality : int or list of int, default=None
+        Nonzero loadings per component (one int, or one per component); None means
+        ``min(10, n_features)``.
+    method : str, default="tpower"
+        Single-component solver or joint method; see
+        :func:`eigensparse.available_methods`.
+    deflation : {"schur", "projection", "orthogonal", "hotelling", "disjoint"}, default="schur"
+        Deflation between components (``"disjoint"``: no variable is reused).
+    center : bool, default=True
+        Center the data (``False``: uncentered second moments XᵀX/n).
+    scale : bool, default=False
+        Scale each feature to unit variance (correlation PCA).
+    n_starts : int, default=None
+        Starting points for the alternating-maximization methods (``"am"``,
+        ``"tpower"``); None keeps the method's default.
+    penalty : float, default=None
+        Penalty for penalized methods.
+    method_options : dict, default=None
+        Further keyword options for the solver (e.g. ``{"formulation": "l1_l0_con"}``).
+    random_state : int, RandomState instance or None, default=None
+        Seeds every randomised step: the same value gives the same output.
+    progress : bool, default=False
+        Show a progress bar over components.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        Unit-norm sparse loading vectors. Sign rule: in each row the entry of largest
+        absolute value is positive.
+    explained_variance_ : ndarray of shape (n_components,)
+        Adjusted variance (Zou, Hastie & Tibshirani 2006): the variance each component
+        explains beyond the components before it (R_jj² of the QR decomposition of the
+        scores), so correlated components are not double counted.
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+        ``explained_variance_ / Tr Σ``.
+    component_variances_ : ndarray of shape (n_components,)
+        ``xᵀΣx`` of each component on the (undeflated) covariance.
+    supports_ : list of ndarray
+        Sorted indices of the nonzero loadings of each component.
+    mean_ : ndarray of shape (n_features,)
+        Per-feature mean (zeros when ``center=False``).
+    scale_ : ndarray of shape (n_features,)
+        Per-feature scale (ones when ``scale=False``).
+    n_iter_ : ndarray of shape (n_components,)
+        Iterations of the solver for each component.
+    n_components_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined only when ``X`` has string feature names (e.g. a pandas DataFrame).
+    result_ : SparsePCAResult
+        Everything the solvers returned (per-component results, bounds, paths).
+    """
+
+    _parameter_constraints = {
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "cardinality": [Interval(numbers.Integral, 1, None, closed="left"), list, tuple, np.ndarray, None],
+        "method": [str],
+        "deflation": [StrOptions(set(DEFLATIONS))],
+        "center": ["boolean"],
+        "scale": ["boolean"],
+        "n_starts": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "penalty": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "method_options": [dict, None],
+        "random_state": ["random_state"],
+        "progress": ["boolean"],
+    }
+
+    def __init__(self, n_components=None, *, cardinality=None, method=DEFAULT_METHOD,
+                 deflation=DEFAULT_DEFLATION, center=True, scale=False, n_starts=None,
+                 penalty=None, method_options=None, random_state=None, progress=False):
+        self.n_components = n_components
+        self.cardinality = cardinality
+        self.method = method
+        self.deflation = deflation
+        self.center = center
+        self.scale = scale
+        self.n_starts = n_starts
+        self.penalty = penalty
+        self.method_options = method_options
+        self.random_state = random_state
+        self.progress = progress
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fit the model on X of shape (n_samples, n_features) (dense, sparse or DataFrame)."""
+        self._fit(X)
+        return self
+
+    def _fit(self, X):
+        if self.method not in available_methods():
+            raise InvalidParameterError(
+                f"The 'method' parameter of SparsePCA must be one of {available_methods()}; "
+                f"got {self.method!r}.")
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
+                          ensure_min_samples=2)
+        opts = dict(self.method_options or {})
+        if self.n_starts is not None:
+            opts["n_starts"] = self.n_starts
+        if isinstance(self.random_state, np.random.RandomState):
+            seed = int(self.random_state.randint(0, 2**31 - 1))
+        else:
+            seed = self.random_state
+        res = sparse_pca(X, n_components=self.n_components, cardinality=self.cardinality,
+                         method=self.method, deflation=self.deflation, penalty=self.penalty,
+                         center=bool(self.center), scale=bool(self.scale), random_state=seed,
+                         progress=bool(self.progress), **opts)
+        self.result_ = res
+        self.components_ = res.components
+        self.n_components_ = res.components.shape[0]
+        self.explained_variance_ = res.explained_variance
+        self.explained_variance_ratio_ = res.explained_variance_ratio
+        self.component_variances_ = res.variances
+        self.supports_ = res.supports
+        self.n_iter_ = np.array([r.n_iter for r in res.results], dtype=int)
+        self.mean_ = res.info["mean"]
+        self.scale_ = res.info["scale"]
+        return X
+
+    def _projection(self):
+        return (self.components_ / self.scale_).T  # (p, k): maps raw centered rows to scores
+
+    def transform(self, X):
+        """Project X onto the components: ((X − mean_) / scale_) @ components_.T.
+
+        Sparse X stays sparse (the centering is applied to the product)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        P = self._projection()
+        Z = X @ P
+        return np.asarray(Z) - self.mean_ @ P
+
+    def fit_transform(self, X, y=None):
+        """Fit, then transform X; returns scores of shape (n_samples, n_components)."""
+        return self.fit(X).transform(X)
+
+    def inverse_transform(self, X):
+        """Map scores of shape (n_samples, n_components) back to feature space."""
+        check_is_fitted(self)
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_components_:
+            raise InvalidParameterError(
+                f"parameter 'X' of inverse_transform must have shape (n_samples, {self.n_components_}); "
+                f"got {X.shape}.")
+        return X @ (self.components_ * self.scale_) + self.mean_
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def topics(self, vocabulary=None, n_words=None):
+        """Each component's words ordered by decreasing |loading|.
+
+        Parameters
+        ----------
+        vocabulary : sequence of str, optional
+            One name per feature; defaults to ``feature_names_in_`` or ``x0, x1, ...``.
+        n_words : int, optional
+            Keep at most this many words per component.
+
+        Returns
+        -------
+        list of list of (str, float)
+        """
+        check_is_fitted(self)
+        p = self.components_.shape[1]
+        if vocabulary is None:
+            vocabulary = getattr(self, "feature_names_in_", None)
+            if vocabulary is None:
+                vocabulary = [f"x{i}" for i in range(p)]
+        vocabulary = list(vocabulary)
+        if len(vocabulary) != p:
+            raise InvalidParameterError(
+                f"parameter 'vocabulary' has {len(vocabulary)} entries but the model has "
+                f"n_features={p}.")
+        out = []
+        for c, supp in zip(self.components_, self.supports_):
+            order = supp[np.argsort(-np.abs(c[supp]), kind="stable")]
+            if n_words is not None:
+                order = order[:n_words]
+            out.append([(vocabulary[i], float(c[i])) for i in order])
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
