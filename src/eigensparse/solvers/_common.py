@@ -17,7 +17,18 @@ def polish_loadings(op: Operator, support) -> tuple[np.ndarray, float]:
     variance λmax(Σ[I, I]).
     """
     support = np.sort(np.asarray(support, dtype=np.intp))
-    lam, z = top_eigh(op.block(support))
+    B = op.block(support)
+    lam, z = top_eigh(B)
+    if support.size > 1 and np.min(np.abs(z)) < 1e-10:
+        # A repeated top eigenvalue (e.g. Σ[I, I] = I) lets the solver return a vector
+        # sparser than I; project the all-ones vector onto the top eigenspace instead,
+        # which keeps the same variance and, generically, every index of I.
+        w, Z = np.linalg.eigh(B)
+        top = Z[:, w >= w[-1] - 1e-10 * max(abs(w[-1]), 1.0)]
+        if top.shape[1] > 1:
+            y = top @ (top.T @ np.ones(support.size))
+            if np.linalg.norm(y) > 1e-8:
+                z = y / np.linalg.norm(y)
     x = np.zeros(op.n_features)
     x[support] = z
     return fix_sign(x), lam
