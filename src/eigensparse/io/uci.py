@@ -2,85 +2,527 @@
 
 docword: three header lines D (documents), W (words), NNZ, then NNZ lines
 ``docID wordID count`` with 1-based ids. vocab: one word per line, line i is word i.
+
+Two readers share one compiled, validating parser (:mod:`eigensparse.io._parse`):
+
+- :func:`iter_uci_chunks` streams the entries in chunks of about ``chunk_nnz``
+  entries with bounded memory; decompression runs in a background thread while
+  the parser (which releases the GIL) works on the previous block;
+- :func:`read_uci_bow` reads the whole file into a CSR matrix.
+
+Every problem in the input raises :class:`~eigensparse.InvalidParameterError` whose
+message starts with ``FILE: line N:``.
 """
 from __future__ import annotations
 
-import gzip
-import io
+import hashlib
 import os
-import re
-import warnings
+import queue
+import threading
+import zlib
+from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._validation import InvalidParameterError
+from . import _parse
 
-__all__ = ["read_uci_bow", "read_vocabulary"]
+__all__ = ["UCIHeader", "UCIChunk", "read_uci_header", "iter_uci_chunks", "read_uci_bow",
+           "read_vocabulary", "DEFAULT_CHUNK_NNZ"]
+
+#: default number of entries per streamed chunk (about 32 MB of parsed arrays)
+DEFAULT_CHUNK_NNZ = 2_000_000
+
+_RAW_BLOCK = 1 << 22  # compressed bytes read at a time
+_TEXT_PIECE = 1 << 23  # decompressed bytes handed to the parser at a time
+_QUEUE_DEPTH = 3
 
 
-def _open_text(path):
-    path = os.fspath(path)
+@dataclass(frozen=True)
+class UCIHeader:
+    """The three header lines of a docword file."""
+
+    n_docs: int
+    n_words: int
+    nnz: int
+    path: str
+
+
+@dataclass(frozen=True)
+class UCIChunk:
+    """A run of consecutive entries of a docword file.
+
+    ``doc`` and ``word`` are 0-based (int32), ``count`` int64. When the file is
+    grouped by document (the UCI convention, required by default) every chunk holds
+    whole documents: ``doc`` is non-decreasing and no document spans two chunks.
+    ``first_line`` is the 1-based line number of the first entry (exact unless the
+    file has blank lines); ``canonical`` is
+    True when (doc, word) strictly increases inside the chunk (sorted, no
+    duplicates).
+    """
+
+    doc: np.ndarray
+    word: np.ndarray
+    count: np.ndarray
+    first_line: int
+    canonical: bool
+
+    @property
+    def nnz(self) -> int:
+        return int(self.doc.size)
+
+
+def _err(path, line, msg) -> InvalidParameterError:
+    return InvalidParameterError(f"{path}: line {line}: {msg}")
+
+
+def _check_exists(path: str):
     if not os.path.exists(path):
-        raise InvalidParameterError(f"file {path!r} does not exist.")
-    if path.endswith(".gz"):
-        return gzip.open(path, "rb")
-    return open(path, "rb")
+        raise InvalidParameterError(f"{path}: line 1: file does not exist.")
+    if os.path.isdir(path):
+        raise InvalidParameterError(f"{path}: line 1: is a directory, expected a file.")
+
+
+def _is_gzip(path: str) -> bool:
+    with open(path, "rb") as f:
+        return f.read(2) == b"\x1f\x8b"
+
+
+class _TextSource:
+    """Decompressed bytes of a (possibly gzipped) file, produced by a background
+    thread; also hashes the raw bytes (for caches) and reports raw progress."""
+
+    _END = object()
+
+    def __init__(self, path: str, *, hash_name: str | None = None, progress=None):
+        self.path = path
+        self.gz = _is_gzip(path)
+        self.hasher = hashlib.new(hash_name) if hash_name else None
+        self.progress = progress
+        self.raw_size = os.path.getsize(path)
+        self._q: queue.Queue = queue.Queue(maxsize=_QUEUE_DEPTH)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._produce, name="eigensparse-read", daemon=True)
+        self._thread.start()
+
+    # -- producer (background thread) ---------------------------------------
+    def _put(self, item) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._q.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _produce(self):
+        try:
+            with open(self.path, "rb") as f:
+                if not self.gz:
+                    while True:
+                        raw = f.read(_TEXT_PIECE)
+                        if not raw:
+                            break
+                        if self.hasher is not None:
+                            self.hasher.update(raw)
+                        if not self._put(("data", raw, len(raw))):
+                            return
+                    self._put(("end", None, 0))
+                    return
+                d = zlib.decompressobj(wbits=31)
+                started = False
+                while True:
+                    raw = f.read(_RAW_BLOCK)
+                    if not raw:
+                        break
+                    if self.hasher is not None:
+                        self.hasher.update(raw)
+                    nraw = len(raw)
+                    buf = raw
+                    while buf:
+                        if d is None:  # between gzip members (concatenated members are valid)
+                            if buf[:2] == b"\x1f\x8b" or buf == b"\x1f":
+                                d = zlib.decompressobj(wbits=31)
+                            elif not buf.strip(b"\x00"):  # zero padding after the stream
+                                break
+                            else:
+                                self._put(("corrupt", "trailing data after the end of the gzip stream", 0))
+                                return
+                        out = d.decompress(buf, _TEXT_PIECE)
+                        started = True
+                        if (out or nraw) and not self._put(("data", out, nraw)):
+                            return
+                        nraw = 0
+                        if d.eof:
+                            buf = d.unused_data
+                            d = None
+                        else:
+                            buf = d.unconsumed_tail
+                    if nraw and not self._put(("data", b"", nraw)):
+                        return
+                if d is not None:
+                    out = d.flush()
+                    if out and not self._put(("data", out, 0)):
+                        return
+                    if not d.eof:
+                        self._put(("truncated" if started else "corrupt",
+                                   None if started else "empty gzip stream", 0))
+                        return
+                self._put(("end", None, 0))
+        except zlib.error as exc:
+            self._put(("corrupt", f"corrupt gzip data ({exc})", 0))
+        except OSError as exc:
+            self._put(("corrupt", f"cannot read ({type(exc).__name__}: {exc})", 0))
+        except BaseException as exc:  # pragma: no cover - unexpected
+            self._put(("corrupt", f"{type(exc).__name__}: {exc}", 0))
+
+    # -- consumer ---------------------------------------------------------------
+    def __iter__(self):
+        """Yield ("data", bytes) pieces, then end; raises on problems (with kind)."""
+        try:
+            while True:
+                kind, payload, nraw = self._q.get()
+                if nraw and self.progress is not None:
+                    self.progress.update(nraw)
+                if kind == "data":
+                    if payload:
+                        yield payload
+                    continue
+                if kind == "end":
+                    return
+                yield (kind, payload)
+                return
+        finally:
+            self.close()
+
+    def close(self):
+        self._stop.set()
+        # drain so that a blocked producer can exit
+        try:
+            while True:
+                self._q.get_nowait()
+        except queue.Empty:
+            pass
+
+    def digest(self) -> str | None:
+        return None if self.hasher is None else self.hasher.hexdigest()
+
+
+def _line_text(block: np.ndarray, rel_line: int, limit: int = 60) -> str:
+    """The text of line ``rel_line`` (0-based) of ``block`` for error messages."""
+    b = block.tobytes() if isinstance(block, np.ndarray) else bytes(block)
+    start = 0
+    for _ in range(rel_line):
+        start = b.index(b"\n", start) + 1
+    end = b.find(b"\n", start)
+    s = b[start:] if end < 0 else b[start:end]
+    t = s.decode("utf-8", "replace").strip()
+    return t if len(t) <= limit else t[:limit] + "…"
+
+
+class _UCIStream:
+    """Header + validated entries of one docword file (single use)."""
+
+    def __init__(self, path, *, chunk_nnz=DEFAULT_CHUNK_NNZ, require_sorted=True,
+                 hash_name=None, progress=None):
+        self.path = os.fspath(path)
+        _check_exists(self.path)
+        self.chunk_nnz = int(chunk_nnz)
+        self.require_sorted = bool(require_sorted)
+        self.progress = progress
+        self.src = _TextSource(self.path, hash_name=hash_name, progress=progress)
+        self._pieces = iter(self.src)
+        self._pending = b""
+        self._eof = False
+        self.header = self._read_header()
+
+    def _next_piece(self):
+        """Next decompressed piece, or None at the end; raises on truncation/corruption."""
+        try:
+            p = next(self._pieces)
+        except StopIteration:
+            return None
+        if isinstance(p, tuple):
+            kind, why = p
+            raise self._stream_error(kind, why)
+        return p
+
+    def _stream_error(self, kind, why):
+        line = getattr(self, "_line", 1)
+        if kind == "truncated":
+            return _err(self.path, line,
+                        "truncated gzip file: the compressed stream ends before its end marker "
+                        f"(the data stop inside line {line}); the file is incomplete.")
+        return _err(self.path, line, f"{why}; the file is corrupt.")
+
+    def _read_header(self) -> UCIHeader:
+        buf = b""
+        while buf.count(b"\n") < 3:
+            p = self._next_piece()
+            if p is None:
+                self._eof = True
+                break
+            buf += p
+        if not buf.strip():
+            raise _err(self.path, 1, "empty file: expected the header lines D (documents), "
+                       "W (words), NNZ (entries).")
+        lines = buf.split(b"\n", 3)
+        names = ("D (number of documents)", "W (number of words)", "NNZ (number of entries)")
+        vals = []
+        for i, name in enumerate(names):
+            if i >= len(lines) or (i == len(lines) - 1 and i < 3 and self._eof and not lines[i].strip()):
+                raise _err(self.path, i + 1, f"file ends in the header: expected {name}.")
+            s = lines[i].strip()
+            try:
+                v = int(s.decode("ascii"))
+            except (ValueError, UnicodeDecodeError):
+                raise _err(self.path, i + 1, f"header lines 1-3 must hold the integers D, W, NNZ; "
+                           f"expected {name}, got {s[:40].decode('utf-8', 'replace')!r}.") from None
+            lo = 0 if i == 2 else 1
+            if v < lo:
+                raise _err(self.path, i + 1, f"header {name} must be >= {lo}; got {v}.")
+            vals.append(v)
+        self._pending = lines[3] if len(lines) > 3 else b""
+        self._line = 4
+        self._seen = 0
+        self._prev_doc = -1
+        self._prev_word = -1
+        return UCIHeader(vals[0], vals[1], vals[2], self.path)
+
+    def _parse(self, text: bytes, final: bool):
+        """Parse whole lines ``text``; returns (doc, word, cnt, first_line, canonical)."""
+        h = self.header
+        block = np.frombuffer(text, dtype=np.uint8)
+        n_lines = text.count(b"\n") + (0 if text.endswith(b"\n") else 1)
+        doc = np.empty(n_lines, dtype=np.int32)
+        word = np.empty(n_lines, dtype=np.int32)
+        cnt = np.empty(n_lines, dtype=np.int64)
+        first = self._line
+        k, nl, err, eline, efield, canon, pd, pw = _parse.parse_block(
+            block, h.n_docs, h.n_words, doc, word, cnt, h.nnz - self._seen,
+            self._prev_doc, self._prev_word, self.require_sorted)
+        if err:
+            self._raise_parse(err, block, eline, efield, first + eline)
+        self._line += nl
+        self._seen += k
+        self._prev_doc, self._prev_word = pd, pw
+        return doc[:k], word[:k], cnt[:k], first, bool(canon)
+
+    def _raise_parse(self, err, block, eline, efield, line):
+        h = self.header
+        text = _line_text(block, eline)
+        toks = text.split()
+        tok = toks[efield] if 0 <= efield < len(toks) else ""
+        fname = _parse._FIELD_NAMES[efield] if 0 <= efield < 3 else "field"
+        if err == _parse.ERR_DOC_RANGE:
+            msg = f"document index {tok} outside [1, D={h.n_docs}] (header line 1)"
+        elif err == _parse.ERR_WORD_RANGE:
+            msg = f"word index {tok} outside [1, W={h.n_words}] (header line 2)"
+        elif err == _parse.ERR_NOT_INTEGER:
+            msg = f"{fname} {tok!r} is not an integer (ids and counts must be non-negative integers)"
+        elif err == _parse.ERR_NEGATIVE:
+            what = "negative count" if efield == 2 else f"negative {fname}"
+            msg = f"{what} {tok}"
+        elif err == _parse.ERR_TOO_MANY_ENTRIES:
+            msg = (f"more entries than the header's NNZ={h.nnz} (header line 3): this is "
+                   f"entry {h.nnz + 1}")
+        elif err == _parse.ERR_UNSORTED:
+            msg = ("entries are not grouped by document (docID decreases here); streaming "
+                   "needs the UCI order: sort the file by docID (e.g. `sort -n -k1,1 -k2,2`) "
+                   "or read it in memory with read_uci_bow")
+        else:
+            msg = _parse.ERR_MESSAGES[err]
+        raise _err(self.path, line, f"{msg}: {text!r}.")
+
+    def _blocks(self):
+        """Yield parsed blocks (arrays) until the end; checks the NNZ count."""
+        while True:
+            p = None if self._eof else self._next_piece()
+            if p is None:
+                self._eof = True
+                text, self._pending = self._pending, b""
+                if text:
+                    yield self._parse(text, True)
+                break
+            data = self._pending + p if self._pending else p
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                self._pending = data
+                continue
+            self._pending = data[cut + 1:]
+            yield self._parse(memoryview(data)[: cut + 1], False)
+        if self._seen != self.header.nnz:
+            last = self._line - 1
+            raise _err(self.path, max(last + 1, 4),
+                       f"the header says NNZ={self.header.nnz} (line 3) but the file ends after "
+                       f"{self._seen} entries (last line {last}).")
+
+    def chunks(self) -> Iterator[UCIChunk]:
+        docs, words, cnts = [], [], []
+        first_line, canon_all, n_acc = None, True, 0
+        for d, w, c, fl, canon in self._blocks():
+            if first_line is None:
+                first_line = fl
+            if canon and docs and d.size and docs[-1].size:
+                pd, pw = docs[-1][-1], words[-1][-1]  # order across the block boundary
+                if d[0] < pd or (d[0] == pd and w[0] <= pw):
+                    canon = False
+            docs.append(d)
+            words.append(w)
+            cnts.append(c)
+            canon_all = canon_all and canon
+            n_acc += d.size
+            if n_acc < self.chunk_nnz:
+                continue
+            d, w, c = (np.concatenate(a) if len(a) > 1 else a[0] for a in (docs, words, cnts))
+            start = 0
+            while d.size - start >= self.chunk_nnz:
+                pos = start + self.chunk_nnz
+                if pos >= d.size:
+                    pos = d.size - 1
+                if self.require_sorted:
+                    # cut at a document boundary; the last document may continue in the next block
+                    cut = int(np.searchsorted(d, d[pos], side="left"))
+                    if cut <= start:
+                        cut = int(np.searchsorted(d, d[pos], side="right"))
+                        if cut >= d.size:
+                            break
+                else:
+                    cut = pos
+                yield UCIChunk(d[start:cut], w[start:cut], c[start:cut], first_line, canon_all)
+                first_line += cut - start
+                start = cut
+            if start < d.size:
+                docs, words, cnts = [d[start:].copy()], [w[start:].copy()], [c[start:].copy()]
+                n_acc = d.size - start
+            else:
+                docs, words, cnts, first_line, n_acc, canon_all = [], [], [], None, 0, True
+        if n_acc:
+            d, w, c = (np.concatenate(a) if len(a) > 1 else a[0] for a in (docs, words, cnts))
+            yield UCIChunk(d, w, c, first_line, canon_all)
+
+    def close(self):
+        self.src.close()
+
+
+def read_uci_header(path) -> UCIHeader:
+    """Read and validate the three header lines of a docword file."""
+    s = _UCIStream(path)
+    try:
+        return s.header
+    finally:
+        s.close()
+
+
+def iter_uci_chunks(path, chunk_nnz: int = DEFAULT_CHUNK_NNZ, *, require_sorted: bool = True,
+                    progress: bool = False) -> Iterator[UCIChunk]:
+    """Stream the entries of a UCI docword file in validated chunks.
+
+    Memory is bounded by ``chunk_nnz`` (plus one document), whatever the file size.
+
+    Parameters
+    ----------
+    path : path-like
+        ``docword.NAME.txt`` or a gzipped ``.txt.gz`` (detected from the content).
+    chunk_nnz : int, default=2_000_000
+        Target number of entries per chunk.
+    require_sorted : bool, default=True
+        Require the UCI order (entries grouped by non-decreasing docID), so that every
+        chunk holds whole documents.
+    progress : bool, default=False
+        Show a tqdm bar over the bytes of the file.
+
+    Yields
+    ------
+    UCIChunk
+        0-based ``doc``/``word`` (int32), ``count`` (int64), ``first_line``.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``FILE: line N: ...`` for a missing, empty, truncated or corrupt file, a bad
+        header, a malformed line, an index out of range, a negative, zero or
+        non-integer count, entries out of document order, or an entry count that
+        disagrees with the header's NNZ.
+    """
+    if isinstance(chunk_nnz, bool) or not isinstance(chunk_nnz, (int, np.integer)) or chunk_nnz < 1:
+        raise InvalidParameterError(f"parameter 'chunk_nnz' must be a positive int; got {chunk_nnz!r}.")
+    bar = _bar(path, progress, "read")
+    s = _UCIStream(path, chunk_nnz=chunk_nnz, require_sorted=require_sorted, progress=bar)
+    try:
+        yield from s.chunks()
+    finally:
+        s.close()
+        if bar is not None:
+            bar.close()
+
+
+def _bar(path, progress, desc):
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=os.path.getsize(os.fspath(path)), unit="B", unit_scale=True,
+                desc=f"{desc} {os.path.basename(os.fspath(path))}")
 
 
 def read_vocabulary(path, n_words: int | None = None) -> list[str]:
-    """Read a vocabulary file (one word per line, UTF-8).
+    """Read a vocabulary file: one word per line, UTF-8 (``.gz`` allowed).
 
-    If ``n_words`` is given the file must have exactly that many (non-empty trailing
-    lines are an error), except that the file may not end with a newline."""
+    If ``n_words`` is given the file must have exactly that many lines (a final
+    newline is optional). Errors name the file and the line.
+    """
+    path = os.fspath(path)
+    _check_exists(path)
     try:
-        with _open_text(path) as f:
-            text = f.read().decode("utf-8")
+        if _is_gzip(path):
+            import gzip
+
+            with gzip.open(path, "rb") as f:
+                raw = f.read()
+        else:
+            with open(path, "rb") as f:
+                raw = f.read()
+    except (EOFError, OSError, zlib.error) as exc:
+        raise _err(path, 1, f"cannot read the vocabulary ({type(exc).__name__}: {exc}); "
+                   "the file is truncated or corrupt.") from exc
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidParameterError(
-            f"{os.fspath(path)}: vocabulary is not valid UTF-8 (byte {exc.start}).") from exc
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise _err(path, line, f"vocabulary is not valid UTF-8 (byte {raw[exc.start]:#04x} at "
+                   f"column {col}).") from None
+    if not text:
+        raise _err(path, 1, "empty vocabulary file.")
     words = text.split("\n")
-    if words and words[-1] == "":
+    if words[-1] == "":
         words.pop()
     words = [w.rstrip("\r") for w in words]
     if n_words is not None and len(words) != n_words:
-        raise InvalidParameterError(
-            f"{os.fspath(path)}: vocabulary has {len(words)} lines but the docword header says "
-            f"W={n_words} words.")
+        if len(words) < n_words:
+            raise _err(path, len(words) + 1,
+                       f"vocabulary ends after {len(words)} words but the docword header says "
+                       f"W={n_words}: it is shorter than W.")
+        raise _err(path, n_words + 1,
+                   f"vocabulary has {len(words)} words but the docword header says W={n_words}: "
+                   f"it is longer than W (line {n_words + 1} is {words[n_words][:40]!r}).")
     return words
 
 
-def _parse_body(body: bytes, name: str) -> np.ndarray:
-    """Parse ``docID wordID count`` lines at C speed; on any irregularity fall back to
-    the line-by-line parser, which names the offending line."""
-    if not body.strip():
-        return np.zeros((0, 3))
-    n_lines = body.count(b"\n") + (0 if body.endswith(b"\n") else 1)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            flat = np.fromstring(body, dtype=np.float64, sep=" ")
-        if flat.size == 3 * n_lines:
-            return flat.reshape(-1, 3)
-    except ValueError:
-        pass
-    try:
-        return np.loadtxt(io.BytesIO(body), dtype=np.float64, ndmin=2)
-    except ValueError as exc:
-        msg = str(exc)
-        m = re.search(r"row (\d+)", msg) or re.search(r"line (\d+)", msg)
-        where = f"line {int(m.group(1)) + 4}" if m else "after the header"
-        raise InvalidParameterError(f"{name}: {where}: malformed entry, expected 'docID wordID count' "
-                                    f"({msg.splitlines()[0]}).") from None
-
-
-def read_uci_bow(docword, vocab=None) -> tuple[sp.csr_matrix, list[str] | None]:
+def read_uci_bow(docword, vocab=None, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ,
+                 progress: bool = False) -> tuple[sp.csr_matrix, list[str] | None]:
     """Read a UCI bag-of-words file into a CSR matrix (documents × words) in memory.
 
     Parameters
     ----------
     docword : path-like
-        ``docword.NAME.txt`` or ``.txt.gz``.
+        ``docword.NAME.txt`` or ``.txt.gz``. Entries may come in any order; repeated
+        (doc, word) pairs are summed.
     vocab : path-like, optional
         ``vocab.NAME.txt``; must have exactly W lines.
 
@@ -90,38 +532,32 @@ def read_uci_bow(docword, vocab=None) -> tuple[sp.csr_matrix, list[str] | None]:
     words : list of str or None
     """
     name = os.fspath(docword)
+    docs, words_, cnts = [], [], []
+    header = None
+    canonical = True
+    bar = _bar(name, progress, "read")
+    s = _UCIStream(name, chunk_nnz=chunk_nnz, require_sorted=False, progress=bar)
     try:
-        with _open_text(docword) as f:
-            header = [f.readline() for _ in range(3)]
-            try:
-                D, W, NNZ = (int(h) for h in header)
-            except ValueError:
-                raise InvalidParameterError(
-                    f"{name}: line 1-3 must hold the integers D, W, NNZ; got {[h.strip()[:20] for h in header]}."
-                ) from None
-            body = f.read()
-    except (EOFError, OSError, gzip.BadGzipFile) as exc:
-        raise InvalidParameterError(f"{name}: cannot read ({type(exc).__name__}: {exc}); "
-                                    "the file is truncated or corrupt.") from exc
-    a = _parse_body(body, name)
-    if a.shape[1] != 3:
-        raise InvalidParameterError(f"{name}: expected 3 columns 'docID wordID count'; got {a.shape[1]}.")
-    if a.shape[0] != NNZ:
-        raise InvalidParameterError(
-            f"{name}: header says NNZ={NNZ} but the body has {a.shape[0]} entries.")
-    if not np.all(a == np.round(a)):
-        bad = int(np.flatnonzero(np.any(a != np.round(a), axis=1))[0])
-        raise InvalidParameterError(f"{name}: line {bad + 4}: ids and counts must be integers.")
-    d, w, c = a[:, 0].astype(np.int64), a[:, 1].astype(np.int64), a[:, 2]
-    for arr, lim, what in ((d, D, "document"), (w, W, "word")):
-        badm = (arr < 1) | (arr > lim)
-        if badm.any():
-            bad = int(np.flatnonzero(badm)[0])
-            raise InvalidParameterError(
-                f"{name}: line {bad + 4}: {what} index {arr[bad]} outside [1, {lim}].")
-    if np.any(c < 0):
-        bad = int(np.flatnonzero(c < 0)[0])
-        raise InvalidParameterError(f"{name}: line {bad + 4}: negative count {c[bad]:g}.")
-    X = sp.csr_matrix((c, (d - 1, w - 1)), shape=(D, W))
-    words = read_vocabulary(vocab, W) if vocab is not None else None
-    return X, words
+        header = s.header
+        for ch in s.chunks():
+            docs.append(ch.doc)
+            words_.append(ch.word)
+            cnts.append(ch.count)
+            canonical = canonical and ch.canonical
+    finally:
+        s.close()
+        if bar is not None:
+            bar.close()
+    D, W = header.n_docs, header.n_words
+    d = np.concatenate(docs) if docs else np.zeros(0, np.int32)
+    w = np.concatenate(words_) if words_ else np.zeros(0, np.int32)
+    c = np.concatenate(cnts).astype(np.float64) if cnts else np.zeros(0)
+    if canonical:
+        indptr = np.zeros(D + 1, dtype=np.int64)
+        np.cumsum(np.bincount(d, minlength=D), out=indptr[1:])
+        X = sp.csr_matrix((c, w, indptr), shape=(D, W))
+    else:
+        X = sp.csr_matrix((c, (d, w)), shape=(D, W))
+        X.sum_duplicates()
+    voc = read_vocabulary(vocab, W) if vocab is not None else None
+    return X, voc
