@@ -1,0 +1,379 @@
+"""Binary cache of a bag-of-words file: CSR arrays on disk, trusted only when complete
+and matching its source.
+
+Layout of one cache (a directory ``<cache_dir>/<file name>-<hash of its path>/``)::
+
+    meta.json          format, version, the source's path/size/mtime/sha256, D, W, NNZ,
+                       array files with dtype and length, a random token
+    indptr.i64         D + 1 offsets (int64)
+    indices.i32        NNZ word ids (int32, 0-based, sorted within each document)
+    data.u32           NNZ counts (uint32)
+    stats-*.npz        optional per-word statistics computed from the cache (tagged with
+                       the token of the cache they belong to)
+
+Atomicity: a cache is built in a temporary sibling directory ``.tmp-…`` and renamed
+into place only after every file, ``meta.json`` last, is written and flushed. A write
+interrupted at any point leaves either no cache directory or only a ``.tmp-…`` one,
+which is never read (and is removed by the next build). A cache is trusted only when
+``meta.json`` parses, names the same format and version, its source size, mtime and
+(by default) SHA-256 match the file as it is now, and every array file has the
+recorded size. Anything else is treated as absent.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from .._validation import InvalidParameterError
+
+__all__ = ["default_cache_dir", "cache_dir_for", "source_signature", "BowCache", "BowCacheWriter",
+           "CSRChunk", "CACHE_FORMAT", "CACHE_VERSION"]
+
+CACHE_FORMAT = "eigensparse-bow-cache"
+CACHE_VERSION = 1
+_HASH = "sha256"
+_ARRAYS = {"indptr": ("indptr.i64", "<i8"), "indices": ("indices.i32", "<i4"),
+           "data": ("data.u32", "<u4")}
+_STALE_TMP_SECONDS = 6 * 3600
+
+
+@dataclass(frozen=True)
+class CSRChunk:
+    """Whole documents ``doc_start … doc_start + n_docs - 1`` as local CSR arrays.
+
+    ``indptr`` (int64, starts at 0), ``indices`` (int32 word ids, sorted and unique
+    within each document), ``data`` (counts or values).
+    """
+
+    doc_start: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+
+    @property
+    def n_docs(self) -> int:
+        return int(self.indptr.size - 1)
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indices.size)
+
+
+def default_cache_dir() -> str:
+    """``$EIGENSPARSE_CACHE_DIR``, else ``$XDG_CACHE_HOME/eigensparse``, else
+    ``~/.cache/eigensparse``."""
+    d = os.environ.get("EIGENSPARSE_CACHE_DIR")
+    if d:
+        return d
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "eigensparse")
+
+
+def cache_dir_for(source, cache_dir=None) -> str:
+    """The cache directory of ``source`` under ``cache_dir`` (default: :func:`default_cache_dir`)."""
+    src = os.path.abspath(os.fspath(source))
+    root = os.fspath(cache_dir) if cache_dir is not None else default_cache_dir()
+    key = hashlib.sha1(src.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return os.path.join(root, f"{os.path.basename(src)}-{key}")
+
+
+def file_digest(path, chunk: int = 1 << 22) -> str:
+    h = hashlib.new(_HASH)
+    with open(path, "rb") as f:
+        while True:
+            b = f.read(chunk)
+            if not b:
+                break
+            h.update(b)
+    return h.hexdigest()
+
+
+def source_signature(path, digest: str | None = None) -> dict:
+    """Path, size and mtime of ``path`` (and its SHA-256 when ``digest`` is given)."""
+    path = os.path.abspath(os.fspath(path))
+    st = os.stat(path)
+    sig = {"path": path, "size": int(st.st_size), "mtime_ns": int(st.st_mtime_ns)}
+    if digest is not None:
+        sig[_HASH] = digest
+    return sig
+
+
+def _fsync_dir(path):
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_json_atomic(path, obj):
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(obj, f, indent=1, sort_keys=True)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+class BowCache:
+    """A trusted cache opened for reading (see :meth:`open`)."""
+
+    def __init__(self, directory: str, meta: dict):
+        self.directory = directory
+        self.meta = meta
+        self.n_docs = int(meta["n_docs"])
+        self.n_words = int(meta["n_words"])
+        self.nnz = int(meta["nnz"])
+        self.token = meta["token"]
+        self._indptr = None
+
+    # -- opening --------------------------------------------------------------
+    @classmethod
+    def open(cls, source, cache_dir=None, *, verify: str = "hash") -> "BowCache | None":
+        """The cache of ``source`` if it exists and matches it, else None.
+
+        ``verify="hash"`` (default) also compares the SHA-256 of the source's bytes;
+        ``"stat"`` trusts size and mtime.
+        """
+        if verify not in ("hash", "stat"):
+            raise InvalidParameterError(f"parameter 'verify' must be 'hash' or 'stat'; got {verify!r}.")
+        d = cache_dir_for(source, cache_dir)
+        meta = cls._read_meta(d)
+        if meta is None:
+            return None
+        try:
+            sig = source_signature(source)
+        except OSError:
+            return None
+        src = meta.get("source", {})
+        if src.get("size") != sig["size"] or src.get("mtime_ns") != sig["mtime_ns"]:
+            return None
+        if verify == "hash" and src.get(_HASH) != file_digest(source):
+            return None
+        return cls(d, meta)
+
+    @staticmethod
+    def _read_meta(d: str) -> dict | None:
+        try:
+            with open(os.path.join(d, "meta.json"), encoding="utf-8") as f:
+                meta = json.load(f)
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
+        if not isinstance(meta, dict) or meta.get("format") != CACHE_FORMAT \
+                or meta.get("version") != CACHE_VERSION:
+            return None
+        try:
+            lengths = {"indptr": int(meta["n_docs"]) + 1, "indices": int(meta["nnz"]),
+                       "data": int(meta["nnz"])}
+            for key, (fname, dtype) in _ARRAYS.items():
+                info = meta["arrays"][key]
+                if info["file"] != fname or info["dtype"] != dtype or info["length"] != lengths[key]:
+                    return None
+                size = os.path.getsize(os.path.join(d, fname))
+                if size != lengths[key] * np.dtype(dtype).itemsize:
+                    return None
+            str(meta["token"])
+        except (KeyError, TypeError, ValueError, OSError):
+            return None
+        return meta
+
+    # -- reading --------------------------------------------------------------
+    def _path(self, key):
+        return os.path.join(self.directory, _ARRAYS[key][0])
+
+    @property
+    def indptr(self) -> np.ndarray:
+        if self._indptr is None:
+            ip = np.fromfile(self._path("indptr"), dtype=_ARRAYS["indptr"][1])
+            if ip.size != self.n_docs + 1 or ip[0] != 0 or ip[-1] != self.nnz or np.any(np.diff(ip) < 0):
+                raise InvalidParameterError(f"{self.directory}: line 1: corrupt cache (offsets); "
+                                            "delete the directory to rebuild it.")
+            self._indptr = ip
+        return self._indptr
+
+    def iter_chunks(self, chunk_nnz: int, progress=None) -> Iterator[CSRChunk]:
+        """Whole-document CSR chunks of about ``chunk_nnz`` entries, read with bounded memory."""
+        ip = self.indptr
+        D = self.n_docs
+        with open(self._path("indices"), "rb") as fi, open(self._path("data"), "rb") as fd:
+            d0 = 0
+            while d0 < D:
+                target = ip[d0] + chunk_nnz
+                d1 = int(np.searchsorted(ip, target, side="right")) - 1
+                d1 = min(max(d1, d0 + 1), D)
+                a, b = int(ip[d0]), int(ip[d1])
+                fi.seek(a * 4)
+                fd.seek(a * 4)
+                idx = np.fromfile(fi, dtype="<i4", count=b - a)
+                dat = np.fromfile(fd, dtype="<u4", count=b - a)
+                if idx.size != b - a or dat.size != b - a:
+                    raise InvalidParameterError(f"{self.directory}: line 1: cache files are shorter "
+                                                "than recorded; delete the directory to rebuild it.")
+                yield CSRChunk(d0, ip[d0:d1 + 1] - a, idx, dat)
+                if progress is not None:
+                    progress.update(b - a)
+                d0 = d1
+
+    def to_csr(self):
+        import scipy.sparse as sp
+
+        idx = np.fromfile(self._path("indices"), dtype="<i4")
+        dat = np.fromfile(self._path("data"), dtype="<u4").astype(np.float64)
+        return sp.csr_matrix((dat, idx, self.indptr.copy()), shape=(self.n_docs, self.n_words))
+
+    # -- small derived arrays ---------------------------------------------------
+    def load_stats(self, name: str) -> dict | None:
+        """Arrays saved by :meth:`save_stats` for this cache, or None."""
+        path = os.path.join(self.directory, f"stats-{name}.npz")
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                if str(z["__token__"]) != self.token:
+                    return None
+                return {k: z[k] for k in z.files if k != "__token__"}
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def save_stats(self, name: str, arrays: dict) -> None:
+        """Store small arrays with this cache (atomically; failures are ignored)."""
+        path = os.path.join(self.directory, f"stats-{name}.npz")
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".npz")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    np.savez(f, __token__=np.array(self.token), **arrays)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            pass
+
+
+class BowCacheWriter:
+    """Builds the cache of ``source`` from whole-document chunks, atomically.
+
+    Use as a context manager: :meth:`add` chunks in document order, then
+    :meth:`commit` with the source's digest; leaving the block without committing (an
+    exception, an interrupt) removes the partial files.
+    """
+
+    def __init__(self, source, n_docs: int, n_words: int, cache_dir=None):
+        self.source = os.fspath(source)
+        self.final = cache_dir_for(source, cache_dir)
+        root = os.path.dirname(self.final)
+        os.makedirs(root, exist_ok=True)
+        self._clean_stale(root)
+        self.tmp = tempfile.mkdtemp(dir=root, prefix=f".tmp-{os.path.basename(self.final)}-")
+        self.n_docs, self.n_words = int(n_docs), int(n_words)
+        self.doc_nnz = np.zeros(self.n_docs, dtype=np.int64)
+        self.nnz = 0
+        self._next_doc = 0
+        self._fi = open(os.path.join(self.tmp, _ARRAYS["indices"][0]), "wb")
+        self._fd = open(os.path.join(self.tmp, _ARRAYS["data"][0]), "wb")
+        self.committed = False
+
+    @staticmethod
+    def _clean_stale(root):
+        now = time.time()
+        try:
+            names = os.listdir(root)
+        except OSError:
+            return
+        for n in names:
+            if n.startswith(".tmp-") or n.startswith(".old-"):
+                p = os.path.join(root, n)
+                try:
+                    if now - os.path.getmtime(p) > _STALE_TMP_SECONDS or n.startswith(".old-"):
+                        shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) else os.unlink(p)
+                except OSError:
+                    pass
+
+    def add(self, chunk: CSRChunk) -> None:
+        if chunk.doc_start < self._next_doc:
+            raise InvalidParameterError("cache: chunks must come in document order.")
+        data = chunk.data
+        if data.size and (data.dtype.kind == "f" or data.min() < 0 or data.max() > 0xFFFFFFFF):
+            raise InvalidParameterError("cache: counts must be integers in [0, 2**32).")
+        self._fi.write(np.ascontiguousarray(chunk.indices, dtype="<i4").tobytes())
+        self._fd.write(np.ascontiguousarray(data, dtype="<u4").tobytes())
+        self.doc_nnz[chunk.doc_start:chunk.doc_start + chunk.n_docs] = np.diff(chunk.indptr)
+        self.nnz += chunk.nnz
+        self._next_doc = chunk.doc_start + chunk.n_docs
+
+    def commit(self, digest: str) -> "BowCache":
+        """Finish: write offsets and meta.json, flush, and rename into place."""
+        for f in (self._fi, self._fd):
+            f.flush()
+            os.fsync(f.fileno())
+            f.close()
+        indptr = np.zeros(self.n_docs + 1, dtype="<i8")
+        np.cumsum(self.doc_nnz, out=indptr[1:])
+        with open(os.path.join(self.tmp, _ARRAYS["indptr"][0]), "wb") as f:
+            f.write(indptr.tobytes())
+            f.flush()
+            os.fsync(f.fileno())
+        lengths = {"indptr": self.n_docs + 1, "indices": self.nnz, "data": self.nnz}
+        meta = {
+            "format": CACHE_FORMAT, "version": CACHE_VERSION, "token": uuid.uuid4().hex,
+            "source": source_signature(self.source, digest),
+            "n_docs": self.n_docs, "n_words": self.n_words, "nnz": self.nnz,
+            "arrays": {k: {"file": fn, "dtype": dt, "length": lengths[k]}
+                       for k, (fn, dt) in _ARRAYS.items()},
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        }
+        _write_json_atomic(os.path.join(self.tmp, "meta.json"), meta)
+        _fsync_dir(self.tmp)
+        root = os.path.dirname(self.final)
+        old = None
+        if os.path.exists(self.final):
+            old = os.path.join(root, f".old-{uuid.uuid4().hex}")
+            os.replace(self.final, old)
+        os.replace(self.tmp, self.final)
+        _fsync_dir(root)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        self.committed = True
+        return BowCache(self.final, meta)
+
+    def abort(self) -> None:
+        for f in (self._fi, self._fd):
+            try:
+                f.close()
+            except OSError:
+                pass
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if not self.committed:
+            self.abort()
+        return False
