@@ -203,6 +203,11 @@ def _select(b, cols):
 
 def _stats_block(b):
     """(rows, column sums, centered column sums of squares, non-finite count)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _stats_block_raw(b)
+
+
+def _stats_block_raw(b):
     n = b.shape[0]
     if sp.issparse(b):
         s = np.asarray(b.sum(axis=0)).ravel()

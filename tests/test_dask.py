@@ -1,0 +1,210 @@
+"""DaskData: the operator protocol over a Dask array, on the local scheduler and on a
+2-worker LocalCluster on loopback; worker loss; bad input."""
+import os
+import signal
+import socket
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from eigensparse import sparse_pca  # noqa: E402
+from eigensparse._validation import InvalidParameterError  # noqa: E402
+from eigensparse.datasets import load_kos  # noqa: E402
+from eigensparse.operators import DenseData, SparseData  # noqa: E402
+from eigensparse.operators._dask import DaskData, connect, from_uci_chunks  # noqa: E402
+
+TOL = 1e-10
+
+
+def _rel(a, b):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
+
+
+@pytest.fixture(scope="module")
+def kos():
+    return load_kos().data
+
+
+@pytest.fixture(scope="module")
+def cluster_client():
+    """2 workers, 1 thread each, in this process, talking TCP over loopback."""
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                       protocol="tcp://", host="127.0.0.1", dashboard_address=":0")
+    client = distributed.Client(cluster, set_as_default=False)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def _kos_dask(X, rows=1000):
+    return da.from_array(X, chunks=(rows, -1), asarray=False)
+
+
+@pytest.mark.parametrize("center,scale", [(True, False), (False, False), (True, True)])
+def test_products_match_sparse_data_local_scheduler(kos, center, scale):
+    ref = SparseData(kos, center=center, scale=scale)
+    op = DaskData(_kos_dask(kos, 900), center=center, scale=scale)
+    assert op.sparse_chunks and op.client is None and op.row_chunks == (900, 900, 900, 730)
+    rng = np.random.default_rng(0)
+    V = rng.standard_normal((kos.shape[1], 4))
+    Y = rng.standard_normal((kos.shape[0], 3))
+    idx = rng.choice(kos.shape[1], 25, replace=False)
+    assert _rel(op.diag(), ref.diag()) < TOL
+    assert _rel(op.mean_, ref.mean_ if center else np.zeros(kos.shape[1]) + 1e-300) < TOL or not center
+    assert _rel(op.scale_, ref.scale_) < TOL
+    assert _rel(op.matmat(V), ref.matmat(V)) < TOL
+    assert _rel(op.matvec(V[:, 0]), ref.matvec(V[:, 0])) < TOL
+    assert _rel(op.quad(V), ref.quad(V)) < TOL
+    assert abs(op.quad(V[:, 1]) - ref.quad(V[:, 1])) < TOL * abs(ref.quad(V[:, 1]))
+    assert _rel(op.dot(V), ref.dot(V)) < TOL
+    assert _rel(op.dot(V[:, 0]), ref.dot(V[:, 0])) < TOL
+    assert _rel(op.rdot(Y), ref.rdot(Y)) < TOL
+    assert _rel(op.block(idx), ref.block(idx)) < TOL
+    assert _rel(op.columns(idx), ref.columns(idx)) < TOL
+    assert _rel(op.data_columns(idx), ref.data_columns(idx)) < TOL
+    assert abs(op.trace() - ref.trace()) < TOL * ref.trace()
+    sub, rsub = op.restrict(idx), ref.restrict(idx)
+    W = rng.standard_normal((idx.size, 2))
+    assert sub.n_features == idx.size
+    assert _rel(sub.matmat(W), rsub.matmat(W)) < TOL
+    assert _rel(sub.diag(), rsub.diag()) < TOL
+    assert _rel(sub.block([0, 3, 7]), rsub.block([0, 3, 7])) < TOL
+    assert _rel(sub.restrict([1, 2]).block([0, 1]), rsub.block([1, 2])) < TOL
+    assert _rel(sub.rdot(Y), rsub.rdot(Y)) < TOL
+
+
+def test_dense_chunks_match_dense_data(kos):
+    X = kos[:, :200].toarray()
+    ref = DenseData(X, scale=True)
+    op = DaskData(da.from_array(X, chunks=(700, 64)), scale=True)  # column chunks get merged
+    assert not op.sparse_chunks
+    V = np.random.default_rng(1).standard_normal((200, 3))
+    assert _rel(op.diag(), ref.diag()) < TOL
+    assert _rel(op.matmat(V), ref.matmat(V)) < TOL
+    assert _rel(op.block([5, 0, 199]), ref.block([5, 0, 199])) < TOL
+    assert _rel(op.rdot(ref.dot(V)), ref.rdot(ref.dot(V))) < TOL
+    assert np.array_equal(op.compute_dense(), X)
+
+
+def test_fit_on_cluster_equals_in_memory(kos, cluster_client):
+    op = DaskData(_kos_dask(kos), client=cluster_client)
+    assert "client tcp://127.0.0.1" in repr(op)
+    for method, deflation in [("tpower", "schur"), ("approx_greedy", "disjoint")]:
+        ref = sparse_pca(SparseData(kos), n_components=2, cardinality=8, method=method,
+                         deflation=deflation, random_state=0)
+        got = sparse_pca(op, n_components=2, cardinality=8, method=method,
+                         deflation=deflation, random_state=0)
+        assert [list(s) for s in got.supports] == [list(s) for s in ref.supports]
+        assert np.abs(got.components - ref.components).max() < TOL
+        assert _rel(got.variances, ref.variances) < TOL
+        assert _rel(got.explained_variance, ref.explained_variance) < TOL
+
+
+def test_worker_killed_mid_fit_same_answer(kos):
+    """SIGKILL a worker process after the second graph computation of a fit: the scheduler
+    recomputes its persisted blocks from lineage and the answer is bit-for-bit the same."""
+    if not hasattr(signal, "SIGKILL"):
+        pytest.skip("needs POSIX signals")
+    ref = sparse_pca(SparseData(kos), n_components=2, cardinality=8, method="tpower", random_state=0)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster, set_as_default=False) as client:
+        op = DaskData(_kos_dask(kos, 600), client=client)
+        quiet = sparse_pca(op, n_components=2, cardinality=8, method="tpower", random_state=0)
+        pids = client.run(os.getpid)
+        victim = max(client.has_what().items(), key=lambda kv: len(kv[1]))[0]  # holds blocks
+        assert client.has_what()[victim]
+        calls = {"n": 0}
+        compute = op._compute
+
+        def compute_and_kill(*objs):
+            calls["n"] += 1
+            if calls["n"] == 2:
+                os.kill(pids[victim], signal.SIGKILL)
+            return compute(*objs)
+
+        op._compute = compute_and_kill
+        got = sparse_pca(op, n_components=2, cardinality=8, method="tpower", random_state=0)
+        assert calls["n"] > 2  # the fit went on after the kill
+        assert victim not in client.scheduler_info()["workers"]
+    assert np.array_equal(got.components, quiet.components)
+    assert np.array_equal(got.variances, quiet.variances)
+    assert np.abs(got.components - ref.components).max() < TOL
+
+
+def test_from_uci_chunks_matches_reader(kos, cluster_client):
+    from importlib import resources
+
+    path = resources.files("eigensparse.datasets").joinpath("data", "docword.kos.txt.gz")
+    with resources.as_file(path) as f:
+        Xd = from_uci_chunks(f, client=cluster_client, chunk_nnz=60_000)
+    assert Xd.shape == kos.shape and len(Xd.chunks[0]) > 3
+    assert not any(np.isnan(c) for c in Xd.chunks[0])
+    op = DaskData(Xd, client=cluster_client)
+    ref = SparseData(kos)
+    V = np.random.default_rng(2).standard_normal((kos.shape[1], 2))
+    assert _rel(op.matmat(V), ref.matmat(V)) < TOL
+    assert _rel(op.diag(), ref.diag()) < TOL
+
+
+# -- bad input ---------------------------------------------------------------------
+def test_unknown_chunk_sizes_is_a_clear_error():
+    X = da.from_array(np.arange(40.0).reshape(10, 4), chunks=(5, 4))
+    Xm = X[X[:, 0] > 3]  # boolean indexing: NaN row chunks
+    with pytest.raises(InvalidParameterError, match="unknown chunk sizes.*compute_chunk_sizes"):
+        DaskData(Xm)
+    op = DaskData(Xm.compute_chunk_sizes())  # the fix the message names
+    assert op.n_samples == 9
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_scheduler_is_a_clear_error_without_hanging():
+    addr = f"tcp://127.0.0.1:{_free_port()}"
+    t0 = time.perf_counter()
+    with pytest.raises(InvalidParameterError, match="cannot reach the Dask scheduler"):
+        connect(addr, timeout=2)
+    with pytest.raises(InvalidParameterError, match="scheduler"):
+        DaskData(da.ones((10, 3), chunks=(5, 3)), client=addr)
+    assert time.perf_counter() - t0 < 10
+    for bad in ["nonsense://x:1", "tcp://127.0.0.1", "", "tcp://:80"]:
+        t0 = time.perf_counter()
+        with pytest.raises(InvalidParameterError, match="address"):
+            connect(bad, timeout=1)
+        assert time.perf_counter() - t0 < 2
+    with pytest.raises(InvalidParameterError, match="timeout"):
+        connect("tcp://127.0.0.1:8786", timeout=0)
+
+
+def test_other_bad_input():
+    with pytest.raises(InvalidParameterError, match="dask.array"):
+        DaskData(np.ones((4, 3)))
+    with pytest.raises(InvalidParameterError, match="2-D"):
+        DaskData(da.ones(10, chunks=5))
+    with pytest.raises(InvalidParameterError, match="1 sample"):
+        DaskData(da.ones((1, 3), chunks=(1, 3)))
+    with pytest.raises(InvalidParameterError, match="client"):
+        DaskData(da.ones((4, 3), chunks=(2, 3)), client=42)
+    X = np.ones((6, 3))
+    X[4, 1] = np.nan
+    with pytest.raises(InvalidParameterError, match="NaN or infinite"):
+        DaskData(da.from_array(X, chunks=(2, 3)))
+    Xs = sp.csr_matrix(np.eye(6))
+    Xs.data[2] = np.inf
+    with pytest.raises(InvalidParameterError, match="NaN or infinite"):
+        DaskData(da.from_array(Xs, chunks=(3, -1), asarray=False))
+    op = DaskData(da.ones((6, 3), chunks=(2, 3)))
+    with pytest.raises(InvalidParameterError, match="rows"):
+        op.matmat(np.ones((4, 2)))
+    with pytest.raises(InvalidParameterError, match="idx"):
+        op.block([0, 3])
