@@ -16,7 +16,8 @@ from eigensparse import sparse_pca  # noqa: E402
 from eigensparse._validation import InvalidParameterError  # noqa: E402
 from eigensparse.datasets import load_kos  # noqa: E402
 from eigensparse.operators import DenseData, SparseData  # noqa: E402
-from eigensparse.operators._dask import DaskData, connect, from_uci_chunks  # noqa: E402
+from eigensparse.operators._dask import (DaskComputeError, DaskData, connect,  # noqa: E402
+                                         from_uci_chunks, scatter_rows)
 
 TOL = 1e-10
 
@@ -106,36 +107,69 @@ def test_fit_on_cluster_equals_in_memory(kos, cluster_client):
         assert _rel(got.explained_variance, ref.explained_variance) < TOL
 
 
-def test_worker_killed_mid_fit_same_answer(kos):
-    """SIGKILL a worker process after the second graph computation of a fit: the scheduler
-    recomputes its persisted blocks from lineage and the answer is bit-for-bit the same."""
+@pytest.fixture(scope="module")
+def proc_client():
+    """2 worker processes (with nannies, which restart a killed worker) on loopback."""
     if not hasattr(signal, "SIGKILL"):
         pytest.skip("needs POSIX signals")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=":0")
+    client = distributed.Client(cluster, set_as_default=False)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def _kill_during_fit(client, op, after=2):
+    """Make the ``after``-th graph computation of ``op`` start by SIGKILLing the worker
+    process holding the most data; returns the call counter and the victim."""
+    client.wait_for_workers(2, timeout=60)
+    pids = client.run(os.getpid)
+    victim = max(client.has_what().items(), key=lambda kv: len(kv[1]))[0]
+    assert client.has_what()[victim]  # it holds blocks
+    calls = {"n": 0}
+    compute = op._compute
+
+    def compute_and_kill(*objs):
+        calls["n"] += 1
+        if calls["n"] == after:
+            os.kill(pids[victim], signal.SIGKILL)
+        return compute(*objs)
+
+    op._compute = compute_and_kill
+    return calls, victim
+
+
+@pytest.mark.parametrize("source", [
+    "from_array",
+    pytest.param("scatter_rows(lineage=True)", marks=pytest.mark.slow),  # same recovery path
+])
+def test_worker_killed_mid_fit_same_answer(kos, proc_client, source):
+    """SIGKILL a worker process during a fit: the scheduler recomputes the lost blocks from
+    their lineage and the answer is bit-for-bit the one of an undisturbed fit."""
+    client = proc_client
     ref = sparse_pca(SparseData(kos), n_components=2, cardinality=8, method="tpower", random_state=0)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster, set_as_default=False) as client:
-        op = DaskData(_kos_dask(kos, 600), client=client)
-        quiet = sparse_pca(op, n_components=2, cardinality=8, method="tpower", random_state=0)
-        pids = client.run(os.getpid)
-        victim = max(client.has_what().items(), key=lambda kv: len(kv[1]))[0]  # holds blocks
-        assert client.has_what()[victim]
-        calls = {"n": 0}
-        compute = op._compute
-
-        def compute_and_kill(*objs):
-            calls["n"] += 1
-            if calls["n"] == 2:
-                os.kill(pids[victim], signal.SIGKILL)
-            return compute(*objs)
-
-        op._compute = compute_and_kill
-        got = sparse_pca(op, n_components=2, cardinality=8, method="tpower", random_state=0)
-        assert calls["n"] > 2  # the fit went on after the kill
-        assert victim not in client.scheduler_info()["workers"]
+    client.wait_for_workers(2, timeout=60)
+    Xd = (_kos_dask(kos, 600) if source == "from_array"
+          else scatter_rows(kos, client=client, rows_per_block=600, lineage=True))
+    op = DaskData(Xd, client=client)
+    quiet = sparse_pca(op, n_components=2, cardinality=8, method="tpower", random_state=0)
+    calls, victim = _kill_during_fit(client, op)
+    got = sparse_pca(op, n_components=2, cardinality=8, method="tpower", random_state=0)
+    assert calls["n"] > 2  # the fit went on after the kill
+    assert victim not in client.scheduler_info()["workers"]
     assert np.array_equal(got.components, quiet.components)
     assert np.array_equal(got.variances, quiet.variances)
     assert np.abs(got.components - ref.components).max() < TOL
+
+
+def test_scattered_blocks_lost_with_their_worker_is_a_clear_error(kos, proc_client):
+    client = proc_client
+    client.wait_for_workers(2, timeout=60)
+    op = DaskData(scatter_rows(kos, client=client, rows_per_block=600), client=client)
+    _kill_during_fit(client, op, after=1)
+    with pytest.raises(DaskComputeError, match="lineage=True"):
+        sparse_pca(op, n_components=1, cardinality=8, method="tpower", random_state=0)
 
 
 def test_from_uci_chunks_matches_reader(kos, cluster_client):

@@ -31,7 +31,8 @@ import scipy.sparse as sp
 from .._validation import InvalidParameterError
 from ._base import Operator, _as_2d
 
-__all__ = ["DaskData", "connect", "is_dask_array", "from_uci_chunks"]
+__all__ = ["DaskData", "DaskComputeError", "connect", "is_dask_array", "from_uci_chunks",
+           "scatter_rows"]
 
 #: arrays larger than this (bytes) are scattered to the workers instead of being
 #: embedded in the task graph (distributed warns about graphs over ~10 MB)
@@ -39,6 +40,11 @@ _SCATTER_BYTES = 1 << 20
 #: partial results are added in groups of this many (a fixed tree: deterministic sums)
 _FAN_IN = 8
 _SCHEMES = ("tcp", "tls", "inproc", "ws", "wss", "ucx")
+
+
+class DaskComputeError(RuntimeError):
+    """A graph computation of a :class:`DaskData` operator failed on the cluster
+    (e.g. data without lineage lost with a worker)."""
 
 
 def _import_dask():
@@ -383,6 +389,9 @@ class DaskData(Operator):
             X = X.rechunk({1: -1})
         meta = getattr(X, "_meta", None)
         self.sparse_chunks = bool(sp.issparse(meta))
+        # the unpersisted array holds the futures of scattered sources: keeping it keeps
+        # them (and so the lineage of the persisted blocks) alive as long as the operator
+        self._source = X
         X = X.map_blocks(_prepare_block, dtype=np.float64, meta=meta if self.sparse_chunks else None)
         if persist:
             X = self.client.persist(X) if self.client is not None else X.persist()
@@ -428,10 +437,20 @@ class DaskData(Operator):
         return parts[0]
 
     def _compute(self, *objs):
-        if self.client is not None:
-            out = self.client.compute(list(objs), sync=True)
-        else:
-            out = self._dask.compute(*objs)
+        try:
+            if self.client is not None:
+                out = self.client.compute(list(objs), sync=True)
+            else:
+                out = self._dask.compute(*objs)
+        except Exception as exc:
+            if type(exc).__name__ in ("FutureCancelledError", "CancelledError", "KilledWorker"):
+                raise DaskComputeError(
+                    f"a Dask computation of the {self.kind} failed ({type(exc).__name__}: {exc}). "
+                    "Scattered blocks (scatter_rows/from_uci_chunks with lineage=False) are lost "
+                    "with their worker; pass lineage=True, or build the array from a graph "
+                    "(da.from_array, a reader) so that lost blocks are recomputed."
+                ) from exc
+            raise
         return out[0] if len(objs) == 1 else tuple(out)
 
     def _put(self, value):
@@ -575,9 +594,74 @@ def _stats_combine_star(*parts):
 
 
 # ---------------------------------------------------------------------------
+# in-memory data onto the cluster, block by block
+# ---------------------------------------------------------------------------
+def scatter_rows(X, *, client=None, rows_per_block: int | None = None, lineage: bool = False):
+    """A row-chunked Dask array of an in-memory matrix whose blocks live on the workers.
+
+    ``da.from_array`` embeds the whole matrix in the task graph (distributed then warns
+    about a large graph and ships it through the scheduler); here each row block is
+    scattered to a worker directly and wrapped as a Dask block of known size.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n_samples, n_features)
+    client : dask.distributed.Client, str or None
+        None: the default client if one is registered, else plain in-process blocks.
+    rows_per_block : int, optional
+        Default: enough blocks for about 4 per worker (at least 1000 rows each).
+    lineage : bool, default=False
+        False: blocks are scattered straight to the workers (nothing stays on the
+        scheduler); scattered data cannot be recomputed, so if a worker dies its blocks
+        are lost and the next product raises :class:`DaskComputeError`. True: each block
+        is a task of the graph holding its data (like ``da.from_array``): the scheduler
+        keeps a copy and recomputes blocks lost with a worker, so a fit survives the
+        death of workers.
+    """
+    dask, da = _import_dask()
+    client = _resolve_client(client)
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        meta = sp.csr_matrix((0, X.shape[1]), dtype=X.dtype)
+    else:
+        X = np.asarray(X)
+        meta = np.empty((0, X.shape[1]) if X.ndim == 2 else (0,), dtype=X.dtype)
+    if X.ndim != 2:
+        raise InvalidParameterError(
+            f"parameter 'X' must be 2-D (n_samples, n_features); got shape {X.shape}.")
+    n = X.shape[0]
+    if rows_per_block is None:
+        workers = len(client.scheduler_info().get("workers", {})) if client is not None else 1
+        rows_per_block = max(1000, -(-n // max(4 * workers, 1)))
+    if isinstance(rows_per_block, bool) or not isinstance(rows_per_block, (int, np.integer)) \
+            or rows_per_block < 1:
+        raise InvalidParameterError(
+            f"parameter 'rows_per_block' must be a positive int; got {rows_per_block!r}.")
+    blocks = []
+    for start in range(0, max(n, 1), rows_per_block):
+        part = X[start:start + rows_per_block]
+        blocks.append(_wrap_block(dask, da, client, part, meta, lineage))
+    return da.concatenate(blocks, axis=0)
+
+
+def _identity(x):
+    return x
+
+
+def _wrap_block(dask, da, client, part, meta, lineage):
+    """One in-memory block as a Dask block: scattered to the workers (a client, no
+    lineage) or a task of the graph holding the data (recomputable)."""
+    if client is not None and not lineage:
+        handle = dask.delayed(client.scatter(part, hash=False))
+    else:
+        handle = dask.delayed(_identity, pure=False)(part)
+    return da.from_delayed(handle, shape=part.shape, dtype=part.dtype, meta=meta)
+
+
+# ---------------------------------------------------------------------------
 # the text pipeline's chunks as Dask blocks
 # ---------------------------------------------------------------------------
-def from_uci_chunks(docword, *, client=None, chunk_nnz: int | None = None):
+def from_uci_chunks(docword, *, client=None, chunk_nnz: int | None = None, lineage: bool = False):
     """A Dask array (CSR chunks, known sizes) from a UCI docword file, read in chunks.
 
     The file is streamed once on the client (gzip cannot be read at random) with
@@ -599,12 +683,7 @@ def from_uci_chunks(docword, *, client=None, chunk_nnz: int | None = None):
     meta = sp.csr_matrix((0, p), dtype=np.float64)
 
     def add(block):
-        if client is not None:
-            fut = client.scatter(block, hash=False)
-            blocks.append(da.from_delayed(dask.delayed(fut), shape=block.shape, dtype=np.float64, meta=meta))
-        else:
-            blocks.append(da.from_delayed(dask.delayed(block, name=f"uci-{uuid.uuid4().hex}"),
-                                          shape=block.shape, dtype=np.float64, meta=meta))
+        blocks.append(_wrap_block(dask, da, client, block, meta, lineage))
         sizes.append(block.shape[0])
 
     for ch in iter_uci_chunks(docword, chunk_nnz=chunk_nnz or DEFAULT_CHUNK_NNZ):
