@@ -142,3 +142,21 @@ def test_torch_sparse_is_refused():
     torch = _torch()
     with pytest.raises(InvalidParameterError, match="sparse device arrays"):
         ArrayAPIData(torch.eye(4).to_sparse())
+
+
+def test_to_device_cpu_and_missing_cuda(kos_small):
+    torch = _torch()
+    from eigensparse.operators._xp import to_device
+
+    import scipy.sparse as sp
+
+    t = to_device(sp.csr_matrix(kos_small), "cpu")
+    assert isinstance(t, torch.Tensor) and t.dtype == torch.float64
+    assert to_device(kos_small.astype(np.float32), "cpu").dtype == torch.float32
+    op = ArrayAPIData(t)
+    assert _rel(op.diag(), DenseData(kos_small).diag()) < 1e-10
+    if not torch.cuda.is_available():
+        with pytest.raises(InvalidParameterError, match="no CUDA device"):
+            to_device(kos_small, "cuda")
+    with pytest.raises(InvalidParameterError, match="device"):
+        to_device(kos_small, "no-such-device")

@@ -24,7 +24,10 @@ import numpy as np
 from .._validation import InvalidParameterError
 from ._base import Operator
 
-__all__ = ["ArrayAPIData", "is_array_api_array", "to_numpy", "array_namespace_of"]
+__all__ = ["ArrayAPIData", "is_array_api_array", "to_numpy", "array_namespace_of", "to_device"]
+
+#: largest dense copy (bytes) that :func:`to_device` makes of scipy.sparse input
+MAX_DENSIFY_BYTES = 4 << 30
 
 _DTYPES = ("float32", "float64")
 
@@ -77,6 +80,73 @@ def to_numpy(x, dtype=None) -> np.ndarray:
             out = np.asarray(aac.to_device(x, "cpu"))
     out = np.asarray(out)
     return out if dtype is None else out.astype(dtype, copy=False)
+
+
+def to_device(X, device: str, *, dtype=None):
+    """Host data (NumPy or scipy.sparse, densified) as a dense array on ``device``.
+
+    ``device`` is a PyTorch device string (``"cuda"``, ``"cuda:1"``, ``"cpu"``,
+    ``"mps"``) when PyTorch is installed, otherwise ``"cuda"``/``"cuda:N"`` uses CuPy.
+    ``dtype``: None keeps float32 input, else float64; or ``"float32"``/``"float64"``.
+    A device that is not there is a clear :class:`InvalidParameterError`.
+    """
+    import scipy.sparse as sp
+
+    if not isinstance(device, str) or not device:
+        raise InvalidParameterError(f"parameter 'device' must be a device name such as 'cuda'; got {device!r}.")
+    if dtype is not None and str(dtype) not in _DTYPES:
+        raise InvalidParameterError(f"parameter 'dtype' must be None, 'float32' or 'float64'; got {dtype!r}.")
+    if sp.issparse(X):
+        nbytes = X.shape[0] * X.shape[1] * (4 if str(dtype) == "float32" else 8)
+        if nbytes > MAX_DENSIFY_BYTES:
+            raise InvalidParameterError(
+                f"device={device!r} needs dense data, and this sparse matrix {X.shape} would take "
+                f"{nbytes / 2**30:.1f} GiB dense (limit {MAX_DENSIFY_BYTES / 2**30:.0f} GiB); use the "
+                "CPU (sparse, implicitly centered) or a Dask cluster instead.")
+        X = X.toarray()
+    X = np.asarray(X)
+    if X.dtype == object or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+        raise InvalidParameterError(f"parameter 'X' must be numeric; got dtype {X.dtype}.")
+    if dtype is None:
+        dtype = "float32" if X.dtype == np.float32 else "float64"
+    X = np.ascontiguousarray(X, dtype=np.dtype(str(dtype)))
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        try:
+            dev = torch.device(device)
+        except (RuntimeError, ValueError) as exc:
+            raise InvalidParameterError(f"parameter 'device': {device!r} is not a device name ({exc}).") from None
+        if dev.type == "cuda" and not torch.cuda.is_available():
+            raise InvalidParameterError(
+                f"device={device!r}: no CUDA device is visible to PyTorch (torch.cuda.is_available() "
+                "is False); use device='cpu' or leave device unset.")
+        if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise InvalidParameterError(
+                f"device={device!r}: only {torch.cuda.device_count()} CUDA device(s) visible.")
+        if dev.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+            raise InvalidParameterError(f"device={device!r}: the MPS backend is not available.")
+        return torch.asarray(X, device=dev)
+    if device == "cuda" or device.startswith("cuda:"):
+        try:
+            import cupy
+        except ImportError:
+            raise InvalidParameterError(
+                f"device={device!r} needs PyTorch or CuPy; neither is installed "
+                "(pip install torch, or cupy-cuda12x).") from None
+        try:
+            n_dev = cupy.cuda.runtime.getDeviceCount()
+        except Exception as exc:  # noqa: BLE001 - no driver
+            raise InvalidParameterError(f"device={device!r}: CUDA is not usable ({exc}).") from None
+        index = int(device.split(":", 1)[1]) if ":" in device else 0
+        if index >= n_dev:
+            raise InvalidParameterError(f"device={device!r}: only {n_dev} CUDA device(s) visible.")
+        with cupy.cuda.Device(index):
+            return cupy.asarray(X)
+    raise InvalidParameterError(
+        f"device={device!r} needs PyTorch (pip install torch); CuPy only provides 'cuda' devices.")
 
 
 def _describe(xp, device) -> str:
