@@ -1,0 +1,22 @@
+"""Topics of large text corpora, out of core (Zhang & El Ghaoui 2011, §4).
+
+:func:`extract_topics` streams a bag-of-words corpus twice — exact per-word
+statistics, then the covariance of a working set chosen by safe elimination — and
+finds sparse principal components on that small matrix, deflating between them:
+
+>>> from eigensparse.text import extract_topics           # doctest: +SKIP
+>>> res = extract_topics("docword.nytimes.txt.gz", "vocab.nytimes.txt",
+...                      n_topics=5, cardinality=5)
+>>> print(res.format_table()); print(res.phase_table())
+
+:func:`plot_topics_diagnostics` draws the sorted word variances (the paper's Fig. 2)
+and variance against cardinality; :func:`write_json` saves a result atomically.
+"""
+from ._pipeline import (SCALINGS, default_topic_method, extract_topics, word_statistics,
+                        working_set_covariance)
+from ._plot import plot_topics_diagnostics, variance_by_cardinality
+from ._result import Topic, TopicsResult, write_json
+
+__all__ = ["extract_topics", "TopicsResult", "Topic", "plot_topics_diagnostics", "write_json",
+           "word_statistics", "working_set_covariance", "variance_by_cardinality", "SCALINGS",
+           "default_topic_method"]

@@ -1,0 +1,147 @@
+"""Diagnostic figures of a topic extraction (matplotlib, optional dependency)."""
+from __future__ import annotations
+
+import os
+import tempfile
+
+import numpy as np
+
+from .._validation import InvalidParameterError
+
+__all__ = ["plot_topics_diagnostics", "variance_by_cardinality"]
+
+
+def _save(fig, path):
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".png")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=110, format="png")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def variance_by_cardinality(result, cardinalities=None, *, method=None, random_state=0):
+    """Variance of the first component found by ``method`` for each cardinality, on the
+    working-set covariance of ``result`` (no pass over the data).
+
+    Returns (cardinalities, variances, leading eigenvalue of the working set).
+    """
+    from .._api import sparse_pca
+    from ..operators import Covariance
+
+    S = result.covariance
+    m = S.shape[0]
+    if cardinalities is None:
+        top = max(10, 3 * int(np.max(np.atleast_1d(result.cardinality))))
+        cardinalities = list(range(1, min(top, m) + 1))
+    method = method or result.method
+    op = Covariance(S, n_samples=result.n_docs)
+    vals = []
+    for s in cardinalities:
+        try:
+            r = sparse_pca(op, n_components=1, cardinality=int(s), method=method,
+                           random_state=random_state)
+            vals.append(float(r.variances[0]))
+        except Exception:  # a method that cannot do this cardinality: leave a gap
+            vals.append(np.nan)
+    lam = float(np.linalg.eigvalsh(S)[-1])
+    return list(cardinalities), np.array(vals), lam
+
+
+def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = None) -> list[str]:
+    """Write PNG diagnostics of ``result`` into ``outdir`` and return their paths.
+
+    - ``word_variances.png``: the sorted word variances (log scale; Zhang & El Ghaoui
+      2011, Fig. 2), with the working set, the elimination threshold and the topic
+      words marked;
+    - ``variance_vs_cardinality.png``: variance of the first component against its
+      cardinality (same method, on the working-set covariance), with the leading
+      eigenvalue (plain PCA) for reference;
+    - ``topics.png``: variance explained by each topic, labelled by its top words.
+
+    Files are written atomically (temporary file, then rename).
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - optional dependency
+        raise InvalidParameterError(
+            "plot_topics_diagnostics needs matplotlib (pip install 'eigensparse[plot]').") from exc
+    outdir = os.fspath(outdir)
+    os.makedirs(outdir, exist_ok=True)
+    paths = []
+
+    # 1. sorted variances
+    v = np.sort(np.asarray(result.word_variance))[::-1]
+    vpos = v[v > 0]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.semilogy(np.arange(1, vpos.size + 1), vpos, lw=1.4, color="C0", label="word variance")
+    m = int(result.working_set.size)
+    ax.axvline(m, color="C1", ls="--", lw=1, label=f"working set: {m} words")
+    if result.threshold > 0:
+        ax.axhline(result.threshold, color="C3", ls=":", lw=1,
+                   label=f"elimination threshold {result.threshold:.3g}")
+    rank = np.empty(result.word_variance.size, dtype=np.int64)
+    rank[np.argsort(-result.word_variance, kind="stable")] = np.arange(result.word_variance.size)
+    for i, t in enumerate(result.topics):
+        r = rank[t.word_ids] + 1
+        ax.plot(r, result.word_variance[t.word_ids], "o", ms=4, color=f"C{(i + 4) % 10}",
+                label=f"PC{t.rank}: " + ", ".join(t.words[:3]) + ("…" if t.cardinality > 3 else ""))
+    ax.set_xscale("log")
+    ax.set_xlabel("word rank (by variance)")
+    ax.set_ylabel("variance")
+    ax.set_title(f"Sorted variances of {result.n_words} words — {result.name}")
+    ax.legend(fontsize=7, loc="lower left")
+    ax.grid(True, which="both", alpha=0.25)
+    fig.tight_layout()
+    p = os.path.join(outdir, "word_variances.png")
+    _save(fig, p)
+    plt.close(fig)
+    paths.append(p)
+
+    # 2. variance vs cardinality
+    cards = None
+    if max_cardinality is not None:
+        cards = list(range(1, min(max_cardinality, result.covariance.shape[0]) + 1))
+    ks, vals, lam = variance_by_cardinality(result, cards)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(ks, vals, "o-", color="C0", label=f"sparse PC 1 ({result.method})")
+    ax.axhline(lam, color="C2", ls="--", lw=1, label=f"leading eigenvalue {lam:.3g} (PCA)")
+    if result.topics:
+        t0 = result.topics[0]
+        ax.plot([t0.cardinality], [t0.variance], "s", ms=9, mfc="none", color="C3",
+                label=f"chosen: {t0.cardinality} words")
+    ax.set_xlabel("cardinality (words)")
+    ax.set_ylabel("variance")
+    ax.set_title("Variance vs cardinality (first component)")
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    p = os.path.join(outdir, "variance_vs_cardinality.png")
+    _save(fig, p)
+    plt.close(fig)
+    paths.append(p)
+
+    # 3. topics
+    if result.topics:
+        fig, ax = plt.subplots(figsize=(7, 0.6 + 0.55 * len(result.topics)))
+        y = np.arange(len(result.topics))[::-1]
+        ax.barh(y, [100 * t.explained_variance_ratio for t in result.topics], color="C0")
+        ax.set_yticks(y)
+        ax.set_yticklabels([f"PC{t.rank}: " + ", ".join(t.words[:5]) for t in result.topics], fontsize=8)
+        ax.set_xlabel("variance explained (% of total)")
+        ax.set_title(f"{len(result.topics)} topics — {result.name}")
+        fig.tight_layout()
+        p = os.path.join(outdir, "topics.png")
+        _save(fig, p)
+        plt.close(fig)
+        paths.append(p)
+    return paths
