@@ -220,6 +220,20 @@ def test_reproducible_and_time_budget():
     check_disjoint(r, [5] * 3, 100)
 
 
+def test_small_gram_cache_gives_the_same_result(monkeypatch):
+    import eigensparse.multi._bipartite as mod
+
+    rng = np.random.default_rng(17)
+    X = sp.random(100, 1500, density=0.05, random_state=4, format="csr")
+    op = SparseData(X, center=False)
+    a = bipartite(op, [5, 5, 5], rank=3, n_candidates=300, random_state=0)
+    monkeypatch.setattr(mod, "MAX_GRAM", 20)  # the objective then goes through op.quad
+    b = bipartite(op, [5, 5, 5], rank=3, n_candidates=300, random_state=0)
+    assert b[0].info["gram_size"] <= 20
+    assert total(a) == pytest.approx(total(b), rel=1e-10)
+    check_disjoint(b, [5] * 3, 1500)
+
+
 def test_registered_and_lsa_matcher_end_to_end():
     assert get_joint("bipartite") is not None
     assert "bipartite" in eigensparse.available_methods()

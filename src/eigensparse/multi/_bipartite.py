@@ -6,42 +6,49 @@ supports maximizing Tr(XᵀAX) = Σ_j x_jᵀ A x_j.
 
 Algorithm (the paper's)
 -----------------------
-1. **Sketch**: A ≈ U Λ Uᵀ of rank r (dense ``eigh`` for small p, ``eigsh`` on a
-   LinearOperator over ``op.matmat``, or a randomized range finder through
-   ``op.dot``/``op.rdot``). Let V = U Λ^½ (p × r).
-2. **Candidates** C (r × k, unit columns): PCA-derived ones (columns along
+1. **Sketch**: A ≈ U Λ Uᵀ of rank r (dense ``eigh`` up to 1000 features, else
+   ``eigsh`` on a LinearOperator over ``op.matmat``; or a randomized range finder
+   through ``op.dot``/``op.rdot``, ``sketch="randomized"``). Let V = U Λ^½ (p × r).
+2. **Candidates** C (r × k, unit columns): PCA-derived ones (columns along the
    eigenvectors and their ±45° mixtures), then either an ε/2-net of the product of
-   hemispheres (``epsilon=``; exhaustive, gives the (1−ε) guarantee of Theorem 1 on
-   the sketch) or uniform random samples (``n_candidates=``).
+   hemispheres (``epsilon=``: exhaustive, which gives the (1−ε) guarantee of Theorem 1
+   for the sketch) or ``n_candidates`` random samples: uniform on the product of spheres
+   (``sampling="uniform"``, the paper) or adaptive (``"adaptive"``, the default: after a
+   uniform first quarter, most of each batch perturbs the best candidates so far).
 3. For each C: W = V C (p × k). The best disjoint supports for W maximize
    Σ_j Σ_{i∈I_j} W_ij², a maximum-weight matching between s_j slots per column and the
    p variables. Only the top S = Σ s_j variables of each column by W_ij² can be used
-   (swap argument), so the graph is pruned to the union of those lists before it is
-   solved, either by :func:`scipy.optimize.linear_sum_assignment` (``matcher="lsa"``)
-   or by an exact successive-shortest-path transportation solver over the k columns
-   compiled with numba (``matcher="ssp"``, the default; the same optimum, ~10× faster
-   because the k·s slots are s_j interchangeable copies of each column).
+   (swap argument), so the graph is pruned to the union of those lists (found by
+   scanning the rows of V in decreasing norm: W_ij² ≤ ‖V_i‖² stops the scan exactly)
+   before it is solved, either by :func:`scipy.optimize.linear_sum_assignment` on the
+   S × |union| slot/variable matrix (``matcher="lsa"``) or by an exact
+   successive-shortest-path transportation solver over the k columns compiled with numba
+   (``matcher="ssp"``, the default: the same optimum, 10–200× faster, because the S
+   slots are s_j interchangeable copies of each column).
 4. Loadings: X_j = W_j restricted to I_j, normalized. The candidate kept is the one
    with the largest **true** objective Tr(XᵀAX) on the unsketched operator (evaluated
    through a growing cache of the principal submatrix of Σ over the variables seen).
 
-Candidates are processed in vectorized batches; ``time_budget`` stops the search
-early (the paper does the same) and is reported in the result's ``info``.
+Candidates are processed in vectorized batches; ``time_budget`` stops the search early
+(as the paper does), which is reported in the results (``converged=False``,
+``info["stopped_early"]``).
 
 Local improvement (``refine=True``, beyond the paper; every step is monotone)
 -----------------------------------------------------------------------------
-- **polish**: x_j ← leading eigenvector of Σ[I_j, I_j];
-- **re-match**: W = Σ X D^{-½} (w_j = Σx_j / √(x_jᵀΣx_j)) on the *full* operator, then
-  the matching above. By Cauchy–Schwarz in the Σ inner product the matching value of
-  the current X equals the objective and every x' satisfies x'ᵀΣx' ≥ (x'ᵀw)², so the
-  new supports (then polished) can only improve; kept only when they do;
-- **swaps**: exchange a variable between two supports, or replace a support variable
-  by an unused one. Moves are ranked by a cheap 2-dimensional Rayleigh–Ritz lower
-  bound, the best are evaluated exactly (λmax of the new blocks) and applied only when
-  the objective strictly increases; non-conflicting improving moves are applied
-  together.
+Applied to the ``n_refine`` best distinct candidates; the best result is kept.
 
-It stops when neither re-matching nor a swap improves (or at the deadline).
+- **polish**: x_j ← leading eigenvector of Σ[I_j, I_j];
+- **re-match**: w_j = Σx_j / √(x_jᵀΣx_j) on the *full* operator, then the matching
+  above. The matching value of the current X equals the objective, and by
+  Cauchy–Schwarz in the Σ inner product every x' satisfies x'ᵀΣx' ≥ (x'ᵀw)², so the new
+  supports (then polished) cannot be worse; they are kept only when strictly better;
+- **swaps**: exchange a variable between two supports, or replace a support variable
+  by an unused one. Moves are ranked by a 2-dimensional Rayleigh–Ritz lower bound on
+  the new λmax (computed for every variable at once from Σx and Σ[:, I]); the best are
+  evaluated exactly and applied only when the objective strictly increases
+  (non-conflicting improving moves together).
+
+It stops when neither re-matching nor a swap improves, or at the deadline.
 """
 from __future__ import annotations
 
@@ -133,7 +140,7 @@ def _check_cardinalities(cardinalities, p: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 def _sketch(op: Operator, rank: int, method: str, rng: np.random.Generator):
     """Top-``rank`` eigenpairs of Σ (descending), and λ_{r+1} when cheaply available."""
-    from scipy.sparse.linalg import LinearOperator, eigsh
+    from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
     p = op.n_features
     if method == "auto":
@@ -149,7 +156,10 @@ def _sketch(op: Operator, rank: int, method: str, rng: np.random.Generator):
         L = LinearOperator((p, p), matvec=op.matvec, matmat=op.matmat, dtype=float)
         kk = min(rank + 1, p - 1)
         v0 = rng.standard_normal(p)
-        w, Q = eigsh(L, k=kk, which="LA", v0=v0)
+        try:
+            w, Q = eigsh(L, k=kk, which="LA", v0=v0)
+        except ArpackNoConvergence:  # pragma: no cover - hard spectra only
+            return _sketch(op, rank, "randomized", rng)
         order = np.argsort(w)[::-1]
         w, Q = w[order], Q[:, order]
         nxt = float(max(w[rank], 0.0)) if kk > rank else float("nan")
@@ -391,6 +401,8 @@ if _HAVE_NUMBA:
         fi = np.zeros(k, dtype=np.int64)
         dist = np.zeros(k)
         pred = np.zeros(k, dtype=np.int64)
+        act = np.zeros(k, dtype=np.bool_)
+        nxt = np.zeros(k, dtype=np.bool_)
         hv = np.zeros(S)
         hi = np.zeros(S, dtype=np.int64)
         moves_a = np.empty(k + 1, dtype=np.int64)
@@ -470,10 +482,13 @@ if _HAVE_NUMBA:
                 for a in range(k):
                     dist[a] = 0.0 if load[a] < caps[a] else NEG
                     pred[a] = -1
+                    act[a] = dist[a] > NEG  # relax only from nodes improved last pass
                 for _it in range(k):
                     changed = False
                     for a in range(k):
-                        if dist[a] == NEG:
+                        nxt[a] = False
+                    for a in range(k):
+                        if not act[a]:
                             continue
                         for b in range(k):
                             if gi[a, b] >= 0:
@@ -481,9 +496,12 @@ if _HAVE_NUMBA:
                                 if v > dist[b] + tol:
                                     dist[b] = v
                                     pred[b] = a
+                                    nxt[b] = True
                                     changed = True
                     if not changed:
                         break
+                    for a in range(k):
+                        act[a] = nxt[a]
                 best = NEG
                 e = -1
                 for a in range(k):
@@ -683,20 +701,21 @@ def _objectives(gram: _Gram, op: Operator, supp: np.ndarray, vals: np.ndarray,
     offs = np.concatenate([[0], np.cumsum(caps)])
     out = np.empty((b, k))
     inpool = gram.ensure(supp)
-    if inpool:
+    ok = np.ones(b, dtype=bool) if inpool else (gram.pos[supp] >= 0).all(axis=1)
+    if ok.any():
         for j in range(k):
-            I = supp[:, offs[j]:offs[j + 1]]
-            x = vals[:, offs[j]:offs[j + 1]]
-            G = gram.sub(I)
-            out[:, j] = np.einsum("bi,bij,bj->b", x, G, x)
-        return out
-    # pool full: dense loadings through the operator (slower, exact)
-    p = op.n_features
-    X = np.zeros((p, b * k))
-    cols = np.repeat(np.arange(k), caps)
-    for t in range(b):
-        X[supp[t], t * k + cols] = vals[t]
-    return np.asarray(op.quad(X), dtype=float).reshape(b, k)
+            I = supp[ok, offs[j]:offs[j + 1]]
+            x = vals[ok, offs[j]:offs[j + 1]]
+            out[ok, j] = np.einsum("bi,bij,bj->b", x, gram.sub(I), x)
+    if not ok.all():
+        # pool full: dense loadings through the operator (slower, exact)
+        rest = np.flatnonzero(~ok)
+        X = np.zeros((op.n_features, rest.size * k))
+        cols = np.repeat(np.arange(k), caps)
+        for t, c in enumerate(rest):
+            X[supp[c], t * k + cols] = vals[c]
+        out[rest] = np.asarray(op.quad(X), dtype=float).reshape(rest.size, k)
+    return out
 
 
 def _normalize_segments(vals: np.ndarray, caps: np.ndarray) -> np.ndarray:
@@ -1161,6 +1180,7 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
         "n_candidates_evaluated": int(n_eval),
         "n_candidates_planned": int(total + pca.shape[0]),
         "max_rows_scanned": int(search.rows_scanned),
+        "gram_size": int(gram.size),
         "search": "epsilon-net" if net is not None else sampling,
         "epsilon": epsilon,
         "stopped_early": bool(stopped),
