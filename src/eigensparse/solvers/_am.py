@@ -52,6 +52,14 @@ point of the unrestricted iteration, though its path may differ from the unrestr
 path (``screen=False`` gives that path exactly). Each start's working set depends only
 on its own iterates, so the schedule (``strategy``) never changes the answer. On the
 KOS corpus 256 starts cost about 3 times one start.
+
+Devices. When the operator keeps its data on a device (an operator with an ``xp``
+namespace other than NumPy, e.g. :class:`~eigensparse.operators.ArrayAPIData` over a
+CuPy or PyTorch array), the same loop runs with the iterate blocks on that device:
+the products, the x-steps and the y-steps are computed there through the array API
+(array-api-compat), float32 included; only per-start scalars (objectives, thresholds,
+norms) come back to the host each iteration. Device runs use full products (no
+working sets), and in float32 the convergence tolerance is at least 1e-6.
 """
 from __future__ import annotations
 
@@ -102,6 +110,8 @@ def hard_threshold(V: np.ndarray, s: int) -> tuple[np.ndarray, np.ndarray]:
     smallest kept magnitude per column (features with a smaller |v_i| were dropped).
     """
     m, b = V.shape
+    if not isinstance(V, np.ndarray):
+        return _hard_threshold_xp(V, s)
     if s >= m:
         return V.copy(), np.zeros(b) if b else np.zeros(0)
     absV = np.abs(V)
@@ -123,6 +133,8 @@ def soft_threshold_l1_ball(V: np.ndarray, s: float) -> tuple[np.ndarray, np.ndar
     of the top k). Returns ``(V_λ(v), λ)`` per column.
     """
     m, b = V.shape
+    if not isinstance(V, np.ndarray):
+        return _soft_threshold_l1_ball_xp(V, s)
     root_s = math.sqrt(s)
     Z = -np.sort(-np.abs(V), axis=0)  # descending, (m, b)
     Zx = np.vstack([Z, np.zeros((1, b))])  # z_{m+1} = 0: the breakpoint λ = 0
@@ -158,28 +170,158 @@ def soft_threshold_l1_ball(V: np.ndarray, s: float) -> tuple[np.ndarray, np.ndar
 
 def l0_penalty_threshold(V: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray]:
     """Column-wise ``U_γ``: keep ``v_i`` with ``v_i² > γ``; threshold √γ."""
+    if not isinstance(V, np.ndarray):
+        xp = _namespace(V)
+        return xp.where(V * V > gamma, V, xp.zeros_like(V)), np.full(V.shape[1], math.sqrt(gamma))
     T = np.where(V * V > gamma, V, 0.0)
     return T, np.full(V.shape[1], math.sqrt(gamma))
 
 
 def l1_penalty_threshold(V: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray]:
     """Column-wise ``V_γ``: ``sign(v_i)(|v_i| − γ)₊``; threshold γ."""
+    if not isinstance(V, np.ndarray):
+        xp = _namespace(V)
+        return (xp.sign(V) * xp.clip(xp.abs(V) - gamma, min=0.0),
+                np.full(V.shape[1], float(gamma)))
     T = np.sign(V) * np.clip(np.abs(V) - gamma, 0.0, None)
     return T, np.full(V.shape[1], float(gamma))
 
 
 def _l0(X):
+    if not isinstance(X, np.ndarray):
+        xp = _namespace(X)
+        return xp.sum(xp.astype(X != 0, X.dtype), axis=0)
     return np.count_nonzero(X, axis=0).astype(float)
 
 
 def _l1(X):
+    if not isinstance(X, np.ndarray):
+        xp = _namespace(X)
+        return xp.sum(xp.abs(X), axis=0)
     return np.abs(X).sum(axis=0)
+
+
+# ----------------------------------------------------------------- array-API x-steps
+# The x-steps above on device arrays (CuPy, PyTorch, ...: any array-api-compat namespace):
+# the same definitions; thresholds come back as NumPy (one value per column).
+def _namespace(X):
+    import array_api_compat
+
+    return array_api_compat.array_namespace(X)
+
+
+def _hard_threshold_xp(V, s):
+    xp = _namespace(V)
+    m, b = V.shape
+    if s >= m:
+        return xp.asarray(V, copy=True), np.zeros(b)
+    absV = xp.abs(V)
+    order = xp.argsort(absV, axis=0, descending=True, stable=True)
+    rank = xp.argsort(order, axis=0, stable=True)  # rank of each entry in its column
+    keep = rank < s  # exactly s per column (ties: the lower index)
+    T = xp.where(keep, V, xp.zeros_like(V))
+    thr = xp.min(xp.where(keep, absV, xp.full_like(absV, math.inf)), axis=0)
+    return T, _host(thr)
+
+
+def _soft_threshold_l1_ball_xp(V, s):
+    xp = _namespace(V)
+    m, b = V.shape
+    dt, dev = V.dtype, V.device
+    root_s = math.sqrt(s)
+    Z = xp.sort(xp.abs(V), axis=0, descending=True)
+    Zx = xp.concat([Z, xp.zeros((1, b), dtype=dt, device=dev)], axis=0)
+    k = xp.reshape(xp.arange(1, m + 2, dtype=dt, device=dev), (m + 1, 1))
+    A = xp.cumulative_sum(Zx, axis=0)
+    B = xp.cumulative_sum(Zx * Zx, axis=0)
+    S1 = A - k * Zx
+    S2 = xp.clip(B - 2.0 * Zx * A + k * Zx * Zx, min=0.0)
+    pos = S2 > 0
+    rho = xp.where(pos, S1 / xp.sqrt(xp.where(pos, S2, xp.ones_like(S2))), xp.ones_like(S2))
+    ok = xp.astype(rho <= root_s * (1 + 1e-12), xp.int8)
+    kstar = (m + 1) - xp.argmax(xp.flip(ok, axis=0), axis=0)  # 1-based, in [1, m+1]
+    inner = kstar <= m
+    r = xp.reshape(xp.clip(kstar - 1, max=m - 1), (1, b))
+    kk = xp.astype(kstar, dt)
+    Ak = xp.take_along_axis(A, r, axis=0)[0, :]
+    Bk = xp.take_along_axis(B, r, axis=0)[0, :]
+    mu = Ak / kk
+    var = xp.clip(Bk / kk - mu * mu, min=0.0)
+    den = xp.clip(kk - s, min=1e-300 if dt == xp.float64 else 1e-30)
+    lk = xp.clip(mu - xp.sqrt(s * var / den), min=0.0)
+    lk = xp.minimum(xp.maximum(lk, xp.take_along_axis(Zx, r + 1, axis=0)[0, :]),
+                    xp.take_along_axis(Zx, r, axis=0)[0, :])
+    lam = xp.where(inner, lk, xp.zeros_like(lk))
+    T = xp.sign(V) * xp.clip(xp.abs(V) - lam, min=0.0)
+    return T, _host(lam)
+
+
+def _host(a):
+    """A device array (or NumPy) as NumPy float64."""
+    if isinstance(a, np.ndarray):
+        return a
+    from ..operators._xp import to_numpy
+
+    return to_numpy(a, np.float64)
+
+
+class _Arrays:
+    """The operations of the AM loop on the iterate blocks: NumPy (the expressions used
+    for NumPy operators, unchanged) or the namespace of an operator that keeps its data
+    on a device (``op.xp``). Per-start scalars are always NumPy."""
+
+    def __init__(self, op):
+        xp = getattr(op, "xp", None)
+        self.numpy = xp is None or getattr(xp, "__name__", "numpy").split(".")[-1] == "numpy"
+        self.xp = np if self.numpy else xp
+        self.dtype = np.float64 if self.numpy else op.dtype
+        self.device = None if self.numpy else op.device
+        self.float32 = (not self.numpy) and self.dtype == xp.float32
+
+    def asarray(self, A):
+        """A host block (NumPy) as a block of the loop."""
+        if self.numpy:
+            return A
+        return self.xp.asarray(np.ascontiguousarray(A), dtype=self.dtype, device=self.device)
+
+    def hstack(self, A, B):
+        if self.numpy:
+            return np.asfortranarray(np.hstack([A, B]))
+        return self.xp.concat([A, B], axis=1)
+
+    def columns(self, X, keep, M):
+        """``X[:M, keep]`` (keep: NumPy indices)."""
+        if self.numpy:
+            return np.asfortranarray(X[:M, keep])
+        idx = self.xp.asarray(np.asarray(keep, dtype=np.int64), device=self.device)
+        return self.xp.take(X[:M, ...], idx, axis=1)
+
+    def same_support(self, X, Y) -> np.ndarray:
+        if self.numpy:
+            return np.all((X != 0) == (Y != 0), axis=0)
+        return _host(self.xp.all((X != 0) == (Y != 0), axis=0)).astype(bool)
+
+    def col_norms(self, T):
+        """Column norms: (on the loop's arrays, on the host)."""
+        if self.numpy:
+            nrm = np.sqrt(np.einsum("ij,ij->j", T, T))
+            return nrm, nrm
+        nrm = self.xp.sqrt(self.xp.sum(T * T, axis=0))
+        return nrm, _host(nrm)
+
+    def divide_columns(self, T, nrm):
+        return T / self.xp.where(nrm > 0, nrm, self.xp.ones_like(nrm)) if not self.numpy \
+            else T / np.where(nrm > 0, nrm, 1.0)
 
 
 # =========================================================================== the table
 def _l2_step(products, X):
     """L2 variance: ``y = Ax/‖Ax‖₂``, ``v = Aᵀy = Σx/√(xᵀΣx)`` (Σ suffices)."""
     W = products.sigma(X)
+    if not isinstance(W, np.ndarray):  # on a device
+        xp = _namespace(W)
+        f = xp.sqrt(xp.clip(xp.sum(X * W, axis=0), min=0.0))
+        return W / xp.where(f > 0, f, xp.ones_like(f)), f
     f = np.sqrt(np.clip(np.einsum("ij,ij->j", X, W), 0.0, None))
     return W / np.where(f > 0, f, 1.0), f
 
@@ -187,6 +329,9 @@ def _l2_step(products, X):
 def _l1_step(products, X):
     """L1 variance: ``y = sign(Ax)``, ``v = Aᵀy`` (needs A)."""
     U = products.a(X)
+    if not isinstance(U, np.ndarray):  # on a device
+        xp = _namespace(U)
+        return products.at(xp.sign(U)), xp.sum(xp.abs(U), axis=0)
     return products.at(np.sign(U)), np.abs(U).sum(axis=0)
 
 
@@ -280,8 +425,9 @@ class _Products:
     stored as ``p`` and use full products (``op.matmat`` / ``op.dot`` / ``op.rdot``).
     """
 
-    def __init__(self, op: Operator, d: np.ndarray, cap: int, m0: int):
+    def __init__(self, op: Operator, d: np.ndarray, cap: int, m0: int, arrays=None):
         self.op = op
+        self.arrays = arrays if arrays is not None else _Arrays(op)
         self.p = int(op.n_features)
         self.order = np.argsort(-d, kind="stable")
         self.root = np.sqrt(np.clip(d[self.order], 0.0, None))  # √Σ_ii, decreasing
@@ -318,16 +464,33 @@ class _Products:
             self.counts["block_features"] += int(L)
 
     def _embed(self, X):
+        if not self.arrays.numpy:  # device blocks: all p rows (full products)
+            return self.arrays.xp.take(X, self._device_index("inverse"), axis=0)
         Z = np.zeros((self.p, X.shape[1]))
         Z[self.order[: X.shape[0]]] = X
         return Z
 
+    def _sorted(self, R):
+        """Rows of a product in natural feature order -> sorted order."""
+        if not self.arrays.numpy:
+            return self.arrays.xp.take(R, self._device_index("order"), axis=0)
+        return R[self.order]
+
+    def _device_index(self, which):
+        cache = self.__dict__.setdefault("_dev_idx", {})
+        if which not in cache:
+            idx = self.order if which == "order" else np.argsort(self.order, kind="stable")
+            cache[which] = self.arrays.xp.asarray(idx.astype(np.int64), device=self.arrays.device)
+        return cache[which]
+
     def full_sigma(self, X):
         self.counts["matmat"] += 1
-        return self.op.matmat(self._embed(X))[self.order]
+        return self._sorted(self.op.matmat(self._embed(X)))
 
     def sigma(self, X, levels):
         """Σ·X restricted to each column's working set (rows past its level zero)."""
+        if not self.arrays.numpy:  # device runs use full products only
+            return self.full_sigma(X)
         M, w = X.shape
         W = np.zeros((M, w), order="F")
         scr = self.screened(levels)
@@ -352,7 +515,7 @@ class _Products:
 
     def at(self, Y):
         self.counts["rdot"] += 1
-        return self.op.rdot(Y)[self.order]
+        return self._sorted(self.op.rdot(Y))
 
     def to_features(self, x: np.ndarray) -> np.ndarray:
         """A vector over the first ``len(x)`` sorted features, in natural order (p,)."""
@@ -454,6 +617,10 @@ def _pad_rows(X, M):
     """X with zero rows appended up to M rows (Fortran-ordered)."""
     if X.shape[0] >= M:
         return X
+    if not isinstance(X, np.ndarray):
+        xp = _namespace(X)
+        return xp.concat([X, xp.zeros((M - X.shape[0], X.shape[1]), dtype=X.dtype,
+                                      device=X.device)], axis=0)
     out = np.zeros((M, X.shape[1]), order="F")
     out[: X.shape[0]] = X
     return out
@@ -488,9 +655,10 @@ def _run(form: Formulation, prod: _Products, level: float, X0: np.ndarray, *, wi
         lev0 = np.full(N, p, dtype=np.int64)
 
     refs = _References(prod)
+    arr = prod.arrays
     ids = np.zeros(0, dtype=np.int64)
     lev = np.zeros(0, dtype=np.int64)
-    X = Xprev = np.zeros((0, 0), order="F")
+    X = Xprev = arr.asarray(np.zeros((0, 0), order="F"))
     obj_prev = np.zeros(0)
     it = np.zeros(0, dtype=np.int64)
 
@@ -502,8 +670,8 @@ def _run(form: Formulation, prod: _Products, level: float, X0: np.ndarray, *, wi
             Xn = np.zeros((M, j.size), order="F")
             k = min(M, X0.shape[0])
             Xn[:k] = X0[:k, j]
-            X = np.asfortranarray(np.hstack([_pad_rows(X, M), Xn]))
-            Xprev = np.asfortranarray(np.hstack([_pad_rows(Xprev, M), np.zeros_like(Xn)]))
+            X = arr.hstack(_pad_rows(X, M), arr.asarray(Xn))
+            Xprev = arr.hstack(_pad_rows(Xprev, M), arr.asarray(np.zeros_like(Xn)))
             ids = np.concatenate([ids, j])
             lev = np.concatenate([lev, lev0[j]])
             obj_prev = np.concatenate([obj_prev, np.full(j.size, -np.inf)])
@@ -513,13 +681,14 @@ def _run(form: Formulation, prod: _Products, level: float, X0: np.ndarray, *, wi
 
         V, f = vpiece.step(_PoolView(prod, lev), X)
         obj = form.objective(f, X, level)
+        f, obj = _host(f), _host(obj)  # per-start scalars live on the host
         if record_path:
             for c, j in enumerate(ids):
                 paths[j].append(float(obj[c]))
-        same = np.all((X != 0) == (Xprev != 0), axis=0)
+        same = arr.same_support(X, Xprev)
         stalled = (it >= 1) & same & (obj - obj_prev <= tol * np.maximum(np.abs(obj), 1e-300))
         T, thr = spiece.xstep(V, level)
-        nrm = np.sqrt(np.einsum("ij,ij->j", T, T))
+        nrm_t, nrm = arr.col_norms(T)
         dead = (nrm == 0) & spiece.constrained  # v = 0 on the working set
         # Certificate: a column that stopped on its working set stops for good if no
         # feature outside could enter (a bound on |v_i| off the working set <= its
@@ -553,16 +722,16 @@ def _run(form: Formulation, prod: _Products, level: float, X0: np.ndarray, *, wi
             conv[j] = stalled[c] or dead[c]
             if obj[c] > best_obj or (obj[c] == best_obj and j < best_j):
                 best_j, best_obj = j, float(obj[c])
-                best_x = prod.to_features(X[:, c])
+                best_x = prod.to_features(_host(X[:, c]))
         keep = np.flatnonzero(~done)
-        Xnext = T / np.where(nrm > 0, nrm, 1.0)
+        Xnext = arr.divide_columns(T, nrm_t)
         if esc.size:
             M = max(X.shape[0], int(lev[esc].max()))
             Xnext, X = _pad_rows(Xnext, M), _pad_rows(X, M)
             Xnext[:, esc] = Tesc[:M]
         M = int(lev[keep].max()) if keep.size else 0  # storage: the largest level in use
-        Xprev = np.asfortranarray(X[:M, keep])
-        X = np.asfortranarray(Xnext[:M, keep])
+        Xprev = arr.columns(X, keep, M)
+        X = arr.columns(Xnext, keep, M)
         obj_prev = obj[keep]
         ids, lev, it = ids[keep], lev[keep], it[keep] + 1
     return _RunOutput(best_x, best_j, obj_final, iters, conv, lev_final, paths)
@@ -903,14 +1072,17 @@ def _am(op, cardinality, *, formulation, penalty, n_starts, strategy, batch_size
 
     d = np.asarray(op.diag(), dtype=float)
     s_ref = cardinality if cardinality is not None else min(p, 10)
-    if not form.variance.screenable or screen is False:
+    arrays = _Arrays(op)
+    if arrays.float32:  # objective round-off of float32 iterates
+        tol = max(tol, 1e-6)
+    if not form.variance.screenable or screen is False or not arrays.numpy:
         cap = 0
     elif screen is True:
         cap = p
     else:
         cap = min(SCREEN_MAX_FEATURES, max(SCREEN_MIN_FEATURES, SCREEN_FEATURES_PER_START * N),
                   p // 2)
-    prod = _Products(op, d, cap, m0=max(SCREEN_START_FEATURES, 4 * s_ref))
+    prod = _Products(op, d, cap, m0=max(SCREEN_START_FEATURES, 4 * s_ref), arrays=arrays)
     kind = init if isinstance(init, str) else "array"
     X0 = _starts(kind, init_array, N, prod, s_ref, rng)
 
