@@ -160,3 +160,94 @@ def test_to_device_cpu_and_missing_cuda(kos_small):
             to_device(kos_small, "cuda")
     with pytest.raises(InvalidParameterError, match="device"):
         to_device(kos_small, "no-such-device")
+
+
+# -- alternating maximization on the device: the same loop as NumPy ------------------
+@pytest.fixture(scope="module")
+def kos_120(kos_small):
+    return kos_small[:, :120]
+
+
+def _am():
+    from eigensparse.solvers import get_solver
+
+    return get_solver("am").func
+
+
+_PENALTY = {"l2_l0_pen": 0.5, "l2_l1_pen": 0.1, "l1_l0_pen": 50.0, "l1_l1_pen": 2.0}
+
+
+@pytest.mark.parametrize("formulation", ["l2_l0_con", "l2_l1_con", "l2_l0_pen", "l2_l1_pen",
+                                         "l1_l0_con", "l1_l1_con", "l1_l0_pen", "l1_l1_pen"])
+def test_batched_am_every_formulation_strict_equals_numpy(kos_120, formulation):
+    """array-api-strict float64: the device loop follows NumPy's full-product path."""
+    xs = _strict()
+    am = _am()
+    kw = dict(formulation=formulation, n_starts=8, random_state=0)
+    if formulation.endswith("_pen"):
+        kw["penalty"] = _PENALTY[formulation]
+    ref = am(DenseData(kos_120), 5, screen=False, **kw)
+    got = am(ArrayAPIData(xs.asarray(kos_120)), 5, **kw)
+    assert list(got.support) == list(ref.support)
+    assert np.abs(got.loadings - ref.loadings).max() < 1e-10
+    assert np.abs(got.info["objectives"] - ref.info["objectives"]).max() < 1e-10 * max(
+        1.0, np.abs(ref.info["objectives"]).max())
+    assert np.array_equal(got.info["iterations"], ref.info["iterations"])
+    assert got.info["products"]["block"] == 0  # full products on the device
+
+
+def test_penalty_search_on_device(kos_120):
+    xs = _strict()
+    am = _am()
+    X = kos_120[:, :60]
+    ref = am(DenseData(X), 4, formulation="l2_l1_pen", n_starts=2, screen=False, random_state=1)
+    got = am(ArrayAPIData(xs.asarray(X)), 4, formulation="l2_l1_pen", n_starts=2, random_state=1)
+    assert got.info["penalty_search"] == ref.info["penalty_search"]
+    assert np.abs(got.loadings - ref.loadings).max() < 1e-10
+
+
+@pytest.mark.parametrize("formulation", ["l2_l0_con", "l1_l1_con"])
+def test_batched_am_torch_float64_and_float32(kos_120, formulation):
+    torch = _torch()
+    am = _am()
+    ref = am(DenseData(kos_120), 5, formulation=formulation, n_starts=16, strategy="all",
+             screen=False, random_state=0)
+    got = am(ArrayAPIData(torch.asarray(kos_120)), 5, formulation=formulation, n_starts=16,
+             strategy="all", random_state=0)
+    assert list(got.support) == list(ref.support)
+    assert np.abs(got.loadings - ref.loadings).max() < 1e-10
+    g32 = am(ArrayAPIData(torch.asarray(kos_120.astype(np.float32))), 5, formulation=formulation,
+             n_starts=16, strategy="all", random_state=0)
+    assert list(g32.support) == list(ref.support)
+    assert abs(g32.variance - ref.variance) < 1e-4 * ref.variance
+
+
+def test_tpower_and_sparse_pca_on_device_match_numpy(kos_120):
+    xs = _strict()
+    ref = sparse_pca(kos_120, n_components=2, cardinality=8, method="tpower", random_state=0)
+    got = sparse_pca(ArrayAPIData(xs.asarray(kos_120)), n_components=2, cardinality=8,
+                     method="tpower", random_state=0)
+    assert [list(s) for s in got.supports] == [list(s) for s in ref.supports]
+    assert np.abs(got.components - ref.components).max() < 1e-10
+    ref = sparse_pca(kos_120, n_components=1, cardinality=8, method="am", n_starts=32,
+                     random_state=0)
+    got = sparse_pca(ArrayAPIData(xs.asarray(kos_120)), n_components=1, cardinality=8,
+                     method="am", n_starts=32, random_state=0)
+    assert _rel(got.variances, ref.variances) < 1e-10
+
+
+def test_device_x_steps_match_numpy():
+    xs = _strict()
+    from eigensparse.solvers._am import (hard_threshold, l0_penalty_threshold, l1_penalty_threshold,
+                                         soft_threshold_l1_ball)
+
+    V = np.random.default_rng(3).standard_normal((40, 7))
+    V[:, 3] = 0.0  # an all-zero column
+    Vd = xs.asarray(V)
+    for fn, level in [(hard_threshold, 5), (soft_threshold_l1_ball, 4.0),
+                      (l0_penalty_threshold, 0.8), (l1_penalty_threshold, 0.5)]:
+        T, thr = fn(V, level)
+        Td, thrd = fn(Vd, level)
+        assert isinstance(thrd, np.ndarray)
+        assert np.abs(to_numpy(Td) - T).max() < 1e-12, fn.__name__
+        assert np.abs(thrd - thr).max() < 1e-12, fn.__name__
