@@ -1,0 +1,574 @@
+"""Upper bounds and optimality certificates for sparse PCA.
+
+Problems (Σ = AᵀA ⪰ 0, columns a_i; ρ >= 0; s a cardinality):
+
+- cardinality-constrained:  v(s) = max { xᵀΣx : ‖x‖₂ = 1, ‖x‖₀ <= s };
+- ℓ0-penalized:             ψ(ρ) = max_{‖x‖₂=1} xᵀΣx − ρ‖x‖₀ = max_{‖ξ‖=1} Σ_i ((a_iᵀξ)² − ρ)₊;
+- DSPCA relaxation:         φ(ρ) = max { Tr ΣZ − ρ‖Z‖₁ : Tr Z = 1, Z ⪰ 0 } = min_{|U|<=ρ} λmax(Σ+U).
+
+Every bound here rests on weak duality, v(s) <= ψ(ρ) + ρs for every ρ >= 0, together with
+one of these upper bounds on ψ(ρ):
+
+- **DSPCA dual**: ψ(ρ) <= φ(ρ) <= λmax(Σ + U) for any |U_ij| <= ρ (a rank-one Z = xxᵀ has
+  ‖Z‖₁ = ‖x‖₁² <= ‖x‖₀); by safe elimination Σ may be restricted to {i : Σ_ii > ρ}.
+- **ℓ0 semidefinite dual** (d'Aspremont, Bach & El Ghaoui 2008; handbook Prop. 1):
+  ψ(ρ) <= λmax(Σ_i Y_i) for any Y_i ⪰ 0, Y_i ⪰ B_i = a_ia_iᵀ − ρI. Two choices are used:
+  Y_i = (1 − ρ/Σ_ii)₊ a_ia_iᵀ, giving λmax(C^½ΣC^½) with C = diag((1 − ρ/Σ_ii)₊) (cheap,
+  needs only Σ; see :func:`penalized_scaling_bound`), and the dual variables of handbook
+  Prop. 2 built from a candidate support (:func:`certify_support`), which *certify* the
+  support optimal when they close the gap.
+
+Trivial bounds on v(s) are also provided: λmax(Σ), the sum of the s largest variances
+(λmax(Σ_II) <= Tr Σ_II), s·max Σ_ii, and a Gershgorin bound.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import linalg as sla
+from scipy.sparse import linalg as spla
+
+from ._validation import InvalidParameterError
+from .operators import Operator, as_operator
+
+__all__ = [
+    "Certificate",
+    "certify_support",
+    "dspca_dual_bound",
+    "dspca_cardinality_bound",
+    "penalized_scaling_bound",
+    "cardinality_upper_bounds",
+    "VarianceCardinalityPath",
+    "variance_cardinality_path",
+]
+
+#: certification tolerance (relative to the support's variance)
+CERT_RTOL = 1e-9
+#: above this size a λmax is computed by Lanczos instead of a dense eigensolver
+_DENSE_MAX = 400
+
+
+def _lam_max_sym(M) -> float:
+    M = 0.5 * (M + M.T)
+    n = M.shape[0]
+    if n == 0:
+        return 0.0
+    if n == 1:
+        return float(M[0, 0])
+    return float(sla.eigh(M, eigvals_only=True, subset_by_index=[n - 1, n - 1], driver="evr")[0])
+
+
+def _lam_max_gram(W) -> float:
+    """λmax(W Wᵀ) = σmax(W)² for a dense W (r × q)."""
+    r, q = W.shape
+    if r == 0 or q == 0:
+        return 0.0
+    if min(r, q) <= _DENSE_MAX:
+        G = W.T @ W if q <= r else W @ W.T
+        return max(_lam_max_sym(G), 0.0)
+    lin = spla.LinearOperator((q, q), matvec=lambda v: W.T @ (W @ v), dtype=float)
+    w = spla.eigsh(lin, k=1, which="LA", tol=1e-12, return_eigenvectors=False)
+    return max(float(w[0]), 0.0)
+
+
+def _as_op(data_or_op, center=True, scale=False) -> Operator:
+    if isinstance(data_or_op, Operator):
+        return data_or_op
+    return as_operator(data_or_op, center=center, scale=scale)
+
+
+def _check_card(s, p, name="cardinality"):
+    if isinstance(s, bool) or not isinstance(s, numbers.Integral) or not 1 <= s <= p:
+        raise InvalidParameterError(
+            f"parameter {name!r} must be an int in [1, n_features={p}]; got {s!r}.")
+    return int(s)
+
+
+def _check_rho(rho):
+    if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not np.isfinite(rho) or rho < 0:
+        raise InvalidParameterError(
+            f"parameter 'penalty' must be a finite real number >= 0; got {rho!r}.")
+    return float(rho)
+
+
+# --------------------------------------------------------------------------------------
+# DSPCA dual bound
+# --------------------------------------------------------------------------------------
+
+def dspca_dual_bound(S, U, penalty=None, *, atol=1e-12) -> float:
+    """λmax(Σ + U): an upper bound on the DSPCA value φ(ρ) for any |U_ij| <= ρ.
+
+    Parameters
+    ----------
+    S : ndarray (q, q) or Operator
+        Σ (or Σ_KK on the features kept by safe elimination at ρ).
+    U : ndarray (q, q), symmetric
+    penalty : float, optional
+        ρ; when given, dual feasibility |U_ij| <= ρ is checked (InvalidParameterError).
+    """
+    S = S.to_dense() if isinstance(S, Operator) else np.asarray(S, dtype=float)
+    U = np.asarray(U, dtype=float)
+    if S.shape != U.shape:
+        raise InvalidParameterError(f"S and U must have the same shape; got {S.shape} and {U.shape}.")
+    if penalty is not None:
+        rho = _check_rho(penalty)
+        viol = float(np.abs(U).max() - rho) if U.size else 0.0
+        if viol > atol * max(1.0, rho):
+            raise InvalidParameterError(
+                f"U is not dual feasible: max |U_ij| exceeds ρ={rho:.6g} by {viol:.3g}.")
+    return _lam_max_sym(S + U)
+
+
+def dspca_cardinality_bound(dual_value: float, penalty: float, cardinality: int) -> float:
+    """v(s) <= λmax(Σ_KK + U) + ρ·s, from a DSPCA dual value at penalty ρ."""
+    return float(dual_value) + _check_rho(penalty) * int(cardinality)
+
+
+# --------------------------------------------------------------------------------------
+# ℓ0 dual bounds
+# --------------------------------------------------------------------------------------
+
+def _default_grid(d, n=40):
+    d = np.sort(d[d > 0])[::-1]
+    if d.size == 0:
+        return np.zeros(1)
+    lo = d[-1] * 0.5
+    g = np.geomspace(max(lo, d[0] * 1e-8), d[0], n)
+    return np.unique(np.concatenate([[0.0], g, d[: min(d.size, 60)]]))
+
+
+def penalized_scaling_bound(op, penalties=None, *, max_working_set=2000):
+    """h(ρ) = λmax(C^½ Σ C^½), C = diag((1 − ρ/Σ_ii)₊): an upper bound on ψ(ρ).
+
+    Y_i = (1 − ρ/Σ_ii)₊ a_ia_iᵀ is dual feasible for the ℓ0 semidefinite relaxation, so
+    v(s) <= min_ρ h(ρ) + ρs. Only the features with Σ_ii > ρ enter (safe elimination);
+    penalties whose working set exceeds ``max_working_set`` are skipped.
+
+    Returns
+    -------
+    (penalties, h) : two 1-D arrays (skipped penalties removed).
+    """
+    op = _as_op(op)
+    d = np.asarray(op.diag(), dtype=float)
+    rhos = _default_grid(d) if penalties is None else np.atleast_1d(np.asarray(penalties, float))
+    order = np.argsort(-d, kind="stable")
+    ds = d[order]
+    counts = np.array([int(np.count_nonzero(ds > r)) for r in rhos])
+    ok = (counts <= max_working_set) & (counts > 0)
+    if not np.any(ok):
+        return np.zeros(0), np.zeros(0)
+    kmax = int(counts[ok].max())
+    B = op.block(order[:kmax])
+    B = 0.5 * (B + B.T)
+    out_r, out_h = [], []
+    for r, k in zip(rhos[ok], counts[ok]):
+        c = np.sqrt(np.clip(1.0 - r / ds[:k], 0, None))
+        out_r.append(float(r))
+        out_h.append(_lam_max_sym(B[:k, :k] * np.outer(c, c)) if k <= 2000 else np.nan)
+    return np.asarray(out_r), np.asarray(out_h)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Outcome of :func:`certify_support` (handbook Proposition 2).
+
+    Attributes
+    ----------
+    support : ndarray of int
+    certified : bool
+        True when some ρ in ``rho_interval`` satisfies λmax(Σ_i Y_i) <= Σ_{i∈I}((a_iᵀx)² − ρ):
+        the support is then globally optimal for the ℓ0-penalized problem at ``penalty``
+        and for the cardinality-constrained problem at s = |I|.
+    variance : float
+        λmax(Σ_II), the variance of the support's optimal loadings.
+    penalty : float or None
+        The ρ achieving the smallest gap (the certifying one when certified).
+    rho_interval : (float, float) or None
+        (max_{i∉I}(a_iᵀx)², min_{i∈I}(a_iᵀx)²); None when empty (no certificate possible).
+    bound : float or None
+        min over the ρ tried of λmax(Σ_i Y_i) + ρ|I|: an upper bound on v(|I|) (equal to
+        ``variance`` when certified).
+    lhs, rhs : float or None
+        λmax(Σ_i Y_i) and Σ_{i∈I}((a_iᵀx)² − ρ) at ``penalty``.
+    n_penalties : int
+        Number of ρ tried.
+    reason : str
+    """
+
+    support: np.ndarray
+    certified: bool
+    variance: float
+    penalty: float | None
+    rho_interval: tuple | None
+    bound: float | None
+    lhs: float | None
+    rhs: float | None
+    n_penalties: int
+    reason: str = ""
+
+    @property
+    def gap(self):
+        return None if self.bound is None else self.bound - self.variance
+
+
+class _Factor:
+    """Columns a_i (i in a prefix of the variance order) of a square root of Σ."""
+
+    def __init__(self, op: Operator, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        self.idx = idx
+        if hasattr(op, "data_columns") and op.n_samples is not None and op.n_samples <= 4 * idx.size + 50:
+            self.F = np.asarray(op.data_columns(idx), dtype=float)
+        else:
+            B = op.block(idx)
+            w, Q = np.linalg.eigh(0.5 * (B + B.T))
+            keep = w > max(w.max(), 0) * 1e-14
+            self.F = (Q[:, keep] * np.sqrt(w[keep])).T
+
+
+def certify_support(op, support, *, penalty=None, n_grid=48, max_working_set=2000,
+                    center=True, scale=False) -> Certificate:
+    """Test handbook Proposition 2 (d'Aspremont, Bach & El Ghaoui 2008) for a support I.
+
+    With x the leading eigenvector of Σ_{i∈I} a_ia_iᵀ, B_i = a_ia_iᵀ − ρI,
+    Y_i = B_ixxᵀB_i / (xᵀB_ix) for i ∈ I and
+    Y_i = max{0, ρ(Σ_ii − ρ)/(ρ − (a_iᵀx)²)} (I − xxᵀ)a_ia_iᵀ(I − xxᵀ)/‖(I − xxᵀ)a_i‖² else,
+    the support is certified optimal if for some ρ in
+    (max_{i∉I}(a_iᵀx)², min_{i∈I}(a_iᵀx)²): λmax(Σ_i Y_i) <= Σ_{i∈I}((a_iᵀx)² − ρ).
+    The Y_i are always dual feasible there, so λmax(Σ_i Y_i) + ρ|I| bounds v(|I|) even when
+    the test fails. Any square root of Σ gives the same test: the data columns are used
+    when available, else an eigendecomposition of Σ on the features with Σ_ii > ρ
+    (features with Σ_ii <= ρ have Y_i = 0).
+
+    Parameters
+    ----------
+    op : Operator or data
+    support : sequence of int
+    penalty : float, optional
+        Test this ρ only (else a grid of ``n_grid`` values in the interval, refined).
+    max_working_set : int
+        Penalties whose working set {Σ_ii > ρ} is larger are not tried.
+    """
+    op = _as_op(op, center=center, scale=scale)
+    p = op.n_features
+    I = np.unique(np.asarray(support, dtype=np.intp))
+    if I.size == 0 or I.min() < 0 or I.max() >= p:
+        raise InvalidParameterError(
+            f"parameter 'support' must be a nonempty set of indices in [0, {p}); got {support!r}.")
+    s = I.size
+    d = np.asarray(op.diag(), dtype=float)
+    B = op.block(I)
+    w, V = np.linalg.eigh(0.5 * (B + B.T))
+    lam, z = float(w[-1]), V[:, -1]
+    if lam <= 0:
+        return Certificate(I, False, lam, None, None, None, None, None, 0,
+                           "the support has zero variance")
+    C = op.columns(I)  # p × s
+    q = (C @ z) ** 2 / lam  # (a_iᵀx)² for every feature
+    out = np.ones(p, dtype=bool)
+    out[I] = False
+    lo = float(q[out].max()) if out.any() else 0.0
+    hi = float(q[I].min())
+    if not lo < hi:
+        return Certificate(I, False, lam, None, None, None, None, None, 0,
+                           f"empty ρ interval: max over i∉I of (a_iᵀx)² = {lo:.6g} >= "
+                           f"min over i∈I = {hi:.6g}")
+    order = np.argsort(-d, kind="stable")
+    ds = d[order]
+    if penalty is not None:
+        rhos = np.array([_check_rho(penalty)])
+        if not lo < rhos[0] < hi:
+            return Certificate(I, False, lam, float(rhos[0]), (lo, hi), None, None, None, 0,
+                               f"ρ={rhos[0]:.6g} outside the interval ({lo:.6g}, {hi:.6g})")
+    else:
+        if lo > 0:
+            rhos = np.geomspace(lo, hi, n_grid + 2)[1:-1]
+        else:
+            rhos = np.linspace(lo, hi, n_grid + 2)[1:-1]
+    # working sets: features with Σ_ii > ρ (I always included: Σ_ii >= (a_iᵀx)² > ρ)
+    counts = np.array([int(np.count_nonzero(ds > r)) for r in rhos])
+    ok = counts <= max_working_set
+    if not np.any(ok):
+        return Certificate(I, False, lam, None, (lo, hi), None, None, None, 0,
+                           f"every ρ in the interval keeps more than max_working_set="
+                           f"{max_working_set} features")
+    rhos = rhos[ok]
+    kmax = int(counts[ok].max())
+    K = np.union1d(order[:kmax], I)
+    fac = _Factor(op, K)
+    F = fac.F
+    pos = {int(k): j for j, k in enumerate(K)}
+    Ii = np.array([pos[int(i)] for i in I])
+    x = F[:, Ii] @ z / np.sqrt(lam)
+    x /= np.linalg.norm(x)
+    ax = F.T @ x  # a_iᵀx on K
+    dK = d[K]
+    inI = np.zeros(K.size, dtype=bool)
+    inI[Ii] = True
+
+    def evaluate(rho):
+        cols = []
+        # i ∈ I: b_i = a_i (a_iᵀx) − ρx, weight 1/((a_iᵀx)² − ρ)
+        aI = ax[inI]
+        den = aI**2 - rho
+        BI = F[:, inI] * aI - rho * x[:, None]
+        cols.append(BI / np.sqrt(den))
+        # i ∉ I with Σ_ii > ρ: projected columns, weight ρ(Σ_ii − ρ)/(ρ − (a_iᵀx)²)
+        sel = (~inI) & (dK > rho)
+        if np.any(sel):
+            aO = ax[sel]
+            coef = rho * (dK[sel] - rho) / (rho - aO**2)
+            P = F[:, sel] - np.outer(x, aO)
+            nrm2 = np.einsum("ij,ij->j", P, P)
+            good = (coef > 0) & (nrm2 > 0)
+            cols.append(P[:, good] * np.sqrt(coef[good] / nrm2[good]))
+        W = np.hstack(cols)
+        lhs = _lam_max_gram(W)
+        rhs = float(np.sum(aI**2) - rho * s)
+        return lhs, rhs
+
+    best = None
+    vals = []
+    for r in rhos:
+        lhs, rhs = evaluate(r)
+        vals.append((lhs - rhs, r, lhs, rhs))
+        if best is None or lhs - rhs < best[0]:
+            best = (lhs - rhs, r, lhs, rhs)
+        if lhs - rhs <= CERT_RTOL * lam:
+            break
+    n_tried = len(vals)
+    if penalty is None and best[0] > CERT_RTOL * lam and len(rhos) > 2:
+        # golden-section refinement around the best grid point
+        j = int(np.argmin([v[0] for v in vals]))
+        a = rhos[max(j - 1, 0)]
+        b = rhos[min(j + 1, len(rhos) - 1)]
+        gr = (np.sqrt(5) - 1) / 2
+        for _ in range(30):
+            c1 = b - gr * (b - a)
+            c2 = a + gr * (b - a)
+            v1, v2 = evaluate(c1), evaluate(c2)
+            n_tried += 2
+            for r, (lhs, rhs) in ((c1, v1), (c2, v2)):
+                if lhs - rhs < best[0]:
+                    best = (lhs - rhs, r, lhs, rhs)
+            if best[0] <= CERT_RTOL * lam:
+                break
+            if v1[0] - v1[1] < v2[0] - v2[1]:
+                b = c2
+            else:
+                a = c1
+    gap, rho, lhs, rhs = best
+    certified = bool(gap <= CERT_RTOL * lam)
+    bound = float(lhs + rho * s)
+    if certified:
+        bound = max(bound, lam)
+    reason = ("certified: λmax(Σ Y_i) <= Σ_{i∈I}((a_iᵀx)² − ρ)" if certified else
+              f"not certified: smallest excess λmax(Σ Y_i) − Σ((a_iᵀx)² − ρ) = {gap:.4g}")
+    return Certificate(I, certified, lam, float(rho), (lo, hi), bound, float(lhs), float(rhs),
+                       n_tried, reason)
+
+
+# --------------------------------------------------------------------------------------
+# bounds on v(s)
+# --------------------------------------------------------------------------------------
+
+def _lambda_max_op(op: Operator) -> float:
+    p = op.n_features
+    if p <= 2000:
+        return _lam_max_sym(op.to_dense())
+    lin = spla.LinearOperator((p, p), matvec=op.matvec, dtype=float)
+    return float(spla.eigsh(lin, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])
+
+
+def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None,
+                             center=True, scale=False) -> dict:
+    """Valid upper bounds on v(s) = max{xᵀΣx : ‖x‖=1, ‖x‖₀ <= s}.
+
+    Returns a dict with
+    ``"lambda_max"`` (λmax(Σ)), ``"sum_top_variances"`` (sum of the s largest Σ_ii),
+    ``"s_max_variance"`` (s·max Σ_ii), ``"gershgorin"`` (max_i Σ_ii + the s−1 largest
+    |Σ_ij|, j ≠ i; computed when p <= 3000 or ``gershgorin=True``), ``"penalized"``
+    (min_ρ λmax(C_ρ^½ΣC_ρ^½) + ρs, see :func:`penalized_scaling_bound`) and ``"best"``
+    (the smallest).
+    """
+    op = _as_op(op, center=center, scale=scale)
+    p = op.n_features
+    s = _check_card(cardinality, p)
+    d = np.asarray(op.diag(), dtype=float)
+    ds = np.sort(d)[::-1]
+    out = {"lambda_max": _lambda_max_op(op), "sum_top_variances": float(ds[:s].sum()),
+           "s_max_variance": float(s * ds[0])}
+    if gershgorin is None:
+        gershgorin = p <= 3000
+    if gershgorin:
+        S = np.abs(op.to_dense())
+        diag = np.diag(S).copy()
+        np.fill_diagonal(S, 0.0)
+        if s > 1:
+            top = -np.sort(-S, axis=1)[:, : s - 1].sum(axis=1)
+        else:
+            top = np.zeros(p)
+        out["gershgorin"] = float((diag + top).max())
+    if penalized:
+        r, h = penalized_scaling_bound(op)
+        if r.size:
+            out["penalized"] = float(np.nanmin(h + r * s))
+    out["best"] = float(min(v for k, v in out.items()))
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# variance vs cardinality (handbook Fig. 7)
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class VarianceCardinalityPath:
+    """Per cardinality k = 1..K: variance reached, best upper bound, certification.
+
+    Attributes
+    ----------
+    cardinalities : ndarray (K,)
+    variances : ndarray (K,)
+        λmax(Σ_II) of the method's support of each cardinality (a lower bound on v(k)).
+    upper_bounds : ndarray (K,)
+        The smallest valid upper bound on v(k) found.
+    certified : ndarray of bool (K,)
+        Support proven optimal (Prop. 2 certificate, or a bound equal to the variance).
+    supports : list of ndarray
+    bounds : dict name -> ndarray (K,)
+        Every bound computed ("lambda_max", "sum_top_variances", "gershgorin",
+        "penalized", "certificate", "dspca").
+    method : str
+    total_variance : float
+    """
+
+    cardinalities: np.ndarray
+    variances: np.ndarray
+    upper_bounds: np.ndarray
+    certified: np.ndarray
+    supports: list
+    bounds: dict
+    method: str
+    total_variance: float
+    info: dict = field(default_factory=dict)
+
+    @property
+    def relative_gap(self) -> np.ndarray:
+        return (self.upper_bounds - self.variances) / np.maximum(self.upper_bounds, 1e-300)
+
+    def plot(self, ax=None, *, normalize=False):
+        """Variance (line) and upper bounds (markers) against cardinality (matplotlib)."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 4))
+        f = 1.0 / self.bounds["lambda_max"][0] if normalize else 1.0
+        ax.plot(self.cardinalities, self.variances * f, "k-", label=f"{self.method} (variance)")
+        markers = {"penalized": "s", "certificate": "o", "dspca": "D", "gershgorin": "^"}
+        for name, mk in markers.items():
+            if name in self.bounds:
+                ax.plot(self.cardinalities, self.bounds[name] * f, mk, mfc="none",
+                        label=f"bound: {name}")
+        ax.plot(self.cardinalities, self.upper_bounds * f, "r--", label="best upper bound")
+        ax.set_xlabel("cardinality")
+        ax.set_ylabel("variance" + (" / λmax(Σ)" if normalize else ""))
+        ax.legend(fontsize=8)
+        return ax
+
+
+def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
+                              certificate=True, relaxation=None, penalized=True,
+                              relaxation_penalties=12, center=True, scale=False,
+                              random_state=None) -> VarianceCardinalityPath:
+    """Variance reached and best upper bound for each cardinality 1..max_cardinality.
+
+    Parameters
+    ----------
+    data_or_op : data matrix, scipy.sparse matrix or Operator
+    max_cardinality : int
+    method : str, default="greedy"
+        A solver name. Methods that return a path (``info["path_supports"]`` and
+        ``info["path_variances"]``, as ``greedy`` and ``approx_greedy`` do) are called
+        once; others once per cardinality.
+    certificate : bool
+        Test each support with :func:`certify_support` (bound and certification).
+    relaxation : bool or None
+        Also bound with the DSPCA dual solved by block coordinate ascent at
+        ``relaxation_penalties`` penalties (default: when p <= 300).
+    penalized : bool
+        The cheap ℓ0 dual bound of :func:`penalized_scaling_bound`.
+
+    Returns
+    -------
+    VarianceCardinalityPath
+    """
+    from .solvers import get_solver
+
+    op = _as_op(data_or_op, center=center, scale=scale)
+    p = op.n_features
+    K = _check_card(max_cardinality, p, "max_cardinality")
+    spec = get_solver(method)
+    res = spec.func(op, K, random_state=random_state)
+    ks = np.arange(1, K + 1)
+    if "path_supports" in res.info and "path_variances" in res.info:
+        supports = [np.sort(np.asarray(S_, dtype=np.intp)) for S_ in res.info["path_supports"]][:K]
+        variances = np.asarray(res.info["path_variances"], dtype=float)[:K]
+    else:
+        supports, variances = [], []
+        for k in ks:
+            r = res if k == K else spec.func(op, int(k), random_state=random_state)
+            supports.append(np.asarray(r.support))
+            variances.append(r.variance)
+        variances = np.asarray(variances, dtype=float)
+    d = np.asarray(op.diag(), dtype=float)
+    ds = np.sort(d)[::-1]
+    bounds = {"lambda_max": np.full(K, _lambda_max_op(op)),
+              "sum_top_variances": np.cumsum(ds[:K])}
+    if p <= 3000:
+        S = np.abs(op.to_dense())
+        diag = np.diag(S).copy()
+        np.fill_diagonal(S, 0.0)
+        srt = -np.sort(-S, axis=1)
+        cs = np.cumsum(srt[:, : K - 1], axis=1) if K > 1 else np.zeros((p, 0))
+        g = [float(diag.max())] + [float((diag + cs[:, k - 2]).max()) for k in range(2, K + 1)]
+        bounds["gershgorin"] = np.asarray(g)
+    if penalized:
+        r, h = penalized_scaling_bound(op)
+        if r.size:
+            bounds["penalized"] = np.array([float(np.nanmin(h + r * k)) for k in ks])
+    certified = np.zeros(K, dtype=bool)
+    if certificate:
+        cb = np.full(K, np.inf)
+        for j, S_ in enumerate(supports):
+            c = certify_support(op, S_)
+            certified[j] = c.certified
+            if c.bound is not None:
+                cb[j] = c.bound
+        bounds["certificate"] = cb
+    if relaxation is None:
+        relaxation = p <= 300
+    if relaxation:
+        from .solvers._bca import bca_relaxation
+
+        order = np.argsort(-d, kind="stable")
+        pos = ds[ds > 0]
+        rhos = np.unique(np.geomspace(pos[min(K, pos.size - 1)] * 0.05, pos[0], relaxation_penalties
+                                      + 1)[:-1]) if pos.size > 1 else np.zeros(0)
+        best = np.full(K, np.inf)
+        for rho in rhos:
+            k = int(np.count_nonzero(ds > rho))
+            if k == 0:
+                continue
+            Sb = op.block(order[:k])
+            sol = bca_relaxation(Sb, rho, tol=1e-4)
+            best = np.minimum(best, sol.dual + rho * ks)
+        bounds["dspca"] = best
+    allb = np.vstack([np.asarray(v, dtype=float) for v in bounds.values()])
+    ub = np.maximum(np.nanmin(allb, axis=0), variances)
+    certified |= (ub - variances) <= 1e-9 * np.maximum(variances, 1e-300)
+    return VarianceCardinalityPath(cardinalities=ks, variances=variances, upper_bounds=ub,
+                                   certified=certified, supports=supports, bounds=bounds,
+                                   method=method, total_variance=float(d.sum()),
+                                   info={"result": res})
