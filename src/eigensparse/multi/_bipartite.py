@@ -35,7 +35,8 @@ Candidates are processed in vectorized batches; ``time_budget`` stops the search
 
 Local improvement (``refine=True``, beyond the paper; every step is monotone)
 -----------------------------------------------------------------------------
-Applied to the ``n_refine`` best distinct candidates; the best result is kept.
+Applied to the ``n_refine`` best candidates from different basins (solutions agreeing
+on more than 75% of their slots with a better one are skipped); the best result is kept.
 
 - **polish**: x_j ← leading eigenvector of Σ[I_j, I_j];
 - **re-match**: w_j = Σx_j / √(x_jᵀΣx_j) on the *full* operator, then the matching
@@ -90,6 +91,8 @@ MAX_GRAM = 4096
 #: adaptive sampling: elite candidates kept, and the perturbation scales around them
 _N_ELITE = 16
 _PERTURB = np.array([0.3, 0.1, 0.03])
+#: solutions kept for refinement agree on at most this fraction of their slots
+DIVERSITY_OVERLAP = 0.75
 
 _MATCHERS = ("auto", "ssp", "lsa")
 _SAMPLINGS = ("adaptive", "uniform")
@@ -105,7 +108,8 @@ def _max_rank(op: Operator) -> int:
     n = op.n_samples
     if n is None:
         return p
-    centered = bool(getattr(op, "center", False) or getattr(getattr(op, "parent", None), "center", False))
+    parent = getattr(op, "parent", None)
+    centered = bool(getattr(op, "center", False) or getattr(parent, "center", False))
     return max(1, min(p, int(n) - (1 if centered else 0)))
 
 
@@ -119,11 +123,13 @@ def _check_cardinalities(cardinalities, p: int) -> np.ndarray:
             f"bipartite: parameter 'cardinality' must be a list of ints (one per component); "
             f"got {cardinalities!r}.") from None
     if len(caps) == 0:
-        raise InvalidParameterError("bipartite: parameter 'cardinality' is empty; need >= 1 component.")
+        raise InvalidParameterError(
+            "bipartite: parameter 'cardinality' is empty; need >= 1 component.")
     for c in caps:
         if not isinstance(c, numbers.Integral) or isinstance(c, bool) or c < 1:
             raise InvalidParameterError(
-                f"bipartite: parameter 'cardinality' must contain ints >= 1; got {c!r} in {cardinalities!r}.")
+                f"bipartite: parameter 'cardinality' must contain ints >= 1; got {c!r} in "
+                f"{cardinalities!r}.")
     caps = np.asarray(caps, dtype=np.int64)
     if int(caps.sum()) > p:
         k = caps.size
@@ -696,7 +702,7 @@ class _Gram:
 def _objectives(gram: _Gram, op: Operator, supp: np.ndarray, vals: np.ndarray,
                 caps: np.ndarray) -> np.ndarray:
     """Per-component x_jᵀΣx_j for a batch: supp/vals (b, S) grouped by column → (b, k)."""
-    b, S = supp.shape
+    b = supp.shape[0]
     k = caps.size
     offs = np.concatenate([[0], np.cumsum(caps)])
     out = np.empty((b, k))
@@ -738,7 +744,7 @@ class _Search:
         self.V, self.caps, self.matcher, self.gram, self.op = V, caps, matcher, gram, op
         self.k, self.S = caps.size, int(caps.sum())
         self.n_keep = n_keep
-        self.top = {}  # canonical supports → (value, supp, vals): the best distinct solutions
+        self.top = []  # (value, supp, signature): good solutions from different basins
         self.offs = np.concatenate([[0], np.cumsum(caps)])
         self.interchangeable = bool(np.all(caps == caps[0]))
         nrm2 = np.einsum("ij,ij->i", V, V)
@@ -766,30 +772,52 @@ class _Search:
             self.best.update(value=float(obj[t]), supp=supp[t].copy(), vals=vals[t].copy(),
                              sketch=float(sketch[t]), C=C[t].copy())
         if self.n_keep > 1:
-            floor = min((v[0] for v in self.top.values()), default=-np.inf)
-            for t in np.argsort(-obj)[: self.n_keep]:
-                if len(self.top) >= self.n_keep and obj[t] <= floor:
-                    break
-                key = self._key(supp[t])
-                if key not in self.top:
-                    self.top[key] = (float(obj[t]), supp[t].copy())
-            if len(self.top) > self.n_keep:
-                keys = sorted(self.top, key=lambda kk: -self.top[kk][0])[: self.n_keep]
-                self.top = {kk: self.top[kk] for kk in keys}
+            self._keep_diverse(obj, supp)
         return obj
 
-    def _key(self, supp):
-        segs = [tuple(np.sort(supp[self.offs[j]:self.offs[j + 1]])) for j in range(self.k)]
-        return tuple(sorted(segs)) if self.interchangeable else tuple(segs)
+    def _keep_diverse(self, obj, supp):
+        """Keep up to ``n_keep`` good solutions from different basins: a solution whose
+        assignment agrees on more than ``DIVERSITY_OVERLAP`` of the slots with a better
+        kept one (after the best matching of the columns) is dropped, since the refinement
+        would likely take both to the same local optimum."""
+        floor = self.top[-1][0] if len(self.top) >= self.n_keep else -np.inf
+        lim = DIVERSITY_OVERLAP * self.S
+        for t in np.argsort(-obj)[: self.n_keep]:
+            v = float(obj[t])
+            if v <= floor:
+                break
+            sig = self._signature(supp[t])
+            close = [i for i, e in enumerate(self.top) if self._agreement(e[2], sig) > lim]
+            if any(self.top[i][0] >= v for i in close):
+                continue
+            self.top = [e for i, e in enumerate(self.top) if i not in close]
+            self.top.append((v, supp[t].copy(), sig))
+            self.top.sort(key=lambda e: -e[0])
+            del self.top[self.n_keep:]
+            floor = self.top[-1][0] if len(self.top) >= self.n_keep else -np.inf
+
+    def _signature(self, supp):
+        order = np.argsort(supp, kind="stable")
+        return supp[order], self.cols[order]
+
+    def _agreement(self, a, b) -> int:
+        """Slots on which two solutions agree, columns matched at best (equal caps) or as given."""
+        _, ia, ib = np.intersect1d(a[0], b[0], assume_unique=True, return_indices=True)
+        if not self.interchangeable:
+            return int(np.count_nonzero(a[1][ia] == b[1][ib]))
+        M = np.zeros((self.k, self.k), dtype=np.int64)
+        np.add.at(M, (a[1][ia], b[1][ib]), 1)
+        r, c = linear_sum_assignment(M, maximize=True)
+        return int(M[r, c].sum())
 
     def distinct(self):
-        """The kept distinct solutions, best first: list of (value, supports list)."""
+        """The kept solutions, best first: list of (value, supports list)."""
         if self.n_keep <= 1 or not self.top:
             s = self.best["supp"]
             return [(self.best["value"],
                      [s[self.offs[j]:self.offs[j + 1]] for j in range(self.k)])]
-        out = sorted(self.top.values(), key=lambda v: -v[0])
-        return [(v, [s[self.offs[j]:self.offs[j + 1]] for j in range(self.k)]) for v, s in out]
+        return [(v, [s[self.offs[j]:self.offs[j + 1]] for j in range(self.k)])
+                for v, s, _ in self.top]
 
 
 # ---------------------------------------------------------------------------------------
@@ -917,7 +945,7 @@ def _swap_round(state: _State, op: Operator, SX: np.ndarray, n_replace: int = 16
         return float(np.linalg.eigvalsh(B)[-1]) if I.size > 1 else float(B[0, 0])
 
     gains = []
-    for (lbg, kind, a, q, b, v), sets in zip(moves, new_sets):
+    for (_, kind, a, q, b, v), sets in zip(moves, new_sets):
         if kind == 0:
             gain = lmax(sets[0]) - lam[a]
         else:
@@ -931,7 +959,7 @@ def _swap_round(state: _State, op: Operator, SX: np.ndarray, n_replace: int = 16
         gain = gains[t]
         if gain <= tol:
             break
-        lbg, kind, a, q, b, v = moves[t]
+        _, kind, a, q, b, v = moves[t]
         comps = {a} if kind == 0 else {a, b}
         if comps & touched or (kind == 0 and v in used_new):
             continue
@@ -979,9 +1007,9 @@ def _refine(state: _State, op: Operator, caps, matcher, deadline, max_rounds=500
 # the joint method
 # ---------------------------------------------------------------------------------------
 @register_joint("bipartite", summary="Joint disjoint components by bipartite matchings on a "
-                                      "low-rank sketch (Asteris et al. 2015), with local improvement.")
+                                      "low-rank sketch (Asteris et al. 2015), locally improved.")
 def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsilon=None,
-              time_budget=None, refine=True, n_refine=4, sampling="adaptive", batch_size=256,
+              time_budget=None, refine=True, n_refine=8, sampling="adaptive", batch_size=256,
               sketch="auto", matcher="auto", random_state=None) -> list[ComponentResult]:
     """Sparse components with pairwise disjoint supports, found jointly.
 
@@ -1010,9 +1038,10 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
     refine : bool, default=True
         Run the monotone local improvement (polish, re-match on Σ, swaps) on the best
         candidate.
-    n_refine : int, default=4
-        Number of best distinct candidates (by objective) refined; the best refined
-        solution is kept.
+    n_refine : int, default=8
+        Number of candidates refined: the best ones from different basins (a candidate
+        agreeing on more than 75% of the slots with a better kept one is skipped). The
+        best refined solution is returned.
     sampling : {"adaptive", "uniform"}, default="adaptive"
         How random candidates are drawn. "uniform": independent uniform points of the
         product of spheres (the paper). "adaptive": the first quarter uniform, then three
@@ -1044,11 +1073,10 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
     p = int(op.n_features)
     caps = _check_cardinalities(cardinalities, p)
     k = caps.size
-    S = int(caps.sum())
     validate_params(
-        {"rank": rank, "n_candidates": n_candidates, "epsilon": epsilon, "time_budget": time_budget,
-         "refine": refine, "n_refine": n_refine, "sampling": sampling, "batch_size": batch_size, "sketch": sketch,
-         "matcher": matcher},
+        {"rank": rank, "n_candidates": n_candidates, "epsilon": epsilon,
+         "time_budget": time_budget, "refine": refine, "n_refine": n_refine,
+         "sampling": sampling, "batch_size": batch_size, "sketch": sketch, "matcher": matcher},
         {"rank": [None, Interval("int", 1, None)],
          "n_candidates": [None, Interval("int", 1, None)],
          "epsilon": [None, Interval("real", 0, 1, closed="neither")],
@@ -1085,9 +1113,10 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
             n_net = _net_size(net.shape[0], k, interchangeable)
         if net is None or n_net > MAX_NET_CANDIDATES:
             raise InvalidParameterError(
-                f"bipartite: parameter 'epsilon'={epsilon} gives an ε-net of {n_net:.3g} candidate "
-                f"matrices for rank={rank} and {k} components (more than {MAX_NET_CANDIDATES:.0e}); "
-                "use a larger epsilon, a smaller rank, or random sampling with n_candidates=.")
+                f"bipartite: parameter 'epsilon'={epsilon} gives an ε-net of {n_net:.3g} "
+                f"candidate matrices for rank={rank} and {k} components (more than "
+                f"{MAX_NET_CANDIDATES:.0e}); use a larger epsilon, a smaller rank, or random "
+                "sampling with n_candidates=.")
     deadline = math.inf if time_budget is None else t0 + float(time_budget)
     search_deadline = (math.inf if time_budget is None
                        else t0 + float(time_budget) * (0.8 if refine else 1.0))

@@ -23,7 +23,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy import linalg as sla
 
 from .._validation import InvalidParameterError, Interval, Options, validate_params
 from ..operators import Operator
@@ -201,7 +200,7 @@ def _sphere_samples(d: int, n: int, rng) -> np.ndarray:
 
 
 @register("spanspca", summary="Sparse PCA through a rank-d approximation (Papailiopoulos, "
-                              "Dimakis & Korokythakis 2013): top-s supports of vectors in the span.")
+                              "Dimakis & Korokythakis 2013): top-s supports in the span.")
 def spanspca(op: Operator, cardinality: int, *, rank: int = 3, n_samples: int = 4000,
              n_check: int = 16, batch_size: int = 512, random_state=None):
     """SpanSPCA: the best top-s support among vectors of the rank-``rank`` principal span.
@@ -266,6 +265,7 @@ def spanspca(op: Operator, cardinality: int, *, rank: int = 3, n_samples: int = 
             best = (res, sval, I)
     res, sval, I = best
     return _polish_support(op, I, "spanspca", n_iter=int(C.shape[1]), converged=True,
-                           message=f"best of {len(seen)} candidate supports from a rank-{rank} span",
+                           message=(f"best of {len(seen)} candidate supports from a "
+                                    f"rank-{rank} span"),
                            info={"surrogate_value": sval, "n_supports": len(seen),
                                  "eigenvalues": lam})
