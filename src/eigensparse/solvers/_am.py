@@ -216,12 +216,25 @@ def _hard_threshold_xp(V, s):
     if s >= m:
         return xp.asarray(V, copy=True), np.zeros(b)
     absV = xp.abs(V)
-    order = xp.argsort(absV, axis=0, descending=True, stable=True)
-    rank = xp.argsort(order, axis=0, stable=True)  # rank of each entry in its column
-    keep = rank < s  # exactly s per column (ties: the lower index)
+    t = _kth_largest(xp, absV, s)  # (1, b): the s-th largest |v| of each column
+    above = absV > t
+    tie = absV == t
+    # exactly s per column: everything above t, then ties at t by increasing index
+    room = s - xp.sum(xp.astype(above, xp.int64), axis=0, keepdims=True)
+    keep = above | (tie & (xp.cumulative_sum(xp.astype(tie, xp.int64), axis=0) <= room))
     T = xp.where(keep, V, xp.zeros_like(V))
-    thr = xp.min(xp.where(keep, absV, xp.full_like(absV, math.inf)), axis=0)
-    return T, _host(thr)
+    return T, _host(t[0, :])
+
+
+def _kth_largest(xp, A, k):
+    """Row vector of the k-th largest entry of each column of A (torch: topk, else sort)."""
+    import array_api_compat
+
+    if array_api_compat.is_torch_namespace(xp):
+        import torch
+
+        return torch.topk(A, k, dim=0, sorted=True).values[k - 1:k, :]
+    return xp.sort(A, axis=0, descending=True)[k - 1:k, :]
 
 
 def _soft_threshold_l1_ball_xp(V, s):
