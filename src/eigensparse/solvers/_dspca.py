@@ -466,8 +466,13 @@ def _penalty_search(solve, tried, blocks, s, max_penalties, method):
     d = blocks.dsorted
     n_pos = int(np.count_nonzero(d > 0))
 
-    def rho_for(k):  # keeps at most the k features of largest variance
-        return 0.0 if k >= n_pos else float(d[k])
+    def rho_for(k):
+        """The largest breakpoint keeping at least the k features of largest variance:
+        the first sorted variance strictly below d_(k) (ties kept together), else 0."""
+        if k >= n_pos:
+            return 0.0
+        below = np.flatnonzero(d[k:] < d[k - 1])
+        return float(d[k + below[0]]) if below.size and d[k + below[0]] > 0 else 0.0
 
     hi_k, hi_rho = s - 1, float(d[s - 1])  # cardinality < s guaranteed there
     lo = None

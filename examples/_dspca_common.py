@@ -1,0 +1,68 @@
+"""Helpers shared by the DSPCA application scripts (handbook §4): paths, a penalty path and
+the "cardinality reaching 90% of the PC's variance" rule."""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import numpy as np  # noqa: E402
+
+from eigensparse.solvers import get_solver  # noqa: E402
+
+
+def default_data_dir() -> Path:
+    here = Path(__file__).resolve()
+    for cand in (here.parents[2] / "shared" / "data", here.parents[1] / "shared" / "data",
+                 Path("/work/shared/data")):
+        if cand.exists():
+            return cand
+    return here.parents[2] / "shared" / "data"
+
+
+def parse_args(description: str, argv=None):
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("out", nargs="?", default="out", help="output directory (default ./out)")
+    ap.add_argument("--data-dir", default=None, help="folder holding the shared data sets")
+    a = ap.parse_args(argv)
+    a.out = Path(a.out)
+    a.out.mkdir(parents=True, exist_ok=True)
+    a.data_dir = Path(a.data_dir) if a.data_dir else default_data_dir()
+    return a
+
+
+def penalty_path(op, n=30, lo_frac=1e-3, method="bca"):
+    """(penalty, cardinality, variance, result) for a geometric grid of ρ, largest first."""
+    d = op.diag()
+    rhos = np.geomspace(0.98 * d.max(), lo_frac * d.max(), n)
+    solve = get_solver(method).func
+    out = []
+    for rho in rhos:
+        r = solve(op, None, penalty=float(rho), certify=False)
+        out.append((float(rho), r.cardinality, r.variance, r))
+    return out
+
+
+def smallest_cardinality_reaching(op, fraction=0.9, method="bca"):
+    """Smallest cardinality s whose DSPCA component (penalty search, polished) explains at least
+    ``fraction`` of λmax(Σ). Scans the penalty path for a bracket, then runs the search at the
+    cardinalities in it. Returns (s, result, lam1, path)."""
+    lam1 = float(np.linalg.eigvalsh(op.to_dense())[-1])
+    path = penalty_path(op, method=method)
+    cands = sorted({c for _, c, v, _ in path if c > 0 and v >= fraction * lam1})
+    hi = cands[0] if cands else op.n_features
+    lower = [c for _, c, v, _ in path if 0 < c < hi and v < fraction * lam1]
+    lo = max(lower) + 1 if lower else 1
+    solve = get_solver(method).func
+    for s in range(lo, hi + 1):
+        try:
+            r = solve(op, s)
+        except Exception:  # noqa: BLE001 - unreachable cardinality: skip
+            continue
+        if r.variance >= fraction * lam1:
+            return s, r, lam1, path
+    r = solve(op, hi)
+    return hi, r, lam1, path
