@@ -156,6 +156,83 @@ def working_set_covariance(corpus, working_set, *, scaling: str = "count", idf=N
     return G
 
 
+def _coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_solves=16):
+    """Penalty search for a cardinality within ``tol`` of ``s`` (penalized methods).
+
+    The trial penalties sit between consecutive sorted (deflated) variances of the
+    available words, so a trial keeping j words solves a j × j problem (safe
+    elimination). Returns (positions solved on, ComponentResult with info["penalty"])
+    or None when the search needs a penalty below ``tau`` (the largest variance outside
+    the working set) while the cardinality is still too small.
+    """
+    d_all = np.diag(S_cur)
+    d = d_all[avail]
+    dv = np.sort(d)[::-1]
+    P = int(np.count_nonzero(dv > 0))
+    if P == 0:
+        return None
+
+    def rho_keep(j):
+        if j >= P:
+            return max(tau, 0.0)
+        hi, lo = dv[j - 1], dv[j]
+        return 0.5 * (hi + lo) if lo < hi else float(lo)
+
+    cache = {}
+
+    def run(j):
+        rho = rho_keep(j)
+        if rho in cache:
+            return cache[rho]
+        keep = avail[d > rho]
+        if keep.size == 0:
+            cache[rho] = (0, None, rho, keep)
+            return cache[rho]
+        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n)
+        o = dict(opts)
+        o["penalty"] = float(rho)
+        r = spec.func(op, None, random_state=seed, **o)
+        cache[rho] = (int(np.count_nonzero(r.loadings)), r, rho, keep)
+        return cache[rho]
+
+    best = None
+    j, j_lo, j_hi = min(s, P), None, None
+    solves = 0
+    while solves < max_solves:
+        card, r, rho, keep = run(j)
+        solves += 1
+        if rho < tau:  # below the safe range of this working set: it must grow
+            return None
+        if r is not None:
+            score = (0 if card >= s - tol else 1, abs(card - s))
+            if rho >= tau and (best is None or score < best[0]):
+                best = (score, r, rho, keep)
+        if s - tol <= card <= s + tol and rho >= tau:
+            break
+        if card < s - tol:
+            if j >= P:
+                if tau > 0:
+                    return None
+                break
+            j_lo = j
+            j = min(2 * j, P) if j_hi is None else (j + j_hi) // 2
+        else:
+            j_hi = j
+            j = (j_lo + j) // 2 if j_lo is not None else max(1, j // 2)
+        if j_lo is not None and j_hi is not None and j_hi - j_lo <= 1:
+            break
+    if best is None:
+        return None
+    _, r, rho, keep = best
+    info = dict(r.info) if isinstance(r.info, dict) else {}
+    info["penalty"] = float(rho)
+    info["coarse_search_solves"] = solves
+    from dataclasses import replace
+
+    return keep, replace(r, info=info)
+
+
+
 # --- the pipeline -----------------------------------------------------------------------
 
 class _Clock:
@@ -190,7 +267,8 @@ def _auto_working_set(n_topics: int, smax: int) -> int:
 
 
 def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, method: str | None = None,
-                   deflation: str = "schur", penalty: float | None = None, center: bool = True,
+                   deflation: str = "schur", penalty: float | None = None,
+                   cardinality_tolerance: int | None = None, center: bool = True,
                    scaling: str = "count", working_set: int | None = None,
                    max_working_set: int = 4000, cache: bool = True, cache_dir=None,
                    verify: str = "hash", chunk_nnz: int = DEFAULT_CHUNK_NNZ, n_jobs: int = 1,
@@ -217,6 +295,15 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
     penalty : float, optional
         Solve the penalized problem at this ρ (penalized methods): the working set is
         then every word with variance > ρ, exact by safe elimination.
+    cardinality_tolerance : int, optional
+        For penalized methods (``bca``, ``dspca``): accept a component whose cardinality
+        is within this many words of the target, found by a coarse penalty search over
+        the sorted (deflated) word variances — each trial penalty ρ eliminates every
+        word of variance <= ρ first, so trials are small — as in the paper (§4: "we
+        might end up accepting a solution with cardinality close, but not necessarily
+        equal to, 5"). Default 1 for penalized methods; 0 asks the method's own search
+        for the exact cardinality (can be much slower). Other methods always give the
+        exact cardinality.
     center : bool, default=True
         Center the words (covariance); False gives the second-moment matrix XᵀX/n.
     scaling : {"count", "binary", "log", "tfidf"}, default="count"
@@ -249,14 +336,15 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
         {"n_topics": n_topics, "deflation": deflation, "center": center, "scaling": scaling,
          "working_set": working_set, "max_working_set": max_working_set, "cache": cache,
          "chunk_nnz": chunk_nnz, "n_jobs": n_jobs, "progress": progress, "penalty": penalty,
-         "method": method, "verify": verify},
+         "method": method, "verify": verify, "cardinality_tolerance": cardinality_tolerance},
         {"n_topics": Interval("int", 1, None), "deflation": [Options(DEFLATIONS)],
          "center": [bool], "scaling": [Options(SCALINGS)],
          "working_set": [None, Interval("int", 1, None)],
          "max_working_set": Interval("int", 1, None), "cache": [bool],
          "chunk_nnz": Interval("int", 1, None), "n_jobs": Interval("int", 1, 64),
          "progress": [bool], "penalty": [None, Interval("real", 0, None)],
-         "method": [None, str], "verify": [Options(("hash", "stat"))]},
+         "method": [None, str], "verify": [Options(("hash", "stat"))],
+         "cardinality_tolerance": [None, Interval("int", 0, None)]},
         where="extract_topics")
     from ..multi import get_joint
     from ..solvers import SOLVERS, check_random_state, get_solver
@@ -469,8 +557,10 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
 
     # penalized methods solve on the top words only (safe elimination at the penalty
     # they end on), growing inside the computed covariance before re-reading
+    tol_card = (1 if penalized else 0) if cardinality_tolerance is None else int(cardinality_tolerance)
+    coarse = penalized and penalty is None and tol_card > 0
     m_solve = ws.size
-    if penalized and penalty is None:
+    if penalized and penalty is None and not coarse:
         m_solve = min(ws.size, max(40, 4 * smax))
     bar = None
     if progress:
@@ -499,14 +589,38 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
             t_topic = 0.0
             while t < n_topics:
                 t0 = time.perf_counter()
-                sub = solve_set(m_solve, remaining)
-                op = Covariance(S_cur[np.ix_(sub, sub)], n_samples=n)
-                if needs_data:
-                    op = op.factor()
-                o = dict(opts)
-                if cards[t] is None:
-                    o["penalty"] = penalty
-                r = spec.func(op, cards[t], random_state=seeds[t], **o)
+                if coarse and cards[t] is not None:
+                    avail = remaining if deflation == "disjoint" else np.arange(ws.size)
+                    out = _coarse_penalty_search(spec, S_cur, avail, cards[t], tol_card, tau, n,
+                                                 seeds[t], opts)
+                    if out is None:  # needs words beyond the working set
+                        t_topic += time.perf_counter() - t0
+                        if ws.size >= cap:
+                            _say(f"topic {t + 1}: the working set reached its limit ({ws.size} "
+                                 "words) before the penalty search reached the cardinality.",
+                                 progress, messages)
+                            out = _coarse_penalty_search(spec, S_cur, avail, cards[t], tol_card,
+                                                         0.0, n, seeds[t], opts)
+                        else:
+                            reread(grow(None, ws.size), "the penalty search needs a penalty "
+                                   f"below the largest variance left out ({tau:.4g})",
+                                   f"topic {t + 1}: ")
+                            S_cur, Q, remaining = deflated(S, ws)
+                            m_solve = ws.size
+                            continue
+                    sub, r = out
+                    n_solves_t = r.info.get("coarse_search_solves", 0)
+                    messages.append(f"topic {t + 1}: penalty {r.info['penalty']:.4g} gives "
+                                    f"{r.cardinality} words after {n_solves_t} solves.")
+                else:
+                    sub = solve_set(m_solve, remaining)
+                    op = Covariance(S_cur[np.ix_(sub, sub)], n_samples=n)
+                    if needs_data:
+                        op = op.factor()
+                    o = dict(opts)
+                    if cards[t] is None:
+                        o["penalty"] = penalty
+                    r = spec.func(op, cards[t], random_state=seeds[t], **o)
                 xs = np.asarray(r.loadings, dtype=float)
                 x = np.zeros(ws.size)
                 x[sub] = xs
