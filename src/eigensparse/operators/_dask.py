@@ -34,9 +34,10 @@ from ._base import Operator, _as_2d
 __all__ = ["DaskData", "DaskComputeError", "connect", "is_dask_array", "from_uci_chunks",
            "scatter_rows"]
 
-#: arrays larger than this (bytes) are scattered to the workers instead of being
-#: embedded in the task graph (distributed warns about graphs over ~10 MB)
-_SCATTER_BYTES = 1 << 20
+#: arguments larger than this (bytes) are scattered to the workers instead of being
+#: embedded in the task graph (distributed warns about graphs over 10 MB); embedded
+#: arguments survive the loss of a worker, scattered ones are re-sent (one retry)
+_SCATTER_BYTES = 8 << 20
 #: partial results are added in groups of this many (a fixed tree: deterministic sums)
 _FAN_IN = 8
 _SCHEMES = ("tcp", "tls", "inproc", "ws", "wss", "ucx")
@@ -453,6 +454,17 @@ class DaskData(Operator):
             raise
         return out[0] if len(objs) == 1 else tuple(out)
 
+    def _run(self, build):
+        """Compute the graphs ``build()`` returns. Should a scattered argument have been
+        lost with a worker, the graphs are built (arguments re-sent) and computed once
+        more; lost data blocks without lineage fail again, with a clear error."""
+        try:
+            return self._compute(*build())
+        except DaskComputeError:
+            if self.client is None:
+                raise
+            return self._compute(*build())
+
     def _put(self, value):
         """A graph handle for ``value``: scattered to the workers when large and a
         distributed client is in use, else embedded once under a fresh key."""
@@ -461,10 +473,12 @@ class DaskData(Operator):
         return self._dask.delayed(value, name=f"eigensparse-arg-{uuid.uuid4().hex}")
 
     def _ctx(self):
-        """(column selection, mean or None, unused) shared by all block kernels."""
+        """(column selection, mean or None) shared by all block kernels; embedded in the
+        graph (never lost with a worker)."""
         if self._ctx_cache is None:
             mu = self.mean_ if self.center else None
-            self._ctx_cache = self._put(_Ctx(self._cols, mu))
+            self._ctx_cache = self._dask.delayed(_Ctx(self._cols, mu),
+                                                 name=f"eigensparse-ctx-{uuid.uuid4().hex}")
         return self._ctx_cache
 
     def _weights(self, V):
@@ -472,10 +486,26 @@ class DaskData(Operator):
         return np.ascontiguousarray(V / self.scale_[:, None])
 
     def _reduce(self, kernel, arg):
+        """Σ_blocks kernel(block, arg): one graph, a fixed summation tree."""
         delayed = self._dask.delayed
-        A, ctx = self._put(arg), self._ctx()
-        parts = [delayed(kernel, pure=True)(b, A, ctx) for b in self._blocks]
-        return self._compute(self._tree(parts, _sum_parts))
+
+        def build():
+            A, ctx = self._put(arg), self._ctx()
+            return [self._tree([delayed(kernel, pure=True)(b, A, ctx) for b in self._blocks],
+                               _sum_parts)]
+
+        return self._run(build)
+
+    def _stack(self, kernel, arg):
+        """kernel(block, arg) of every block, stacked by rows: one graph."""
+        delayed = self._dask.delayed
+
+        def build():
+            A, ctx = self._put(arg), self._ctx()
+            return [delayed(kernel, pure=True)(b, A, ctx) for b in self._blocks]
+
+        parts = self._run(build)
+        return np.concatenate(parts, axis=0) if len(self._blocks) > 1 else np.asarray(parts)
 
     # -- the protocol -------------------------------------------------------
     def diag(self):
@@ -503,11 +533,7 @@ class DaskData(Operator):
         vec = X.ndim == 1
         X2 = X.reshape(-1, 1) if vec else X
         self._check_rows(X2, self.n_features, "X")
-        delayed = self._dask.delayed
-        W, ctx = self._put(self._weights(X2)), self._ctx()
-        parts = [delayed(_dot_block, pure=True)(b, W, ctx) for b in self._blocks]
-        out = np.concatenate(self._compute(*parts), axis=0) if len(parts) > 1 \
-            else np.asarray(self._compute(*parts))
+        out = self._stack(_dot_block, self._weights(X2))
         out *= math.sqrt(self._c2)
         return out[:, 0] if vec else out
 
@@ -517,21 +543,22 @@ class DaskData(Operator):
         Y2 = Y.reshape(-1, 1) if vec else Y
         self._check_rows(Y2, self.n_samples, "Y")
         delayed = self._dask.delayed
-        ctx = self._ctx()
         bounds = np.concatenate([[0], np.cumsum(self.row_chunks)])
-        parts = [delayed(_rdot_block, pure=True)(
-                     b, self._put(np.ascontiguousarray(Y2[bounds[i]:bounds[i + 1]])), ctx)
-                 for i, b in enumerate(self._blocks)]
-        out = self._compute(self._tree(parts, _sum_parts))
+
+        def build():
+            ctx = self._ctx()
+            parts = [delayed(_rdot_block, pure=True)(
+                         b, self._put(np.ascontiguousarray(Y2[bounds[i]:bounds[i + 1]])), ctx)
+                     for i, b in enumerate(self._blocks)]
+            return [self._tree(parts, _sum_parts)]
+
+        out = self._run(build)
         out = out / self.scale_[:, None] * math.sqrt(self._c2)
         return out[:, 0] if vec else out
 
     def block(self, idx):
         idx = self._check_idx(idx)
-        delayed = self._dask.delayed
-        I, ctx = self._put(idx), self._ctx()
-        parts = [delayed(_gram_block, pure=True)(b, I, ctx) for b in self._blocks]
-        G = self._compute(self._tree(parts, _sum_parts)) * self._c2
+        G = self._reduce(_gram_block, idx) * self._c2
         if self.center and self.sparse_chunks:
             mi = self.mean_[idx]
             G -= np.outer(mi, mi)
@@ -542,11 +569,7 @@ class DaskData(Operator):
     def data_columns(self, idx) -> np.ndarray:
         """Dense columns of A for the features ``idx``, shape (n_samples, len(idx))."""
         idx = self._check_idx(idx)
-        delayed = self._dask.delayed
-        I, ctx = self._put(idx), self._ctx()
-        parts = [delayed(_data_columns_block, pure=True)(b, I, ctx) for b in self._blocks]
-        cols = np.concatenate(self._compute(*parts), axis=0) if len(parts) > 1 \
-            else np.asarray(self._compute(*parts))
+        cols = self._stack(_data_columns_block, idx)
         return cols / self.scale_[idx] * math.sqrt(self._c2)
 
     def restrict(self, idx):
