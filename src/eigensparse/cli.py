@@ -58,6 +58,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "see `eigensparse methods`")
     t.add_argument("--deflation", default=DEFAULT_DEFLATION, choices=list(DEFLATIONS),
                    help=f"deflation scheme (default {DEFAULT_DEFLATION})")
+    b = t.add_argument_group("joint method options (--method bipartite)")
+    b.add_argument("--rank", type=_positive_int, help="sketch rank (default 4)")
+    g = b.add_mutually_exclusive_group()
+    g.add_argument("--n-candidates", type=_positive_int, help="random candidate matrices (default 20000)")
+    g.add_argument("--epsilon", type=float, help="enumerate an epsilon-net instead (0 < epsilon < 1)")
+    b.add_argument("--time-budget", type=float, help="seconds for the joint method (> 0)")
+    b.add_argument("--no-refine", dest="refine", action="store_false", default=True,
+                   help="skip the local improvement")
     c = t.add_mutually_exclusive_group()
     c.add_argument("--center", dest="center", action="store_true", default=True,
                    help="center the word counts (default)")
@@ -100,9 +108,16 @@ def _cmd_topics(args) -> int:
     t0 = time.perf_counter()
     X, words, name = _load_corpus(args)
     t1 = time.perf_counter()
+    names = ("rank", "n_candidates", "epsilon", "time_budget")
+    opts = {n: getattr(args, n) for n in names if getattr(args, n) is not None}
+    if args.method == "bipartite":
+        opts["refine"] = args.refine
+    elif opts or not args.refine:
+        raise _CLIError("--rank/--n-candidates/--epsilon/--time-budget/--no-refine apply to "
+                        "--method bipartite only")
     res = sparse_pca(X, n_components=args.n_components, cardinality=args.cardinality,
                      method=args.method, deflation=args.deflation, center=args.center,
-                     scale=args.scale, random_state=args.random_state)
+                     scale=args.scale, random_state=args.random_state, **opts)
     t2 = time.perf_counter()
     comps = []
     print(f"{name}: {X.shape[0]} documents x {X.shape[1]} words, method={res.method}, "
