@@ -295,7 +295,9 @@ class _UCIStream:
         """Parse whole lines ``text``; returns (doc, word, cnt, first_line, canonical)."""
         h = self.header
         block = np.frombuffer(text, dtype=np.uint8)
-        n_lines = int(np.count_nonzero(block == 10)) + 1
+        # every entry line has at least 6 bytes ("1 1 1\n"): an upper bound on the
+        # entries without a scan (np.empty does not touch the memory it reserves)
+        n_lines = block.size // 6 + 1
         doc = np.empty(n_lines, dtype=np.int32)
         word = np.empty(n_lines, dtype=np.int32)
         cnt = np.empty(n_lines, dtype=np.int64)
@@ -308,7 +310,8 @@ class _UCIStream:
         self._line += nl
         self._seen += k
         self._prev_doc, self._prev_word = pd, pw
-        return doc[:k], word[:k], cnt[:k], first, bool(canon)
+        # copies: the reserved arrays are about twice as long as needed
+        return doc[:k].copy(), word[:k].copy(), cnt[:k].copy(), first, bool(canon)
 
     def _raise_parse(self, err, block, eline, efield, line):
         h = self.header

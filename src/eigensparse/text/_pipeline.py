@@ -49,8 +49,26 @@ log = logging.getLogger("eigensparse.text")
 #: rows normalised to unit ℓ2 norm, as scikit-learn's TfidfTransformer)
 SCALINGS = ("count", "binary", "log", "tfidf")
 
-#: fraction of the working set (lowest variances) that a heuristic check keeps clear
-_EDGE_FRACTION = 0.1
+#: a cardinality method's component is accepted when no swap with a word outside the
+#: working set can add more than this fraction of its variance (see ``check``)
+_SWAP_RTOL = 0.01
+
+
+def _swap_gain_bound(S: np.ndarray, support, tau: float) -> float:
+    """Upper bound on the variance gained by exchanging one word of ``support`` for any
+    word whose (deflated) variance is <= tau: max_i [λmax(S[I∖i]) + τ] − λmax(S[I])."""
+    I = np.asarray(support, dtype=np.int64)
+    if I.size == 0:
+        return tau
+    B = S[np.ix_(I, I)]
+    phi = float(np.linalg.eigvalsh(B)[-1])
+    if I.size == 1:
+        return tau - phi
+    best_rest = 0.0
+    for i in range(I.size):
+        keep = np.r_[0:i, i + 1:I.size]
+        best_rest = max(best_rest, float(np.linalg.eigvalsh(B[np.ix_(keep, keep)])[-1]))
+    return best_rest + tau - phi
 
 
 def default_topic_method() -> str:
@@ -453,8 +471,6 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
     if deflation == "disjoint" and sum(cards) > n_pos:
         raise InvalidParameterError(
             f"deflation='disjoint' needs sum(cardinality) <= {n_pos} words with positive variance.")
-    rank_of = np.empty(W, dtype=np.int64)
-    rank_of[order] = np.arange(W)
 
     # --- screening: the working set ---------------------------------------------------
     cap = min(max_working_set, n_pos)
@@ -519,8 +535,15 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
             top = np.intersect1d(top, remaining, assume_unique=True)
         return top
 
-    def check(support_ids, pen, m_solve):
-        """(ok, safe, why): does a solve on the m_solve top words suffice?"""
+    def check(support_pos, pen, m_solve, S_now):
+        """(ok, safe, why): does a solve on the m_solve top words suffice?
+
+        Penalized: ρ >= τ, the largest variance left out (safe elimination: exact).
+        Otherwise a swap test on the (deflated) covariance S_now: exchanging support word
+        i for an outside word j gives at most λmax(S[I∖i]) + S_jj <= λmax(S[I∖i]) + τ,
+        so no single swap can gain more than τ − (φ − λmax(S[I∖i])); accepted when that
+        is <= 0 (safe=True) or below _SWAP_RTOL·φ (safe=None).
+        """
         tau_ = float(var[order[m_solve]]) if m_solve < W else 0.0
         if tau_ <= 0.0:
             return True, True, ""
@@ -529,12 +552,14 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
                 return True, True, ""
             return False, False, (f"penalty {pen:.4g} is below the largest variance left out "
                                   f"({tau_:.4g}): words outside could enter")
-        edge = m_solve - max(1, int(math.ceil(_EDGE_FRACTION * m_solve)))
-        worst = int(rank_of[support_ids].max()) if len(support_ids) else 0
-        if worst < edge:
+        gain = _swap_gain_bound(S_now, support_pos, tau_)
+        if gain <= 0.0:
+            return True, True, ""
+        phi = float(np.linalg.eigvalsh(S_now[np.ix_(support_pos, support_pos)])[-1])
+        if gain <= _SWAP_RTOL * phi:
             return True, None, ""
-        return False, None, (f"the support reaches word rank {worst + 1} of {m_solve} "
-                             "(the lowest-variance tenth of the working set)")
+        return False, None, (f"swapping a topic word for a word left out (variance <= {tau_:.4g}) "
+                             f"could add up to {gain:.3g} to the variance {phi:.4g}")
 
     def grow(pen, m_solve):
         if pen is not None:
@@ -573,7 +598,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
                 t0 = time.perf_counter()
                 results = joint.func(Covariance(S, n_samples=n), cards, random_state=seeds[0], **opts)
                 dt = (time.perf_counter() - t0) / max(1, len(results))
-                checks = [check(ws[r.support], r.info.get("penalty"), ws.size) for r in results]
+                checks = [check(r.support, r.info.get("penalty"), ws.size, S) for r in results]
                 bad = [c for c in checks if not c[0]]
                 if bad and ws.size < cap:
                     reread(grow(None, ws.size), bad[0][2], "")
@@ -628,7 +653,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
                 pen = r.info.get("penalty") if isinstance(r.info, dict) else None
                 if penalty is not None and pen is None:
                     pen = penalty
-                ok, safe, why = check(ws[supp], pen, m_solve)
+                ok, safe, why = check(supp, pen, m_solve, S_cur)
                 t_topic += time.perf_counter() - t0
                 if not ok and m_solve < cap:
                     new_m = grow(pen, m_solve)
