@@ -1,0 +1,219 @@
+"""End-to-end topic extraction at NYTimes scale (Zhang & El Ghaoui 2011, §4).
+
+Generates (once) a synthetic UCI corpus the size of the NYTimes set — 300,000
+documents × 102,660 words, about 70 million nonzeros, ``.gz`` — with five planted
+topics (the paper's Table 1), then runs :func:`eigensparse.text.extract_topics` for 5
+topics of about 5 words:
+
+1. **cold**: from the ``.gz`` file with no cache (pass 1 parses the text and writes the
+   binary cache, pass 2 reads the cache), in a fresh process;
+2. **warm**: the same command again, from the cache, in a fresh process;
+3. the bundled KOS corpus (k=5, s=5), in a fresh process.
+
+Each run reports its phase table, per-component solve times, peak RSS
+(``resource.getrusage``, the whole process) and, for the synthetic corpus, the precision
+of the found topics against the planted ones. Acceptance targets (issue #4): cold total
+<= 60 s, <= 2 s per component after the passes, warm total <= 10 s, peak RSS <= 1.5 GB,
+planted topics recovered.
+
+Usage::
+
+    python benchmarks/bench_text_scale.py                 # full size, corpus under /tmp
+    python benchmarks/bench_text_scale.py --small         # 30,000 × 20,000 quick check
+    python benchmarks/bench_text_scale.py --method tpower --n-jobs 1
+    python benchmarks/bench_text_scale.py --delete-corpus # remove the corpus afterwards
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TARGETS = {"total": 60.0, "per_component": 2.0, "warm_total": 10.0, "rss_mb": 1536.0,
+           "kos_total": 3.0}
+
+
+def _child(args) -> None:
+    """Run one extraction in this (fresh) process and print a RESULT line."""
+    t_start = time.perf_counter()
+    from eigensparse.text import extract_topics
+
+    t_import = time.perf_counter() - t_start
+    if args.docword == "kos":
+        from eigensparse.datasets import load_kos
+
+        b = load_kos()
+        src, voc = b.data, b.feature_names
+    else:
+        src, voc = args.docword, args.vocab
+    res = extract_topics(src, voc, n_topics=args.k, cardinality=args.s, method=args.method,
+                         cache_dir=args.cache_dir, n_jobs=args.n_jobs, progress=args.progress,
+                         random_state=0)
+    wall = time.perf_counter() - t_start
+    out = res.to_dict()
+    out["process_seconds"] = wall
+    out["import_seconds"] = t_import
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    out["phase_table"] = res.phase_table()
+    out["table"] = res.format_table()
+    print("RESULT " + json.dumps(out))
+
+
+def _run_child(argv: list[str]) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", *argv]
+    t = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t
+    if p.returncode != 0:
+        raise SystemExit(f"child failed ({p.returncode}): {' '.join(cmd)}")
+    line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")][-1]
+    out = json.loads(line[len("RESULT "):])
+    out["wall_seconds"] = wall
+    return out
+
+
+def _corpus(args):
+    """The synthetic corpus (generated once, reused when its parameters match)."""
+    from eigensparse.datasets.synthetic_corpus import make_synthetic_corpus
+
+    d = args.dir
+    meta_path = os.path.join(d, "planted.json")
+    params = {"n_docs": args.docs, "n_words": args.words, "nnz_per_doc": args.nnz_per_doc,
+              "random_state": args.seed}
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            meta = json.load(f)
+        if meta.get("params") == params and os.path.exists(meta["docword"]) and os.path.exists(meta["vocab"]):
+            print(f"corpus: reusing {meta['docword']} ({meta['nnz']} nonzeros)")
+            return meta
+    print(f"corpus: generating {args.docs} documents x {args.words} words under {d} ...", flush=True)
+    c = make_synthetic_corpus(d, name="nytsynth", n_docs=args.docs, n_words=args.words,
+                              nnz_per_doc=args.nnz_per_doc, random_state=args.seed,
+                              progress=args.progress)
+    meta = {"docword": c.docword, "vocab": c.vocab, "nnz": c.nnz, "params": params,
+            "topics": [t.tolist() for t in c.topics], "topic_words": c.topic_words,
+            "topic_names": c.topic_names, "seconds": c.seconds}
+    with open(meta_path, "w") as f:
+        json.dump(meta, f)
+    size = os.path.getsize(c.docword) / 2**20
+    print(f"corpus: {c.nnz} nonzeros, {size:.0f} MiB gzip, generated in {c.seconds:.1f} s")
+    return meta
+
+
+def _check(name, value, target, unit="s"):
+    ok = value <= target
+    print(f"  {'PASS' if ok else 'FAIL'}  {name}: {value:.2f} {unit} (target <= {target:g} {unit})")
+    return ok
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--docword")
+    ap.add_argument("--vocab")
+    ap.add_argument("--cache-dir")
+    ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "eigensparse-nytsynth"),
+                    help="where the synthetic corpus is written (default: under /tmp)")
+    ap.add_argument("--docs", type=int, default=300_000)
+    ap.add_argument("--words", type=int, default=102_660)
+    ap.add_argument("--nnz-per-doc", type=float, default=233.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--small", action="store_true", help="30,000 documents x 20,000 words")
+    ap.add_argument("-k", dest="k", type=int, default=5)
+    ap.add_argument("-s", dest="s", type=int, default=5)
+    ap.add_argument("--method", default=None, help="default: extract_topics' default (bca)")
+    ap.add_argument("--n-jobs", type=int, default=2, help="threads for pass 2 (default 2)")
+    ap.add_argument("--progress", action="store_true", help="tqdm bars (on stderr)")
+    ap.add_argument("--skip-kos", action="store_true")
+    ap.add_argument("--delete-corpus", action="store_true",
+                    help="delete the generated corpus and caches at the end")
+    ap.add_argument("--json", help="write all measurements to this file")
+    args = ap.parse_args(argv)
+    if args.child:
+        return _child(args)
+    if args.small:
+        args.docs, args.words = 30_000, 20_000
+        if args.dir == os.path.join(tempfile.gettempdir(), "eigensparse-nytsynth"):
+            args.dir += "-small"
+
+    meta = _corpus(args)
+    cache_dir = os.path.join(args.dir, "cache")
+    shutil.rmtree(cache_dir, ignore_errors=True)
+    common = ["-k", str(args.k), "-s", str(args.s), "--n-jobs", str(args.n_jobs),
+              "--cache-dir", cache_dir]
+    if args.method:
+        common += ["--method", args.method]
+    if args.progress:
+        common += ["--progress"]
+    files = ["--docword", meta["docword"], "--vocab", meta["vocab"]]
+
+    print("\n== cold run: from the .gz file, no cache ==", flush=True)
+    cold = _run_child(files + common)
+    print(cold["table"])
+    print(cold["phase_table"])
+    print(f"process wall {cold['wall_seconds']:.2f} s (imports {cold['import_seconds']:.2f} s), "
+          f"peak RSS {cold['peak_rss_mb']:.0f} MB")
+
+    print("\n== warm run: same command, from the cache ==", flush=True)
+    warm = _run_child(files + common)
+    print(warm["phase_table"])
+    print(f"process wall {warm['wall_seconds']:.2f} s, peak RSS {warm['peak_rss_mb']:.0f} MB")
+
+    from eigensparse.datasets.synthetic_corpus import topic_precision
+
+    found = [c["word_ids"] for c in cold["components"]]
+    prec = topic_precision(found, meta["topics"])
+    print("\n== planted topics ==")
+    for i, c in enumerate(cold["components"]):
+        j = prec["match"][i]
+        name = meta["topic_names"][j] if j >= 0 else "-"
+        print(f"  PC{i + 1}: {', '.join(c['words'])}  ->  planted '{name}' "
+              f"precision {prec['precision'][i]:.2f} recall {prec['recall'][i]:.2f}")
+    print(f"  mean precision {prec['mean_precision']:.3f}, mean recall {prec['mean_recall']:.3f}, "
+          f"{prec['n_distinct_matched']} of {len(meta['topics'])} planted topics matched")
+
+    kos = None
+    if not args.skip_kos:
+        print("\n== bundled KOS, k=5, s=5 (fresh process, imports included) ==", flush=True)
+        kos = _run_child(["--docword", "kos", "-k", "5", "-s", "5", "--n-jobs", "1"]
+                         + (["--method", args.method] if args.method else []))
+        print(kos["table"])
+        print(f"extract_topics {kos['timings']['total']:.2f} s, process wall "
+              f"{kos['wall_seconds']:.2f} s (imports {kos['import_seconds']:.2f} s)")
+
+    print("\n== acceptance ==")
+    per_comp = max(c["seconds"] for c in cold["components"])
+    per_comp_warm = max(c["seconds"] for c in warm["components"])
+    oks = [
+        _check("cold total (process wall, from .gz)", cold["wall_seconds"], TARGETS["total"]),
+        _check("slowest component after the passes (cold)", per_comp, TARGETS["per_component"]),
+        _check("slowest component after the passes (warm)", per_comp_warm, TARGETS["per_component"]),
+        _check("warm total (process wall, from cache)", warm["wall_seconds"], TARGETS["warm_total"]),
+        _check("peak RSS (cold)", cold["peak_rss_mb"], TARGETS["rss_mb"], "MB"),
+        _check("peak RSS (warm)", warm["peak_rss_mb"], TARGETS["rss_mb"], "MB"),
+    ]
+    rec = prec["n_distinct_matched"] == len(meta["topics"]) and prec["mean_precision"] >= 0.8
+    print(f"  {'PASS' if rec else 'FAIL'}  planted topics recovered: precision "
+          f"{prec['mean_precision']:.3f}, {prec['n_distinct_matched']}/{len(meta['topics'])} matched")
+    oks.append(rec)
+    if kos is not None:
+        print(f"  {'info'}  KOS extract_topics {kos['timings']['total']:.2f} s "
+              f"(target < {TARGETS['kos_total']:g} s with the CLI; process {kos['wall_seconds']:.2f} s)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"cold": cold, "warm": warm, "kos": kos, "precision": prec,
+                       "corpus": {k: v for k, v in meta.items() if k != "topics"}}, f, indent=1)
+    if args.delete_corpus:
+        shutil.rmtree(args.dir, ignore_errors=True)
+        print(f"deleted {args.dir}")
+    return 0 if all(oks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
