@@ -236,7 +236,11 @@ class _UCIStream:
         self._pieces = iter(self.src)
         self._pending = b""
         self._eof = False
-        self.header = self._read_header()
+        try:
+            self.header = self._read_header()
+        except BaseException:
+            self.src.close()
+            raise
 
     def _next_piece(self):
         """Next decompressed piece, or None at the end; raises on truncation/corruption."""
