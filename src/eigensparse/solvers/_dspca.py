@@ -392,6 +392,13 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
             x = fix_sign(z / np.linalg.norm(z))
             lam = float(op.quad(x))
     card = int(np.count_nonzero(x))
+    if top is not None and card < top:
+        raise InvalidParameterError(
+            f"{method}: target cardinality {top} is unreachable: the best support of {top} "
+            f"features the relaxation points to has an optimal loading vector with only {card} "
+            f"nonzero(s) (even at penalty 0 the relaxation's component has "
+            f"{int(np.count_nonzero(chosen.z))} nonzero loading(s)); use cardinality <= {card} "
+            "or another method.")
     # ---------------- bounds -----------------------------------------------------------------
     bounds = [float(r.sol.dual + r.rho * card) for r in tried]
     dsum = float(blocks.dsorted[:card].sum())
@@ -489,11 +496,9 @@ def _penalty_search(solve, tried, blocks, s, max_penalties, method):
             break
         k = min(2 * k, n_pos)
     if lo is None:
-        raise InvalidParameterError(
-            f"{method}: target cardinality {s} is unreachable: even at penalty 0 (plain PCA on "
-            f"the {n_pos} features of positive variance) the relaxation's component has only "
-            f"{rec.card} nonzero loading(s) above the support threshold, so no penalty yields "
-            f"{s}; use cardinality <= {rec.card} (or another method).")
+        # even plain PCA (ρ = 0) has fewer than s loadings above the support threshold: use
+        # its s largest loadings; the caller checks that s nonzeros are really reachable
+        return rec, False
     lo_k, best = k, lo
     # bisection over the sorted variances: hi_k features kept -> card < s, lo_k -> card > s
     while lo_k - hi_k > 1 and len(tried) < max_penalties:
