@@ -59,14 +59,17 @@ def adjusted_variance(op: Operator, components: np.ndarray) -> np.ndarray:
 
 def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD,
                deflation=DEFAULT_DEFLATION, penalty=None, center=True, scale=False,
-               random_state=None, progress=False, **method_options) -> SparsePCAResult:
+               random_state=None, progress=False, client=None, device=None,
+               **method_options) -> SparsePCAResult:
     """Sparse principal components of ``data``.
 
     Parameters
     ----------
-    data : array-like (n_samples, n_features), scipy.sparse matrix, pandas DataFrame or Operator
+    data : array-like (n_samples, n_features), scipy.sparse matrix, pandas DataFrame, dask.array, device array or Operator
         The data, or an operator such as ``eigensparse.Covariance(S)`` for a precomputed
-        covariance. Sparse input is centered implicitly, never densified.
+        covariance. Sparse input is centered implicitly, never densified. A
+        ``dask.array`` (NumPy or scipy.sparse chunks) is computed on its Dask cluster; a
+        CuPy / PyTorch (array-API) array stays on its device (float32 allowed).
     n_components : int, default=None
         Number of components; None means ``min(5, n_features)``.
     cardinality : int or list of int, default=None
@@ -87,6 +90,12 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
         Seeds every randomised step; the same value gives the same output.
     progress : bool
         Show a tqdm progress bar over components.
+    client : dask.distributed.Client or str, optional
+        Run on this Dask cluster (a client or a scheduler address, e.g.
+        ``"tcp://10.0.0.1:8786"``; unreachable addresses fail within seconds).
+        In-memory data are sent to the workers in row blocks.
+    device : str, optional
+        Move in-memory data to this device (``"cuda"``; PyTorch or CuPy) and run there.
     **method_options
         Passed to the solver (e.g. ``n_starts=``, ``formulation=`` for ``"am"``).
 
@@ -108,7 +117,7 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
     methods = available_methods()
     if method not in methods:
         raise InvalidParameterError(f"parameter 'method' must be one of {methods}; got {method!r}.")
-    op = as_operator(data, center=center, scale=scale)
+    op = as_operator(data, center=center, scale=scale, client=client, device=device)
     p = op.n_features
     k = min(5, p) if n_components is None else n_components
     if k > p:

@@ -73,6 +73,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="use uncentered co-occurrences SᵀS/n")
     t.add_argument("--scale", action="store_true", help="scale words to unit variance")
     t.add_argument("--random-state", type=int, default=0, help="seed (default 0)")
+    where = t.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="compute on the Dask cluster whose scheduler is at ADDRESS "
+                            "(e.g. tcp://10.0.0.1:8786); the corpus is sent to the workers in row blocks")
+    where.add_argument("--device", metavar="DEVICE",
+                       help="compute on this device (e.g. cuda, cuda:1; needs PyTorch or CuPy); "
+                            "the document-term matrix is densified there")
+    t.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="seconds allowed to reach the scheduler (default 10)")
     t.add_argument("--json", metavar="FILE", help="also write the topics as JSON to FILE (atomically)")
     t.add_argument("-v", "--verbose", action="store_true", help="print timings")
 
@@ -115,13 +124,25 @@ def _cmd_topics(args) -> int:
     elif opts or not args.refine:
         raise _CLIError("--rank/--n-candidates/--epsilon/--time-budget/--no-refine apply to "
                         "--method bipartite only")
-    res = sparse_pca(X, n_components=args.n_components, cardinality=args.cardinality,
-                     method=args.method, deflation=args.deflation, center=args.center,
-                     scale=args.scale, random_state=args.random_state, **opts)
+    client = None
+    if args.scheduler:
+        from .operators._dask import connect
+
+        client = connect(args.scheduler, timeout=args.scheduler_timeout)
+    try:
+        res = sparse_pca(X, n_components=args.n_components, cardinality=args.cardinality,
+                         method=args.method, deflation=args.deflation, center=args.center,
+                         scale=args.scale, random_state=args.random_state, client=client,
+                         device=args.device, **opts)
+    finally:
+        if client is not None:
+            client.close()
     t2 = time.perf_counter()
     comps = []
+    where = (f", scheduler={args.scheduler}" if args.scheduler else
+             f", device={args.device}" if args.device else "")
     print(f"{name}: {X.shape[0]} documents x {X.shape[1]} words, method={res.method}, "
-          f"deflation={res.deflation}, center={args.center}")
+          f"deflation={res.deflation}, center={args.center}{where}")
     print(f"{'#':>2} {'card':>4} {'variance':>10} {'explained':>9}  words (loading)")
     for j, (c, supp) in enumerate(zip(res.components, res.supports)):
         order = supp[np.argsort(-np.abs(c[supp]), kind="stable")]

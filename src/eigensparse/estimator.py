@@ -121,8 +121,14 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             raise InvalidParameterError(
                 f"The 'method' parameter of SparsePCA must be one of {available_methods()}; "
                 f"got {self.method!r}.")
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
-                          ensure_min_samples=2)
+        if _is_distributed_or_device(X):
+            # a dask.array or a device array: validated by its operator, never pulled here
+            self.n_features_in_ = int(X.shape[1]) if X.ndim == 2 else 0
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        else:
+            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
+                              ensure_min_samples=2)
         opts = dict(self.method_options or {})
         if self.n_starts is not None:
             opts["n_starts"] = self.n_starts
@@ -154,6 +160,8 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
         Sparse X stays sparse (the centering is applied to the product)."""
         check_is_fitted(self)
+        if _is_distributed_or_device(X):
+            return _transform_lazy(X, self._projection(), self.mean_, self.n_features_in_)
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
         P = self._projection()
         Z = X @ P
@@ -214,3 +222,32 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _is_distributed_or_device(X) -> bool:
+    from .operators import is_array_api_array, is_dask_array
+
+    return is_dask_array(X) or is_array_api_array(X)
+
+
+def _transform_lazy(X, P, mean, n_features):
+    """Scores of a dask.array (a dask.array, lazily) or a device array (on its device)."""
+    from .operators import is_dask_array
+    from .operators._xp import array_namespace_of
+
+    if X.ndim != 2 or int(X.shape[1]) != n_features:
+        raise InvalidParameterError(
+            f"X has {X.shape[1] if X.ndim == 2 else X.shape} features, but SparsePCA is expecting "
+            f"{n_features} features as input.")
+    offset = mean @ P
+    if is_dask_array(X):
+        if len(X.chunks[1]) > 1:
+            X = X.rechunk({1: -1})
+        return X.map_blocks(lambda b: np.asarray(b @ P) - offset, dtype=np.float64,
+                            chunks=(X.chunks[0], (P.shape[1],)),
+                            meta=np.empty((0, 0)))
+    xp = array_namespace_of(X)
+    dtype = X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
+    Pd = xp.asarray(P, dtype=dtype, device=X.device)
+    od = xp.asarray(offset, dtype=dtype, device=X.device)
+    return xp.astype(X, dtype) @ Pd - od

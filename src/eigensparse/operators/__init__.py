@@ -8,7 +8,9 @@ from .._validation import InvalidParameterError
 from ._base import Operator, RestrictedOperator
 from ._covariance import Covariance
 from ._deflated import HotellingDeflated, ProjectionDeflated, SchurDeflated
+from ._dask import DaskData, is_dask_array, scatter_rows
 from ._dense import DenseData, SparseData
+from ._xp import ArrayAPIData, is_array_api_array, to_device
 
 __all__ = [
     "Operator",
@@ -19,23 +21,55 @@ __all__ = [
     "HotellingDeflated",
     "ProjectionDeflated",
     "SchurDeflated",
+    "DaskData",
+    "ArrayAPIData",
     "as_operator",
 ]
 
 
-def as_operator(data, *, center: bool = True, scale: bool = False) -> Operator:
+def as_operator(data, *, center: bool = True, scale: bool = False, client=None,
+                device=None) -> Operator:
     """Wrap ``data`` in the matching operator.
 
     Parameters
     ----------
-    data : ndarray, scipy.sparse matrix, pandas DataFrame or Operator
+    data : ndarray, scipy.sparse matrix, pandas DataFrame, dask.array, device array or Operator
         Data of shape (n_samples, n_features), or an operator (returned as is; use
-        :class:`Covariance` for a precomputed covariance matrix).
+        :class:`Covariance` for a precomputed covariance matrix). A ``dask.array`` gives
+        a :class:`DaskData` (computed on the Dask cluster); a CuPy / PyTorch / other
+        array-API array gives an :class:`ArrayAPIData` (kept on its device).
     center, scale : bool
         See :class:`DenseData`. Ignored for operators.
+    client : dask.distributed.Client or str, optional
+        Compute on this Dask cluster (a client or a scheduler address): in-memory data
+        are sent to the workers in row blocks.
+    device : str, optional
+        Move in-memory data to this device (``"cuda"``, ``"cuda:1"``, ``"cpu"`` with
+        PyTorch; ``"cuda"`` with CuPy) and compute there.
     """
     if isinstance(data, Operator):
         return data
+    if client is not None and device is not None:
+        raise InvalidParameterError("give either 'client' (a Dask cluster) or 'device', not both.")
+    if is_dask_array(data):
+        return DaskData(data, center=center, scale=scale, client=client)
+    if is_array_api_array(data):
+        if device is not None:
+            raise InvalidParameterError(
+                "parameter 'device' is for host data; this array already lives on a device.")
+        return ArrayAPIData(data, center=center, scale=scale)
+    if client is not None or device is not None:
+        if hasattr(data, "to_numpy") and hasattr(data, "columns"):  # pandas DataFrame
+            data = data.to_numpy()
+        if client is not None:
+            if not sp.issparse(data):
+                data = np.asarray(data)
+            from ._dask import _resolve_client
+
+            client = _resolve_client(client)
+            return DaskData(scatter_rows(data, client=client, lineage=True), center=center,
+                            scale=scale, client=client)
+        return ArrayAPIData(to_device(data, device), center=center, scale=scale)
     if sp.issparse(data):
         return SparseData(data, center=center, scale=scale)
     if hasattr(data, "to_numpy") and hasattr(data, "columns"):  # pandas DataFrame
