@@ -228,8 +228,8 @@ class _Factor:
             self.F = (Q[:, keep] * np.sqrt(w[keep])).T
 
 
-def certify_support(op, support, *, penalty=None, n_grid=48, max_working_set=2000,
-                    center=True, scale=False) -> Certificate:
+def certify_support(op, support, *, penalty=None, n_grid=48, n_refine=30,
+                    max_working_set=2000, center=True, scale=False) -> Certificate:
     """Test handbook Proposition 2 (d'Aspremont, Bach & El Ghaoui 2008) for a support I.
 
     With x the leading eigenvector of Σ_{i∈I} a_ia_iᵀ, B_i = a_ia_iᵀ − ρI,
@@ -247,7 +247,8 @@ def certify_support(op, support, *, penalty=None, n_grid=48, max_working_set=200
     op : Operator or data
     support : sequence of int
     penalty : float, optional
-        Test this ρ only (else a grid of ``n_grid`` values in the interval, refined).
+        Test this ρ only (else a grid of ``n_grid`` values in the interval, refined by
+        ``n_refine`` golden-section steps around the best one).
     max_working_set : int
         Penalties whose working set {Σ_ii > ρ} is larger are not tried.
     """
@@ -345,7 +346,7 @@ def certify_support(op, support, *, penalty=None, n_grid=48, max_working_set=200
         a = rhos[max(j - 1, 0)]
         b = rhos[min(j + 1, len(rhos) - 1)]
         gr = (np.sqrt(5) - 1) / 2
-        for _ in range(30):
+        for _ in range(n_refine):
             c1 = b - gr * (b - a)
             c2 = a + gr * (b - a)
             v1, v2 = evaluate(c1), evaluate(c2)

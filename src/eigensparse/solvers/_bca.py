@@ -220,7 +220,7 @@ def bca_relaxation(S, rho, *, tol=1e-3, max_sweeps=200, warm_start=None, cd_tol=
             best_primal, best_Z = pv, Z
         phi_hat = max(phi_lo, best_primal)
         # the primal has stalled when a sweep gains less than tol/50 (relative), twice
-        stall = stall + 1 if pv - prev <= 0.02 * tol * abs(pv) else 0
+        stall = stall + 1 if abs(pv - prev) <= 0.02 * tol * abs(pv) and sweeps > 2 else 0
         prev = pv
         last = sweeps == max_sweeps or stall >= 2
         if sweeps % check_every == 0 or last or sweeps <= 2:

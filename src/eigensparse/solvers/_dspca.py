@@ -408,7 +408,8 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
         from ..bounds import certify_support
 
         try:
-            cert = certify_support(op, np.flatnonzero(x), max_working_set=2000)
+            cert = certify_support(op, np.flatnonzero(x), n_grid=12, n_refine=8,
+                                   max_working_set=1000)
         except InvalidParameterError:
             cert = None
         if cert is not None and cert.bound is not None:
