@@ -85,7 +85,7 @@ def _corpus(args):
     d = args.dir
     meta_path = os.path.join(d, "planted.json")
     params = {"n_docs": args.docs, "n_words": args.words, "nnz_per_doc": args.nnz_per_doc,
-              "random_state": args.seed}
+              "random_state": args.seed, "generator": 2}
     if os.path.exists(meta_path):
         with open(meta_path) as f:
             meta = json.load(f)

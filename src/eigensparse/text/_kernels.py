@@ -42,3 +42,44 @@ def row_sums(indptr, values, out):
         for t in range(indptr[d], indptr[d + 1]):
             s += values[t]
         out[d] = s
+
+
+@numba.njit(cache=True, nogil=True)
+def accumulate_hybrid(indptr, indices, values, col_map, dense_col, G, Xd, d_lo, d_hi):
+    """Like :func:`accumulate_gram`, but the working-set words with ``dense_col[a] >= 0``
+    (the most frequent ones) are written into the dense block ``Xd`` (rows
+    ``d - d_lo``, pre-zeroed) instead, for a BLAS product ``XdᵀXd``; G receives only the
+    pairs with at least one other word (upper triangle)."""
+    m = G.shape[0]
+    spos = np.empty(m, dtype=np.int64)
+    sval = np.empty(m, dtype=np.float64)
+    dpos = np.empty(m, dtype=np.int64)
+    dval = np.empty(m, dtype=np.float64)
+    for d in range(d_lo, d_hi):
+        ks = 0
+        kd = 0
+        for t in range(indptr[d], indptr[d + 1]):
+            a = col_map[indices[t]]
+            if a >= 0:
+                c = dense_col[a]
+                if c >= 0:
+                    Xd[d - d_lo, c] = values[t]
+                    dpos[kd] = a
+                    dval[kd] = values[t]
+                    kd += 1
+                else:
+                    spos[ks] = a
+                    sval[ks] = values[t]
+                    ks += 1
+        for i in range(ks):
+            a = spos[i]
+            va = sval[i]
+            row = G[a]
+            for j in range(i, ks):
+                row[spos[j]] += va * sval[j]
+            for j in range(kd):
+                b = dpos[j]
+                if a < b:
+                    row[b] += va * dval[j]
+                else:
+                    G[b, a] += va * dval[j]

@@ -49,6 +49,9 @@ log = logging.getLogger("eigensparse.text")
 #: rows normalised to unit ℓ2 norm, as scikit-learn's TfidfTransformer)
 SCALINGS = ("count", "binary", "log", "tfidf")
 
+#: largest working set whose Gram matrix is kept with the corpus cache (8·m² bytes)
+_GRAM_CACHE_MAX = 4000
+
 #: a cardinality method's component is accepted when no swap with a word outside the
 #: working set can add more than this fraction of its variance (see ``check``)
 _SWAP_RTOL = 0.01
@@ -497,10 +500,31 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
     ws, tau = select(m)
     clock.lap("screening")
 
+    gram_key = f"gram-{scaling}"
+
     def build_cov(ws_, label):
-        return run_pass(label, lambda: working_set_covariance(
-            corpus, ws_, scaling=scaling, idf=idf, mean=mean_used, center=center,
-            chunk_nnz=chunk_nnz, n_jobs=n_jobs, progress=progress, desc=label))
+        """Covariance of ws_: from the Gram matrix cached with the corpus when it covers
+        ws_ (no pass over the data), else one pass (and the Gram is cached)."""
+        cached = cache_obj.load_stats(gram_key) if cache_obj is not None else None
+        G = None
+        if cached is not None:
+            cws = cached["ws"]
+            pos = np.searchsorted(cws, ws_)
+            if np.all(pos < cws.size) and np.array_equal(cws[np.minimum(pos, cws.size - 1)], ws_):
+                G = cached["G"][np.ix_(pos, pos)]
+                messages.append(f"covariance of {ws_.size} words taken from the cached Gram "
+                                f"matrix of {cws.size} words (no pass over the data)")
+        if G is None:
+            G = run_pass(label, lambda: working_set_covariance(
+                corpus, ws_, scaling=scaling, idf=idf, mean=None, center=False,
+                chunk_nnz=chunk_nnz, n_jobs=n_jobs, progress=progress, desc=label))
+            c_obj = getattr(corpus, "cache", None)
+            if c_obj is not None and G.shape[0] <= _GRAM_CACHE_MAX:
+                c_obj.save_stats(gram_key, {"ws": ws_, "G": G})
+        if center:
+            mu = mean_used[ws_]
+            G = G - np.outer(mu, mu)
+        return G
 
     S = build_cov(ws, "pass 2: covariance")
     clock.lap("pass 2: covariance")
