@@ -210,11 +210,16 @@ def _coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_s
             cache[rho] = (0, None, rho, keep)
             return cache[rho]
         op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n)
-        o = dict(opts)
-        o["penalty"] = float(rho)
-        r = spec.func(op, None, random_state=seed, **o)
+        r = spec.func(op, None, random_state=seed, **trial_opts, penalty=float(rho))
         cache[rho] = (int(np.count_nonzero(r.loadings)), r, rho, keep)
         return cache[rho]
+
+    # trials skip the method's optimality certificate (when it has one: it costs several
+    # times the solve); with method_options={"certify": True} the accepted penalty is
+    # solved once more with it
+    trial_opts = dict(opts)
+    if "certify" in spec.options:
+        trial_opts["certify"] = False
 
     best = None
     j, j_lo, j_hi = min(s, P), None, None
@@ -245,6 +250,10 @@ def _coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_s
     if best is None:
         return None
     _, r, rho, keep = best
+    if opts.get("certify"):
+        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n)
+        r = spec.func(op, None, random_state=seed, **opts, penalty=float(rho))
+        solves += 1
     info = dict(r.info) if isinstance(r.info, dict) else {}
     info["penalty"] = float(rho)
     info["coarse_search_solves"] = solves
@@ -347,7 +356,8 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
     progress : bool, default=True
         tqdm bars on every pass and over the topics; messages (re-reads) on stderr.
     method_options : dict, optional
-        Extra options for the solver.
+        Extra options for the solver. With the penalty search of a penalized method the
+        method's optimality certificate is skipped unless ``{"certify": True}``.
 
     Returns
     -------
