@@ -10,8 +10,8 @@ topics of about 5 words:
 2. **warm**: the same command again, from the cache, in a fresh process;
 3. the bundled KOS corpus (k=5, s=5), in a fresh process.
 
-Each run reports its phase table, per-component solve times, peak RSS
-(``resource.getrusage``, the whole process) and, for the synthetic corpus, the precision
+Each run reports its phase table, per-component solve times, peak RSS (the
+process's VmHWM, i.e. its own high-water mark; ``resource.getrusage`` elsewhere) and, for the synthetic corpus, the precision
 of the found topics against the planted ones. Acceptance targets (issue #4): cold total
 <= 60 s, <= 2 s per component after the passes, warm total <= 10 s, peak RSS <= 1.5 GB,
 planted topics recovered.
@@ -39,6 +39,19 @@ TARGETS = {"total": 60.0, "per_component": 2.0, "warm_total": 10.0, "rss_mb": 15
            "kos_total": 3.0}
 
 
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process: VmHWM (Linux; reset at exec, unlike
+    ru_maxrss, which a child inherits from the process that forked it), else ru_maxrss."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
 def _child(args) -> None:
     """Run one extraction in this (fresh) process and print a RESULT line."""
     t_start = time.perf_counter()
@@ -59,7 +72,7 @@ def _child(args) -> None:
     out = res.to_dict()
     out["process_seconds"] = wall
     out["import_seconds"] = t_import
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    out["peak_rss_mb"] = _peak_rss_mb()
     out["phase_table"] = res.phase_table()
     out["table"] = res.format_table()
     print("RESULT " + json.dumps(out))
@@ -80,8 +93,6 @@ def _run_child(argv: list[str]) -> dict:
 
 def _corpus(args):
     """The synthetic corpus (generated once, reused when its parameters match)."""
-    from eigensparse.datasets.synthetic_corpus import make_synthetic_corpus
-
     d = args.dir
     meta_path = os.path.join(d, "planted.json")
     params = {"n_docs": args.docs, "n_words": args.words, "nnz_per_doc": args.nnz_per_doc,
@@ -93,16 +104,24 @@ def _corpus(args):
             print(f"corpus: reusing {meta['docword']} ({meta['nnz']} nonzeros)")
             return meta
     print(f"corpus: generating {args.docs} documents x {args.words} words under {d} ...", flush=True)
-    c = make_synthetic_corpus(d, name="nytsynth", n_docs=args.docs, n_words=args.words,
-                              nnz_per_doc=args.nnz_per_doc, random_state=args.seed,
-                              progress=args.progress)
-    meta = {"docword": c.docword, "vocab": c.vocab, "nnz": c.nnz, "params": params,
-            "topics": [t.tolist() for t in c.topics], "topic_words": c.topic_words,
-            "topic_names": c.topic_names, "seconds": c.seconds}
+    # in a child process, so that this one stays small (children inherit ru_maxrss)
+    code = ("import json, sys; from eigensparse.datasets.synthetic_corpus import make_synthetic_corpus; "
+            "a = json.loads(sys.argv[1]); c = make_synthetic_corpus(a.pop('dir'), name='nytsynth', **a); "
+            "print('CORPUS ' + json.dumps({'docword': c.docword, 'vocab': c.vocab, 'nnz': c.nnz, "
+            "'topics': [t.tolist() for t in c.topics], 'topic_words': c.topic_words, "
+            "'topic_names': c.topic_names, 'seconds': c.seconds}))")
+    spec = {"dir": d, "n_docs": args.docs, "n_words": args.words, "nnz_per_doc": args.nnz_per_doc,
+            "random_state": args.seed, "progress": args.progress}
+    p = subprocess.run([sys.executable, "-c", code, json.dumps(spec)], stdout=subprocess.PIPE,
+                       text=True)
+    if p.returncode != 0:
+        raise SystemExit("corpus generation failed")
+    meta = json.loads([ln for ln in p.stdout.splitlines() if ln.startswith("CORPUS ")][-1][7:])
+    meta["params"] = params
     with open(meta_path, "w") as f:
         json.dump(meta, f)
-    size = os.path.getsize(c.docword) / 2**20
-    print(f"corpus: {c.nnz} nonzeros, {size:.0f} MiB gzip, generated in {c.seconds:.1f} s")
+    size = os.path.getsize(meta["docword"]) / 2**20
+    print(f"corpus: {meta['nnz']} nonzeros, {size:.0f} MiB gzip, generated in {meta['seconds']:.1f} s")
     return meta
 
 

@@ -342,3 +342,28 @@ def test_matrix_market_npz_and_text(tmp_path):
     (tmp_path / "lines.txt").write_bytes(b"the cat\n\xff\xfe dog\n")
     with pytest.raises(InvalidParameterError, match=r"lines.txt: line 2: not valid utf-8"):
         read_text_documents(tmp_path / "lines.txt")
+
+
+def test_cache_chunks_stream_offsets_with_empty_documents(tmp_path):
+    rng = np.random.default_rng(7)
+    X = _random_bow(rng, D=120, W=30, density=0.15).tolil()
+    X[0, :] = 0
+    X[50:60, :] = 0
+    X[-3:, :] = 0  # empty documents at the start, inside and at the end
+    X = X.tocsr()
+    X.eliminate_zeros()
+    f = _write(tmp_path / "d.txt", _uci_text(X))
+    c = UCICorpus(f, cache_dir=tmp_path / "c")
+    _consume(c)
+    cache = BowCache.open(f, tmp_path / "c")
+    assert np.array_equal(cache.indptr, X.indptr)
+    for chunk_nnz in (1, 5, 37, 10_000):
+        for block in (1, 2, 7, 1 << 16):
+            rows = np.zeros((X.shape[0], X.shape[1]))
+            last = 0
+            for ch in cache.iter_chunks(chunk_nnz, offsets_block=block):
+                assert ch.doc_start == last and ch.n_docs >= 1
+                last = ch.doc_start + ch.n_docs
+                rows[ch.doc_start:last] = sp.csr_matrix(
+                    (ch.data.astype(float), ch.indices, ch.indptr), shape=(ch.n_docs, X.shape[1])).toarray()
+            assert last == X.shape[0] and np.array_equal(rows, X.toarray())

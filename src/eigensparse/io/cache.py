@@ -205,36 +205,66 @@ class BowCache:
 
     @property
     def indptr(self) -> np.ndarray:
+        """All D + 1 offsets (loaded on demand; :meth:`iter_chunks` does not need them)."""
         if self._indptr is None:
             ip = np.fromfile(self._path("indptr"), dtype=_ARRAYS["indptr"][1])
             if ip.size != self.n_docs + 1 or ip[0] != 0 or ip[-1] != self.nnz or np.any(np.diff(ip) < 0):
-                raise InvalidParameterError(f"{self.directory}: line 1: corrupt cache (offsets); "
-                                            "delete the directory to rebuild it.")
+                raise self._corrupt("offsets")
             self._indptr = ip
         return self._indptr
 
-    def iter_chunks(self, chunk_nnz: int, progress=None) -> Iterator[CSRChunk]:
-        """Whole-document CSR chunks of about ``chunk_nnz`` entries, read with bounded memory."""
-        ip = self.indptr
+    def _corrupt(self, what):
+        return InvalidParameterError(f"{self.directory}: line 1: corrupt cache ({what}); delete "
+                                     "the directory to rebuild it.")
+
+    def iter_chunks(self, chunk_nnz: int, progress=None, *, offsets_block: int = 1 << 16
+                    ) -> Iterator[CSRChunk]:
+        """Whole-document CSR chunks of about ``chunk_nnz`` entries.
+
+        Memory is bounded by the chunk (and ``offsets_block`` offsets), whatever the
+        number of documents: the offsets are streamed too.
+        """
         D = self.n_docs
-        with open(self._path("indices"), "rb") as fi, open(self._path("data"), "rb") as fd:
+        with open(self._path("indptr"), "rb") as fp, open(self._path("indices"), "rb") as fi, \
+                open(self._path("data"), "rb") as fd:
+            buf = np.fromfile(fp, dtype="<i8", count=min(offsets_block, D + 1))
+            if buf.size == 0 or buf[0] != 0:
+                raise self._corrupt("offsets")
+            base = 0  # document index of buf[0]
+            loaded = buf.size  # offsets read so far
             d0 = 0
             while d0 < D:
-                target = ip[d0] + chunk_nnz
-                d1 = int(np.searchsorted(ip, target, side="right")) - 1
-                d1 = min(max(d1, d0 + 1), D)
-                a, b = int(ip[d0]), int(ip[d1])
+                target = buf[d0 - base] + chunk_nnz
+                # extend the window until it holds the end of this chunk (or all offsets)
+                while buf[-1] < target and loaded < D + 1:
+                    more = np.fromfile(fp, dtype="<i8", count=min(offsets_block, D + 1 - loaded))
+                    if more.size == 0:
+                        raise self._corrupt("offsets are shorter than recorded")
+                    keep = d0 - base
+                    buf = np.concatenate([buf[keep:], more])
+                    base, loaded = d0, loaded + more.size
+                rel = buf[d0 - base:]
+                k = int(np.searchsorted(rel, target, side="right")) - 1
+                k = min(max(k, 1), rel.size - 1)
+                ip = rel[:k + 1]
+                if np.any(np.diff(ip) < 0):
+                    raise self._corrupt("offsets decrease")
+                a, b = int(ip[0]), int(ip[-1])
                 fi.seek(a * 4)
                 fd.seek(a * 4)
                 idx = np.fromfile(fi, dtype="<i4", count=b - a)
                 dat = np.fromfile(fd, dtype="<u4", count=b - a)
                 if idx.size != b - a or dat.size != b - a:
-                    raise InvalidParameterError(f"{self.directory}: line 1: cache files are shorter "
-                                                "than recorded; delete the directory to rebuild it.")
-                yield CSRChunk(d0, ip[d0:d1 + 1] - a, idx, dat)
+                    raise self._corrupt("arrays are shorter than recorded")
+                yield CSRChunk(d0, ip - a, idx, dat)
                 if progress is not None:
                     progress.update(b - a)
-                d0 = d1
+                d0 += k
+                if d0 - base > offsets_block and d0 < D:  # drop consumed offsets
+                    buf = buf[d0 - base:]
+                    base = d0
+            if int(buf[-1]) != self.nnz:
+                raise self._corrupt("offsets do not end at NNZ")
 
     def to_csr(self):
         import scipy.sparse as sp
@@ -292,11 +322,12 @@ class BowCacheWriter:
         self._clean_stale(root)
         self.tmp = tempfile.mkdtemp(dir=root, prefix=f".tmp-{os.path.basename(self.final)}-")
         self.n_docs, self.n_words = int(n_docs), int(n_words)
-        self.doc_nnz = np.zeros(self.n_docs, dtype=np.int64)
         self.nnz = 0
-        self._next_doc = 0
+        self._next_doc = 0  # offsets of documents < _next_doc are written (streamed: no O(D) memory)
         self._fi = open(os.path.join(self.tmp, _ARRAYS["indices"][0]), "wb")
         self._fd = open(os.path.join(self.tmp, _ARRAYS["data"][0]), "wb")
+        self._fp = open(os.path.join(self.tmp, _ARRAYS["indptr"][0]), "wb")
+        self._fp.write(np.zeros(1, dtype="<i8").tobytes())
         self.committed = False
 
     @staticmethod
@@ -321,24 +352,31 @@ class BowCacheWriter:
         data = chunk.data
         if data.size and (data.dtype.kind == "f" or data.min() < 0 or data.max() > 0xFFFFFFFF):
             raise InvalidParameterError("cache: counts must be integers in [0, 2**32).")
+        if chunk.doc_start + chunk.n_docs > self.n_docs:
+            raise InvalidParameterError("cache: chunk beyond the last document.")
+        self._fill_offsets(chunk.doc_start)  # empty documents before this chunk
         self._fi.write(np.ascontiguousarray(chunk.indices, dtype="<i4").tobytes())
         self._fd.write(np.ascontiguousarray(data, dtype="<u4").tobytes())
-        self.doc_nnz[chunk.doc_start:chunk.doc_start + chunk.n_docs] = np.diff(chunk.indptr)
+        ends = self.nnz + np.asarray(chunk.indptr[1:], dtype=np.int64)
+        self._fp.write(ends.astype("<i8").tobytes())
         self.nnz += chunk.nnz
         self._next_doc = chunk.doc_start + chunk.n_docs
 
+    def _fill_offsets(self, upto: int):
+        gap = upto - self._next_doc
+        while gap > 0:
+            k = min(gap, 1 << 20)
+            self._fp.write(np.full(k, self.nnz, dtype="<i8").tobytes())
+            gap -= k
+        self._next_doc = max(self._next_doc, upto)
+
     def commit(self, digest: str) -> "BowCache":
         """Finish: write offsets and meta.json, flush, and rename into place."""
-        for f in (self._fi, self._fd):
+        self._fill_offsets(self.n_docs)
+        for f in (self._fi, self._fd, self._fp):
             f.flush()
             os.fsync(f.fileno())
             f.close()
-        indptr = np.zeros(self.n_docs + 1, dtype="<i8")
-        np.cumsum(self.doc_nnz, out=indptr[1:])
-        with open(os.path.join(self.tmp, _ARRAYS["indptr"][0]), "wb") as f:
-            f.write(indptr.tobytes())
-            f.flush()
-            os.fsync(f.fileno())
         lengths = {"indptr": self.n_docs + 1, "indices": self.nnz, "data": self.nnz}
         meta = {
             "format": CACHE_FORMAT, "version": CACHE_VERSION, "token": uuid.uuid4().hex,
@@ -363,7 +401,7 @@ class BowCacheWriter:
         return BowCache(self.final, meta)
 
     def abort(self) -> None:
-        for f in (self._fi, self._fd):
+        for f in (self._fi, self._fd, self._fp):
             try:
                 f.close()
             except OSError:
