@@ -8,6 +8,8 @@ import itertools
 
 import numpy as np
 import pytest
+
+from eigensparse.solvers import get_solver
 import scipy.sparse as sp
 from scipy.optimize import minimize_scalar
 
@@ -243,7 +245,14 @@ def test_starts_are_deterministic_and_documented():
     op = DenseData(spiked(seed=1))
     order = np.argsort(-op.diag(), kind="stable")
     res = tpower(op, 3, max_iter=1, polish=False, record_path=True)
-    # one start: e_i at the largest-variance feature; its first objective is √Σ_ii
+    # two starts: e_i at the largest-variance feature (first objective √Σ_ii) and the
+    # approximate-greedy solution (first objective √(its variance))
+    assert res.info["n_starts"] == 2
+    assert res.info["paths"][0][0] == pytest.approx(np.sqrt(op.diag()[order[0]]))
+    g = get_solver("approx_greedy").func(op, 3)
+    assert res.info["paths"][1][0] == pytest.approx(np.sqrt(g.variance))
+    assert tpower(op, 3).variance >= g.variance - 1e-12
+    res = tpower(op, 3, n_starts=1, max_iter=1, polish=False, record_path=True)
     assert res.info["n_starts"] == 1
     assert res.info["paths"][0][0] == pytest.approx(np.sqrt(op.diag()[order[0]]))
     res = am(op, 3, init="coordinates", n_starts=4, record_path=True, max_iter=1)

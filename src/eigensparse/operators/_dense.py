@@ -62,7 +62,8 @@ class DenseData(Operator):
             sd = np.ones(p)
         self.scale_ = sd
         self._c = 1.0 / np.sqrt(n)
-        self._A = Xc * self._c  # the square root itself, n × p
+        Xc *= self._c
+        self._A = Xc  # the square root itself, n × p
 
     @classmethod
     def _from_factor(cls, A: np.ndarray) -> "DenseData":
@@ -81,16 +82,31 @@ class DenseData(Operator):
         new = type(self).__new__(type(self))
         new.__dict__.update(self.__dict__)
         new._A = np.ascontiguousarray(self._A[:, idx])
+        if self.__dict__.get("_S") is not None:
+            new._S = self._S[np.ix_(idx, idx)]
         new.mean_, new.scale_ = self.mean_[idx], self.scale_[idx]
         new.n_features = int(len(idx))
         return new
+
+    #: Σ = AᵀA is formed once (lazily) when the data are tall (n >= p) and p is at most
+    #: this: every later product then costs p² instead of 2np per vector.
+    GRAM_MAX_FEATURES = 4096
+
+    def _gram(self):
+        S = self.__dict__.get("_S")
+        if S is None and self.n_samples >= self.n_features and self.n_features <= self.GRAM_MAX_FEATURES:
+            S = self._A.T @ self._A  # NumPy recognises AᵀA and calls syrk
+            S = 0.5 * (S + S.T)
+            self._S = S
+        return S
 
     def diag(self):
         return np.einsum("ij,ij->j", self._A, self._A)
 
     def matmat(self, V):
         V, _ = _as_2d(V)
-        return self._A.T @ (self._A @ V)
+        S = self._gram()
+        return S @ V if S is not None else self._A.T @ (self._A @ V)
 
     def quad(self, V):
         V = np.asarray(V, dtype=float)
@@ -98,11 +114,19 @@ class DenseData(Operator):
         return float(AV @ AV) if V.ndim == 1 else np.einsum("ij,ij->j", AV, AV)
 
     def block(self, idx):
-        Ai = self._A[:, np.asarray(idx, dtype=np.intp)]
+        idx = np.asarray(idx, dtype=np.intp)
+        S = self._gram()
+        if S is not None:
+            return S[np.ix_(idx, idx)]
+        Ai = self._A[:, idx]
         return Ai.T @ Ai
 
     def columns(self, idx):
-        return self._A.T @ self._A[:, np.asarray(idx, dtype=np.intp)]
+        idx = np.asarray(idx, dtype=np.intp)
+        S = self._gram()
+        if S is not None:
+            return S[:, idx]
+        return self._A.T @ self._A[:, idx]
 
     def restrict(self, idx):
         return self._sub(np.asarray(idx, dtype=np.intp))

@@ -988,12 +988,14 @@ def tpower(op: Operator, cardinality, *, n_starts=None, init="auto", strategy: s
     """Truncated power method (Yuan & Zhang 2013): ``x ← T_s(Σx)/‖T_s(Σx)‖``.
 
     The same code as :func:`am` with ``formulation="l2_l0_con"``; options as there.
-    Default: one start, ``e_i`` at the feature of largest variance (``init="auto"`` with
-    ``n_starts=1``). From a single word the iteration grows the group of features that
-    co-vary with it; on text data this gives more variance over a sequence of disjoint
-    components than the classic start on the s largest-variance features (which mixes
-    several topics: KOS, 8 disjoint components of 15 words, uncentered: total variance
-    41.45 against 40.11).
+    Default (``init="auto"``, ``n_starts=None``): two starts, ``e_i`` at the feature of
+    largest variance and the approximate-greedy solution at cardinality s; the better
+    fixed point is kept. From a single word the iteration grows the group of features
+    that co-vary with it; the greedy start secures at least approximate greedy's
+    variance. (KOS, 8 disjoint components of 15 words, uncentered: total variance 42.80
+    with both starts, 41.45 with the single coordinate start, 40.11 with the classic
+    start on the s largest-variance features.) With ``n_starts`` given, ``"auto"`` means
+    coordinate and random starts as in :func:`am`.
     ``init="variance"`` gives that classic start; ``n_starts > 1`` adds starts (see
     :func:`am`).
     """
@@ -1011,10 +1013,27 @@ def tpower(op: Operator, cardinality, *, n_starts=None, init="auto", strategy: s
     if cardinality is None:
         raise InvalidParameterError("tpower: parameter 'cardinality' is required (an int in "
                                     f"[1, n_features={op.n_features}]); got None.")
+    if isinstance(init, str) and init == "auto" and n_starts is None:
+        init = _greedy_and_coordinate_starts(op, cardinality)
     return _am(op, cardinality, formulation="l2_l0_con", penalty=None, n_starts=n_starts,
                strategy=strategy, batch_size=batch_size, max_iter=max_iter, tol=tol,
                init=init, polish=polish, screen=screen, record_path=record_path,
                random_state=random_state, method="tpower", default_starts=1)
+
+
+def _greedy_and_coordinate_starts(op: Operator, cardinality) -> np.ndarray:
+    """tpower's default starts: ``e_i`` at the largest-variance feature, and the
+    approximate-greedy solution at the same cardinality (handbook Alg. 3). The
+    truncated power iteration never lowers xᵀΣx from a start (Σ ⪰ 0), so the result is
+    at least as good as approximate greedy's."""
+    from ._greedy import approx_greedy
+
+    if not (isinstance(cardinality, numbers.Integral) and 1 <= int(cardinality) <= op.n_features):
+        return "auto"  # let _am raise its clear error
+    e = np.zeros(op.n_features)
+    e[int(np.argmax(np.asarray(op.diag(), dtype=float)))] = 1.0
+    g = approx_greedy(op, int(cardinality)).loadings
+    return np.column_stack([e, g])
 
 
 def _check_init(init, p):
