@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "see `eigensparse methods`")
     t.add_argument("--deflation", default=DEFAULT_DEFLATION, choices=list(DEFLATIONS),
                    help=f"deflation scheme (default {DEFAULT_DEFLATION})")
+    t.add_argument("--penalty", type=float, default=None,
+                   help="penalty rho for penalized methods (bca, dspca, am with a *_pen formulation); "
+                        "without it bca/dspca search the penalty that gives the cardinality")
     b = t.add_argument_group("joint method options (--method bipartite)")
     b.add_argument("--rank", type=_positive_int, help="sketch rank (default 4)")
     g = b.add_mutually_exclusive_group()
@@ -133,7 +136,7 @@ def _cmd_topics(args) -> int:
         res = sparse_pca(X, n_components=args.n_components, cardinality=args.cardinality,
                          method=args.method, deflation=args.deflation, center=args.center,
                          scale=args.scale, random_state=args.random_state, client=client,
-                         device=args.device, **opts)
+                         device=args.device, penalty=args.penalty, **opts)
     finally:
         if client is not None:
             client.close()
