@@ -11,15 +11,21 @@ from eigensparse.cli import main
 
 def test_topics_on_bundled_kos(tmp_path, capsys):
     out = tmp_path / "t.json"
-    assert main(["topics", "--dataset", "kos", "-k", "2", "-s", "5", "--json", str(out)]) == 0
-    text = capsys.readouterr().out
-    assert "kos: 3430 documents x 6906 words" in text
-    doc = json.loads(out.read_text())
-    assert len(doc["components"]) == 2
-    for c in doc["components"]:
-        assert c["cardinality"] == 5 == len(c["words"]) == len(c["loadings"])
-        assert c["variance"] > 0
-        assert c["words"][0] in text
+    for method, tol in (("tpower", 0), ("bca", 1)):  # bca: the paper's coarse penalty search
+        assert main(["topics", "--dataset", "kos", "-k", "2", "-s", "5", "--method", method,
+                     "--json", str(out)]) == 0
+        text = capsys.readouterr().out
+        assert "kos: 3430 documents x 6906 words" in text
+        doc = json.loads(out.read_text())
+        assert len(doc["components"]) == 2
+        for c in doc["components"]:
+            assert abs(c["cardinality"] - 5) <= tol
+            assert c["cardinality"] == len(c["words"]) == len(c["loadings"])
+            assert c["variance"] > 0
+            assert c["words"][0] in text
+    assert main(["topics", "--dataset", "kos", "-k", "2", "-s", "5", "--cardinality-tolerance", "0",
+                 "--json", str(out)]) == 0
+    assert [c["cardinality"] for c in json.loads(out.read_text())["components"]] == [5, 5]
 
 
 def test_topics_from_files(tmp_path, capsys):

@@ -33,8 +33,8 @@ def __getattr__(name):  # lazy: keep `import eigensparse` light
         from .estimator import SparsePCA
 
         return SparsePCA
-    if name == "datasets":
+    if name in ("datasets", "text", "io", "bounds", "screening"):
         import importlib
 
-        return importlib.import_module(".datasets", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'eigensparse' has no attribute {name!r}")

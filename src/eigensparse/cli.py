@@ -54,8 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("-k", "--n-components", type=_positive_int, default=5, help="number of topics (default 5)")
     t.add_argument("-s", "--cardinality", type=_positive_int, default=10,
                    help="words per topic (default 10)")
-    t.add_argument("--method", default=DEFAULT_METHOD, help=f"solver (default {DEFAULT_METHOD}); "
-                   "see `eigensparse methods`")
+    t.add_argument("--method", default=None,
+                   help="solver (default: bca, the 2011 paper's topic workflow; "
+                        f"{DEFAULT_METHOD} with --scale/--scheduler/--device); see `eigensparse methods`")
     t.add_argument("--deflation", default=DEFAULT_DEFLATION, choices=list(DEFLATIONS),
                    help=f"deflation scheme (default {DEFAULT_DEFLATION})")
     t.add_argument("--penalty", type=float, default=None,
@@ -86,7 +87,23 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="seconds allowed to reach the scheduler (default 10)")
     t.add_argument("--json", metavar="FILE", help="also write the topics as JSON to FILE (atomically)")
-    t.add_argument("-v", "--verbose", action="store_true", help="print timings")
+    t.add_argument("-v", "--verbose", action="store_true", help="print timings (phase table)")
+    o = t.add_argument_group("topic pipeline options (files are streamed twice with bounded memory; "
+                             "not with --scale/--scheduler/--device)")
+    o.add_argument("--plot", metavar="DIR", help="write PNG diagnostics to DIR: sorted word variances, "
+                   "variance vs cardinality, topics")
+    o.add_argument("--scaling", default="count", choices=["count", "binary", "log", "tfidf"],
+                   help="word values (default count)")
+    o.add_argument("--working-set", type=_positive_int, metavar="M",
+                   help="initial working-set size (default max(300, 10*k*s))")
+    o.add_argument("--n-jobs", type=_positive_int, default=1, help="threads for pass 2 (default 1)")
+    o.add_argument("--no-cache", action="store_true", help="do not read or write the binary cache")
+    o.add_argument("--cache-dir", metavar="DIR",
+                   help="cache directory (default $EIGENSPARSE_CACHE_DIR or ~/.cache/eigensparse)")
+    o.add_argument("--no-progress", action="store_true", help="no progress bars")
+    o.add_argument("--cardinality-tolerance", type=int, default=None, metavar="N",
+                   help="penalized methods (bca, dspca): accept topics within N words of -s, found by a "
+                        "coarse penalty search as in the 2011 paper (default 1; 0 = exact, slower)")
 
     sub.add_parser("methods", help="list the available methods",
                    description="List the single-component solvers and joint methods.")
@@ -114,12 +131,7 @@ def _load_corpus(args):
     return X, words, os.path.basename(args.docword)
 
 
-def _cmd_topics(args) -> int:
-    from . import sparse_pca
-
-    t0 = time.perf_counter()
-    X, words, name = _load_corpus(args)
-    t1 = time.perf_counter()
+def _joint_options(args) -> dict:
     names = ("rank", "n_candidates", "epsilon", "time_budget")
     opts = {n: getattr(args, n) for n in names if getattr(args, n) is not None}
     if args.method == "bipartite":
@@ -127,6 +139,57 @@ def _cmd_topics(args) -> int:
     elif opts or not args.refine:
         raise _CLIError("--rank/--n-candidates/--epsilon/--time-budget/--no-refine apply to "
                         "--method bipartite only")
+    return opts
+
+
+def _cmd_topics_pipeline(args, X=None, words=None, name=None) -> int:
+    """The topic pipeline: DOCWORD VOCAB files streamed (and cached), or a bundled matrix."""
+    from .text import extract_topics, plot_topics_diagnostics, write_json
+
+    if X is None and (not args.docword or not args.vocab):
+        raise _CLIError("topics needs DOCWORD and VOCAB files, or --dataset NAME")
+    res = extract_topics(
+        args.docword if X is None else X, args.vocab if X is None else words,
+        n_topics=args.n_components, cardinality=args.cardinality, method=args.method,
+        deflation=args.deflation, penalty=args.penalty, center=args.center,
+        cardinality_tolerance=args.cardinality_tolerance, scaling=args.scaling, working_set=args.working_set, cache=not args.no_cache,
+        cache_dir=args.cache_dir, n_jobs=args.n_jobs, random_state=args.random_state,
+        progress=not args.no_progress and sys.stderr.isatty(),
+        method_options=_joint_options(args) or None)
+    print(f"{name or res.name}: {res.n_docs} documents x {res.n_words} words, method={res.method}, "
+          f"deflation={res.deflation}, center={res.center}, scaling={res.scaling}")
+    print(res.format_table())
+    print(f"total: explained (adjusted) {100 * res.explained_variance_ratio.sum():.2f}% of "
+          f"{res.total_variance:.4g}; working set {res.working_set.size} of {res.n_words} words")
+    for msg in res.rereads:
+        print(f"note: {msg}", file=sys.stderr)
+    if args.verbose:
+        print(res.phase_table(), file=sys.stderr)
+    if args.json:
+        write_json(args.json, res.to_dict())
+    if args.plot:
+        for p in plot_topics_diagnostics(res, args.plot):
+            print(f"wrote {p}", file=sys.stderr)
+    return 0
+
+
+def _cmd_topics(args) -> int:
+    from . import sparse_pca
+    from ._api import DEFAULT_METHOD
+
+    in_memory = bool(args.scheduler or args.device or args.scale)
+    if not in_memory:
+        if args.dataset is None:
+            return _cmd_topics_pipeline(args)
+        X, words, name = _load_corpus(args)
+        return _cmd_topics_pipeline(args, X, words, name)
+    if args.plot:
+        raise _CLIError("--plot is not available with --scale/--scheduler/--device")
+    args.method = args.method or DEFAULT_METHOD
+    t0 = time.perf_counter()
+    X, words, name = _load_corpus(args)
+    t1 = time.perf_counter()
+    opts = _joint_options(args)
     client = None
     if args.scheduler:
         from .operators._dask import connect

@@ -4,6 +4,7 @@
 - :func:`load_20news`: 20 Newsgroups, binary occurrences of 100 words in 16242 posts.
 - :func:`load_pitprops`: Jeffers' pitprops correlation matrix (13 × 13, n = 180).
 - :func:`make_spiked_covariance`: data with a planted sparse spike.
+- :func:`make_synthetic_corpus`: a NYTimes-scale UCI bag-of-words corpus with planted topics.
 """
 from __future__ import annotations
 
@@ -16,7 +17,15 @@ import scipy.sparse as sp
 from .._validation import Interval, validate_params
 
 __all__ = ["Bunch", "load_kos", "load_20news", "load_pitprops", "make_spiked_covariance",
-           "DATASETS"]
+           "make_synthetic_corpus", "topic_precision", "SyntheticCorpus", "DATASETS"]
+
+
+def __getattr__(name):  # lazy: the generator compiles numba kernels
+    if name in ("make_synthetic_corpus", "topic_precision", "SyntheticCorpus"):
+        from . import synthetic_corpus
+
+        return getattr(synthetic_corpus, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
