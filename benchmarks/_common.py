@@ -14,7 +14,6 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -171,18 +170,9 @@ def atomic_write_json(path, obj) -> None:
     """Write ``obj`` as JSON to ``path`` via a temporary file and ``os.replace``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(obj, f, indent=2, default=_json_default)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from eigensparse.io._atomic import atomic_write_text
+
+    atomic_write_text(path, json.dumps(obj, indent=2, default=_json_default) + "\n")
 
 
 def _json_default(o):

@@ -1,8 +1,6 @@
 """The functional front door: :func:`sparse_pca`."""
 from __future__ import annotations
 
-import numbers
-from dataclasses import replace
 
 import numpy as np
 

@@ -33,6 +33,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ._atomic import atomic_open
 from .._validation import InvalidParameterError
 
 __all__ = ["default_cache_dir", "cache_dir_for", "source_signature", "BowCache", "BowCacheWriter",
@@ -121,20 +122,8 @@ def _fsync_dir(path):
 
 
 def _write_json_atomic(path, obj):
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(obj, f, indent=1, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_open(path, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=1, sort_keys=True)
 
 
 class BowCache:
@@ -289,19 +278,8 @@ class BowCache:
         """Store small arrays with this cache (atomically; failures are ignored)."""
         path = os.path.join(self.directory, f"stats-{name}.npz")
         try:
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".npz")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    np.savez(f, __token__=np.array(self.token), **arrays)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            with atomic_open(path, "wb") as f:
+                np.savez(f, __token__=np.array(self.token), **arrays)
         except OSError:
             pass
 

@@ -11,7 +11,6 @@ import inspect
 from dataclasses import dataclass
 from typing import Callable
 
-from .._validation import InvalidParameterError
 from ._deflation import DEFLATIONS, deflate, run_deflation
 
 __all__ = ["DEFLATIONS", "deflate", "run_deflation", "JOINT_METHODS", "register_joint",

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -32,7 +31,7 @@ import numpy as np
 from .._api import DEFAULT_METHOD, adjusted_variance, available_methods
 from .._linalg import fix_sign
 from .._validation import InvalidParameterError, Interval, Options, validate_params
-from ..io.corpus import Corpus, UCICorpus, open_corpus
+from ..io.corpus import Corpus, open_corpus
 from ..io.uci import DEFAULT_CHUNK_NNZ
 from ..multi import DEFLATIONS
 from ..multi._deflation import deflate

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 
 import numpy as np
 
@@ -12,18 +11,10 @@ __all__ = ["plot_topics_diagnostics", "variance_by_cardinality"]
 
 
 def _save(fig, path):
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".png")
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110, format="png")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from ..io._atomic import atomic_open
+
+    with atomic_open(path, "wb") as f:
+        fig.savefig(f, dpi=110, format="png")
 
 
 def variance_by_cardinality(result, cardinalities=None, *, method=None, random_state=0):
