@@ -176,7 +176,7 @@ def working_set_covariance(corpus, working_set, *, scaling: str = "count", idf=N
     return G
 
 
-def _coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_solves=16):
+def _coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_solves=8):
     """Penalty search for a cardinality within ``tol`` of ``s`` (penalized methods).
 
     The trial penalties sit between consecutive sorted (deflated) variances of the
@@ -647,6 +647,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
             t_topic = 0.0
             while t < n_topics:
                 t0 = time.perf_counter()
+                r = None
                 if coarse and cards[t] is not None:
                     avail = remaining if deflation == "disjoint" else np.arange(ws.size)
                     out = _coarse_penalty_search(spec, S_cur, avail, cards[t], tol_card, tau, n,
@@ -670,7 +671,13 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
                     n_solves_t = r.info.get("coarse_search_solves", 0)
                     messages.append(f"topic {t + 1}: penalty {r.info['penalty']:.4g} gives "
                                     f"{r.cardinality} words after {n_solves_t} solves.")
-                else:
+                    if abs(r.cardinality - cards[t]) > tol_card:
+                        # the coarse search missed the tolerance: the method's own search
+                        # for the exact cardinality instead
+                        messages.append(f"topic {t + 1}: outside the tolerance of {tol_card}; "
+                                        "searching the exact cardinality.")
+                        r = None
+                if r is None:
                     sub = solve_set(m_solve, remaining)
                     op = Covariance(S_cur[np.ix_(sub, sub)], n_samples=n)
                     if needs_data:
