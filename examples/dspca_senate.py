@@ -64,11 +64,16 @@ def main(argv=None):
 
         fig, axs = plt.subplots(1, 3, figsize=(14, 4))
         col = {"d": "tab:blue", "r": "tab:red", "i": "tab:green"}
+        # sparse scores take few distinct values (votes on a handful of bills): a small
+        # deterministic jitter shows how many senators share each point
+        rng = np.random.default_rng(0)
+        span = np.ptp(Z, axis=0) + 1e-12
+        Zj = Z + 0.02 * span * rng.standard_normal(Z.shape)
         for ax, Y, title in ((axs[0], P, "PCA (all bills)"),
-                             (axs[1], Z, f"sparse PCA (cardinalities {cards[0]}, {cards[1]})")):
+                             (axs[1], Zj, f"sparse PCA (cardinalities {cards[0]}, {cards[1]}), jittered")):
             for pty in ("d", "r", "i"):
                 m = party == pty
-                ax.scatter(Y[m, 0], Y[m, 1], c=col[pty], s=14, label=pty, alpha=0.7)
+                ax.scatter(Y[m, 0], Y[m, 1], c=col[pty], s=14, label=pty, alpha=0.6)
             ax.set_title(title)
             ax.set_xlabel("component 1")
             ax.set_ylabel("component 2")
