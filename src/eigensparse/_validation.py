@@ -19,6 +19,7 @@ __all__ = [
     "validate_params",
     "check_cardinalities",
     "check_finite_array",
+    "check_data_shape",
 ]
 
 
@@ -183,3 +184,20 @@ def check_finite_array(X, name: str = "X") -> None:
             f"parameter {name!r} contains {n_nan} NaN and {n_inf} infinite value(s); "
             "sparse PCA needs finite numbers (impute or drop them first)."
         )
+
+
+def check_data_shape(shape, name: str = "X") -> tuple[int, int]:
+    """(n_samples, n_features) of a data matrix, with clear errors for 1-D, empty or
+    one-sample input (a covariance needs at least 2 samples)."""
+    if len(shape) != 2:
+        raise InvalidParameterError(
+            f"parameter {name!r} must be a 2-D array (n_samples, n_features); got "
+            f"{len(shape)}-D shape {tuple(shape)}.")
+    n, p = (int(v) for v in shape)
+    if n == 0 or p == 0:
+        raise InvalidParameterError(
+            f"parameter {name!r} is empty (shape {(n, p)}); need at least 2 samples and 1 feature.")
+    if n < 2:
+        raise InvalidParameterError(
+            f"parameter {name!r} has 1 sample (shape {(n, p)}); a covariance needs at least 2 samples.")
+    return n, p

@@ -28,8 +28,9 @@ from urllib.parse import urlsplit
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import InvalidParameterError
+from .._validation import InvalidParameterError, check_data_shape
 from ._base import Operator, _as_2d
+from ._dense import scale_from_variance
 
 __all__ = ["DaskData", "DaskComputeError", "connect", "is_dask_array", "from_uci_chunks",
            "scatter_rows"]
@@ -377,13 +378,7 @@ class DaskData(Operator):
         if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool) or np.issubdtype(X.dtype, np.complexfloating):
             raise InvalidParameterError(
                 f"parameter 'X' (Dask array) must have a real numeric dtype; got {X.dtype}.")
-        n, p = (int(v) for v in X.shape)
-        if n == 0 or p == 0:
-            raise InvalidParameterError(
-                f"parameter 'X' (Dask array) is empty (shape {X.shape}); need at least 2 samples and 1 feature.")
-        if n < 2:
-            raise InvalidParameterError(
-                f"parameter 'X' (Dask array) has 1 sample (shape {X.shape}); a covariance needs at least 2 samples.")
+        n, p = check_data_shape(X.shape, "X")
         self._dask = dask
         self.client = _resolve_client(client)
         if len(X.chunks[1]) > 1:
@@ -418,11 +413,7 @@ class DaskData(Operator):
         mean = colsum / n
         var = m2 / n if center else m2 / n + mean * mean
         self.mean_ = mean if center else np.zeros(p)
-        if scale:
-            sd = np.sqrt(var)
-            sd[sd == 0] = 1.0
-        else:
-            sd = np.ones(p)
+        sd = scale_from_variance(var, scale)
         self.scale_ = sd
         self._diag = var / sd**2
         self._c2 = 1.0 / n

@@ -5,27 +5,24 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import InvalidParameterError, check_finite_array
+from .._validation import InvalidParameterError, check_data_shape, check_finite_array
 from ._base import Operator, _as_2d
 
 __all__ = ["DenseData", "SparseData"]
 
 
 def _check_data(X, name="X"):
-    if X.ndim != 2:
-        raise InvalidParameterError(
-            f"parameter {name!r} must be a 2-D array (n_samples, n_features); got {X.ndim}-D shape {X.shape}."
-        )
-    n, p = X.shape
-    if n == 0 or p == 0:
-        raise InvalidParameterError(
-            f"parameter {name!r} is empty (shape {X.shape}); need at least 2 samples and 1 feature."
-        )
-    if n < 2:
-        raise InvalidParameterError(
-            f"parameter {name!r} has 1 sample (shape {X.shape}); a covariance needs at least 2 samples."
-        )
+    check_data_shape(X.shape, name)
     check_finite_array(X, name)
+
+
+def scale_from_variance(var: np.ndarray, scale: bool) -> np.ndarray:
+    """Per-feature scale: the standard deviation (1 where it is 0) or ones."""
+    if not scale:
+        return np.ones(var.shape[0])
+    sd = np.sqrt(var)
+    sd[sd == 0] = 1.0
+    return sd
 
 
 class DenseData(Operator):
@@ -168,11 +165,7 @@ class SparseData(Operator):
         self.mean_ = colsum / n if center else np.zeros(p)
         var = sq / n - self.mean_**2
         var[var < 0] = 0.0
-        if scale:
-            sd = np.sqrt(var)
-            sd[sd == 0] = 1.0
-        else:
-            sd = np.ones(p)
+        sd = scale_from_variance(var, scale)
         self.scale_ = sd
         self._diag = var / sd**2
         self._c = 1.0 / np.sqrt(n)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import InvalidParameterError
+from .._validation import InvalidParameterError, check_data_shape
 from ._base import Operator
 
 __all__ = ["ArrayAPIData", "is_array_api_array", "to_numpy", "array_namespace_of", "to_device"]
@@ -192,17 +192,7 @@ class ArrayAPIData(Operator):
                 "dense device array, or a scipy.sparse matrix (SparseData) or a Dask array (DaskData).")
         xp = aac.array_namespace(X)
         self.xp, self.device = xp, aac.device(X)
-        if X.ndim != 2:
-            raise InvalidParameterError(
-                f"parameter 'X' must be a 2-D array (n_samples, n_features); got {X.ndim}-D shape "
-                f"{tuple(X.shape)}.")
-        n, p = (int(v) for v in X.shape)
-        if n == 0 or p == 0:
-            raise InvalidParameterError(
-                f"parameter 'X' is empty (shape {(n, p)}); need at least 2 samples and 1 feature.")
-        if n < 2:
-            raise InvalidParameterError(
-                f"parameter 'X' has 1 sample (shape {(n, p)}); a covariance needs at least 2 samples.")
+        n, p = check_data_shape(X.shape, "X")
         if dtype is not None and str(dtype) not in _DTYPES and getattr(dtype, "__name__", None) not in _DTYPES:
             raise InvalidParameterError(f"parameter 'dtype' must be None, 'float32' or 'float64'; got {dtype!r}.")
         if xp.isdtype(X.dtype, "complex floating"):
