@@ -5,6 +5,15 @@
 - :func:`load_pitprops`: Jeffers' pitprops correlation matrix (13 × 13, n = 180).
 - :func:`make_spiked_covariance`: data with a planted sparse spike.
 - :func:`make_synthetic_corpus`: a NYTimes-scale UCI bag-of-words corpus with planted topics.
+
+Downloaded once from their public source into :func:`get_data_home` (``$EIGENSPARSE_DATA``,
+else ``~/.cache/eigensparse``), verified by SHA-256, or read from a local copy (``path=``):
+
+- :func:`fetch_senate`: 109th US Senate roll calls, 100 senators × 542 bills;
+- :func:`fetch_sp500`: S&P 500 daily log returns (2005-2010 by default);
+- :func:`fetch_leukemia`: Golub et al. leukemia expression, 72 samples × 7129 probes;
+- :func:`fetch_mnist`: the 10000 MNIST test digits, 784 pixels;
+- :func:`fetch_nytimes`, :func:`fetch_pubmed`: the large UCI bag-of-words corpora.
 """
 from __future__ import annotations
 
@@ -16,8 +25,13 @@ import scipy.sparse as sp
 
 from .._validation import Interval, validate_params
 
+_FETCH = ("fetch_senate", "fetch_sp500", "fetch_leukemia", "fetch_mnist", "fetch_nytimes",
+          "fetch_pubmed")
+_REMOTE = ("get_data_home", "DataUnavailableError", "ChecksumError")
+
 __all__ = ["Bunch", "load_kos", "load_20news", "load_pitprops", "make_spiked_covariance",
-           "make_synthetic_corpus", "topic_precision", "SyntheticCorpus", "DATASETS"]
+           "make_synthetic_corpus", "topic_precision", "SyntheticCorpus", "DATASETS",
+           *_FETCH, *_REMOTE]
 
 
 def __getattr__(name):  # lazy: the generator compiles numba kernels
@@ -25,12 +39,24 @@ def __getattr__(name):  # lazy: the generator compiles numba kernels
         from . import synthetic_corpus
 
         return getattr(synthetic_corpus, name)
+    if name in _FETCH:
+        from . import _fetch
+
+        return getattr(_fetch, name)
+    if name in _REMOTE:
+        from . import _remote
+
+        return getattr(_remote, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
 class Bunch:
-    """A dataset: ``data`` (samples × features, or a covariance), ``feature_names`` and extras."""
+    """A dataset: ``data`` (samples × features, or a covariance), ``feature_names`` and extras.
+
+    ``sample_names`` names the rows when the source does (senators, dates); ``filenames``
+    maps each file name of a downloaded data set to its local path.
+    """
 
     data: object
     feature_names: list
@@ -38,6 +64,8 @@ class Bunch:
     target: np.ndarray | None = None
     target_names: list | None = None
     n_samples: int | None = None
+    sample_names: list | None = None
+    filenames: dict | None = None
 
 
 def _path(name):
