@@ -9,7 +9,6 @@ Nothing here imports numpy at module level.
 """
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import platform
@@ -65,25 +64,18 @@ def thread_info() -> list[dict]:
             for d in threadpool_info()]
 
 
-def shared_dir() -> Path:
-    """The shared data folder: ``$EIGENSPARSE_SHARED`` or ``<repo>/../shared``."""
-    env = os.environ.get("EIGENSPARSE_SHARED")
-    return Path(env) if env else REPO_ROOT.parent / "shared"
-
-
 def load_mnist(n_images: int = 5000):
-    """First ``n_images`` MNIST test images as a float64 (n, 784) array in [0, 1]."""
-    import numpy as np
+    """First ``n_images`` MNIST test images as a float64 (n, 784) array in [0, 1]
+    (:func:`eigensparse.datasets.fetch_mnist`: cached download, or a local copy in the data
+    home; raises ``DataUnavailableError`` with the way to supply the files)."""
+    from eigensparse.datasets import fetch_mnist
 
-    path = shared_dir() / "data" / "mnist_t10k" / "t10k-images-idx3-ubyte.gz"
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
-    magic = int.from_bytes(raw[:4], "big")
-    if magic != 2051:
-        raise ValueError(f"{path}: not an IDX image file (magic {magic})")
-    count, rows, cols = (int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(3))
-    X = np.frombuffer(raw, np.uint8, offset=16).reshape(count, rows * cols)
-    return X[:n_images].astype(np.float64) / 255.0
+    return fetch_mnist().data[:n_images]
+
+
+def unavailable_note(exc) -> str:
+    """One paragraph for a data set a benchmark skips (the fetch message)."""
+    return f"skipped (data not available): {exc}"
 
 
 def data_with_correlation(C, n_samples: int, random_state=0):

@@ -28,12 +28,9 @@ import os
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
-import gzip  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
 
 from eigensparse.solvers._bca import bca_relaxation  # noqa: E402
 from eigensparse.solvers._dspca import first_order_relaxation  # noqa: E402
@@ -103,28 +100,11 @@ def run_sizes(sizes, fo_cap, model):
 
 
 def load_kos():
-    try:
-        from eigensparse.datasets import load_kos as _lk  # added by the datasets work
+    """KOS counts (CSR) and vocabulary, bundled with the package."""
+    from eigensparse.datasets import load_kos as _load_kos
 
-        X = _lk()
-        if isinstance(X, tuple):
-            X = X[0]
-        vocab = None
-        if hasattr(X, "data") and hasattr(X, "feature_names"):
-            X, vocab = X.data, X.feature_names
-        if sp.issparse(X):
-            return X, vocab
-    except Exception:  # noqa: BLE001 - fall back to the shared copy
-        pass
-    d = Path(__file__).resolve().parents[2] / "shared" / "data" / "kos"
-    if not d.exists():
-        d = Path("/work/shared/data/kos")
-    with gzip.open(d / "docword.kos.txt.gz", "rt") as f:
-        D, W, _ = (int(f.readline()) for _ in range(3))
-        a = np.loadtxt(f, dtype=np.int64)
-    X = sp.csr_matrix((a[:, 2].astype(float), (a[:, 0] - 1, a[:, 1] - 1)), shape=(D, W))
-    vocab = (d / "vocab.kos.txt").read_text().split("\n")[:W]
-    return X, vocab
+    kos = _load_kos()
+    return kos.data, kos.feature_names
 
 
 def run_kos():

@@ -71,7 +71,8 @@ import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 from _common import (atomic_write_json, data_with_correlation, environment, fmt_seconds,  # noqa: E402
-                     limit_threads, load_mnist, print_table, thread_info, timed_cpu)
+                     limit_threads, load_mnist, print_table, thread_info, timed_cpu,
+                     unavailable_note)
 
 #: (n_components, cardinality) per dataset, from issue 2
 SPECS = {"kos": (5, 10), "20news": (3, 10), "pitprops": (3, 5), "mnist": (1, 50)}
@@ -706,8 +707,14 @@ def main(argv=None) -> int:
             atomic_write_json(args.json, results)
 
     t_all = time.perf_counter()
-    for name in names:
-        results["rows"].extend(run_dataset(name, args, log))
+    from eigensparse.datasets import DataUnavailableError
+
+    for name in list(names):
+        try:
+            results["rows"].extend(run_dataset(name, args, log))
+        except DataUnavailableError as exc:
+            log(unavailable_note(exc))
+            names.remove(name)
         save()
     batched = None
     if not args.no_batched:

@@ -1,9 +1,11 @@
-"""Helpers shared by the DSPCA application scripts (handbook §4): paths, a penalty path and
-the "cardinality reaching 90% of the PC's variance" rule."""
+"""Helpers shared by the DSPCA application scripts (handbook §4): the command line, data sets
+that may need a download, a penalty path and the "cardinality reaching 90% of the PC's
+variance" rule."""
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -14,24 +16,40 @@ import numpy as np  # noqa: E402
 from eigensparse.solvers import get_solver  # noqa: E402
 
 
-def default_data_dir() -> Path:
-    here = Path(__file__).resolve()
-    for cand in (here.parents[2] / "shared" / "data", here.parents[1] / "shared" / "data",
-                 Path("/work/shared/data")):
-        if cand.exists():
-            return cand
-    return here.parents[2] / "shared" / "data"
-
-
 def parse_args(description: str, argv=None):
+    """``OUT_DIR`` (optional: where figures are saved) and ``--data-home`` (the folder of
+    downloaded data sets, default ``$EIGENSPARSE_DATA`` or ``~/.cache/eigensparse``)."""
     ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("out", nargs="?", default="out", help="output directory (default ./out)")
-    ap.add_argument("--data-dir", default=None, help="folder holding the shared data sets")
+    ap.add_argument("out", nargs="?", default=None, help="folder for the figures (default: none)")
+    ap.add_argument("--data-home", default=None,
+                    help="folder of downloaded data sets (see eigensparse.datasets.get_data_home)")
     a = ap.parse_args(argv)
-    a.out = Path(a.out)
-    a.out.mkdir(parents=True, exist_ok=True)
-    a.data_dir = Path(a.data_dir) if a.data_dir else default_data_dir()
+    if a.out is not None:
+        a.out = Path(a.out)
+        a.out.mkdir(parents=True, exist_ok=True)
     return a
+
+
+def fetch_or_exit(fetch, **kwargs):
+    """``fetch(**kwargs)``, or print how to supply the data and exit with status 0 when the
+    data set is neither cached nor downloadable (e.g. a machine without network)."""
+    from eigensparse.datasets import DataUnavailableError
+
+    try:
+        return fetch(**kwargs)
+    except DataUnavailableError as exc:
+        print(f"skipped: {exc}")
+        sys.exit(0)
+    except ImportError as exc:  # an optional reader (pyreadr, ...) is missing
+        print(f"skipped: {exc}")
+        sys.exit(0)
+
+
+def save_figure(fig, out, name):
+    """Save ``fig`` as ``out/name`` when an output folder was given."""
+    if out is not None:
+        fig.savefig(out / name, dpi=120)
+        print(f"saved {out / name}")
 
 
 def penalty_path(op, n=30, lo_frac=1e-3, method="bca"):

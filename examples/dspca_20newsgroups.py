@@ -1,29 +1,32 @@
-"""20-newsgroups (100 words, 16242 postings; handbook §4.1, Table 1 and Figs. 1-2).
+"""
+Topics of 20 newsgroups with DSPCA
+==================================
+
+20 newsgroups, 100 words, 16242 postings (handbook §4.1, Table 1 and Figs. 1-2), bundled with
+the package (:func:`eigensparse.datasets.load_20news`).
 
 For each of the first three components: the smallest cardinality whose DSPCA sparse PC explains
 at least 90% of the variance of the corresponding PC (the paper finds about 30, 26 and 10
 words), the word lists, and the 3-D projection of the postings on the sparse PCs.
 
-    python examples/dspca_20newsgroups.py [OUT_DIR] [--data-dir DIR]
+    python examples/dspca_20newsgroups.py [OUT_DIR]
 """
 from _dspca_common import parse_args  # noqa: I001  (sets single-threaded BLAS first)
 
 import numpy as np
-import scipy.io
 
 import eigensparse as es
+from eigensparse.datasets import load_20news
 from eigensparse.multi import deflate
 
-from _dspca_common import smallest_cardinality_reaching
+from _dspca_common import save_figure, smallest_cardinality_reaching
 
 
 def main(argv=None):
-    a = parse_args(__doc__.split("\n")[0], argv)
-    d = scipy.io.loadmat(a.data_dir / "20news_w100" / "20news_w100.mat")
-    X = d["documents"].T.tocsr().astype(float)  # postings × words, binary
-    words = [str(w[0]) for w in d["wordlist"].ravel()]
-    labels = d["newsgroups"].ravel()
-    groups = [str(g[0]) for g in d["groupnames"].ravel()]
+    a = parse_args("Topics of 20 newsgroups with DSPCA", argv)
+    news = load_20news()
+    X = news.data  # postings × words, binary
+    words, labels, groups = news.feature_names, news.target, news.target_names
     op = es.as_operator(X)  # centered implicitly
     S = op.to_dense()
     cur = es.Covariance(S)
@@ -67,8 +70,7 @@ def main(argv=None):
         ax3.set_zlabel("SPC3")
         ax3.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(a.out / "20newsgroups_dspca.png", dpi=120)
-        print(f"saved {a.out / '20newsgroups_dspca.png'}")
+        save_figure(fig, a.out, "20newsgroups_dspca.png")
     except ImportError:
         print("matplotlib not installed: no plot")
 

@@ -1,4 +1,9 @@
-"""Pitprops (Jeffers 1967: correlation matrix of 13 properties of 180 pitprops).
+"""
+Pitprops: sparse components of a correlation matrix
+===================================================
+
+Jeffers' pitprops (1967): the correlation matrix of 13 properties of 180 pitprops, bundled
+with the package (:func:`eigensparse.datasets.load_pitprops`).
 
 The classic sparse-PCA benchmark: six sparse components by DSPCA (block coordinate ascent with a
 penalty search for each target cardinality), their loadings, variances, upper bounds and
@@ -6,7 +11,7 @@ optimality certificates, and the variance-versus-cardinality curve of the first 
 the upper bounds of handbook Fig. 7 (exhaustive search is cheap at p = 13, so the true optimum is
 drawn too).
 
-    python examples/dspca_pitprops.py [OUT_DIR] [--data-dir DIR]
+    python examples/dspca_pitprops.py [OUT_DIR]
 """
 from _dspca_common import parse_args  # noqa: I001
 
@@ -16,15 +21,16 @@ import numpy as np
 
 import eigensparse as es
 from eigensparse.bounds import variance_cardinality_path
+from eigensparse.datasets import load_pitprops
 
-NAMES = ["topdiam", "length", "moist", "testsg", "ovensg", "ringtop", "ringbut", "bowmax",
-         "bowdist", "whorls", "clear", "knots", "diaknot"]
+from _dspca_common import save_figure
 
 
 def main(argv=None):
-    a = parse_args(__doc__.split("\n")[0], argv)
-    C = np.loadtxt(a.data_dir / "pitprops" / "pitdata.csv", delimiter=",")
-    op = es.Covariance(C, n_samples=180)
+    a = parse_args("Pitprops: sparse components of a correlation matrix", argv)
+    pitprops = load_pitprops()
+    C, NAMES = pitprops.data, pitprops.feature_names
+    op = es.Covariance(C, n_samples=pitprops.n_samples)
     cards = [7, 2, 3, 1, 1, 1]  # the SPCA cardinalities of Zou, Hastie & Tibshirani (2006)
     res = es.sparse_pca(op, method="bca", n_components=6, cardinality=cards)
     print("(variance on Σ; the upper bound and certificate concern the deflated matrix each "
@@ -54,8 +60,7 @@ def main(argv=None):
         ax.legend(fontsize=8)
         ax.set_title("pitprops: first sparse PC")
         ax.figure.tight_layout()
-        ax.figure.savefig(a.out / "pitprops_path.png", dpi=120)
-        print(f"saved {a.out / 'pitprops_path.png'}")
+        save_figure(ax.figure, a.out, "pitprops_path.png")
     except ImportError:
         print("matplotlib not installed: no plot")
 

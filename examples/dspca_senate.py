@@ -1,22 +1,29 @@
-"""109th US Senate roll calls (handbook §4.2, Figs. 3-4).
+"""
+Senate votes: a few bills separate the parties
+==============================================
+
+Roll calls of the 109th US Senate (handbook §4.2, Figs. 3-4), downloaded once by
+:func:`eigensparse.datasets.fetch_senate` (without network: put ``senateVoting.mat`` in the
+data home, see the message printed when it is missing).
 
 Senators are points, bills are features (votes coded +1 yea, -1 nay, 0 other). The first two
 sparse principal components of small cardinality (5 and 2 in the paper) still separate the
 parties; the script prints the bills they use, the variance against cardinality of the first
 sparse PC, and saves the 2-D projections (PCA and sparse PCA) as a PNG.
 
-    python examples/dspca_senate.py [OUT_DIR] [--data-dir DIR] [--cards 5,2]
+    python examples/dspca_senate.py [OUT_DIR] [--data-home DIR] [--cards 5,2]
 """
 from _dspca_common import parse_args  # noqa: I001
 
 import sys
 
 import numpy as np
-import scipy.io
 
 import eigensparse as es
-
 from eigensparse.bounds import variance_cardinality_path
+from eigensparse.datasets import fetch_senate
+
+from _dspca_common import fetch_or_exit, save_figure
 
 
 def main(argv=None):
@@ -26,11 +33,11 @@ def main(argv=None):
         i = argv.index("--cards")
         cards = tuple(int(c) for c in argv[i + 1].split(","))
         del argv[i:i + 2]
-    a = parse_args(__doc__.split("\n")[0], argv)
-    d = scipy.io.loadmat(a.data_dir / "senate109" / "senateVoting.mat")
-    X = d["records"].T.astype(float)  # senators × bills
-    party = np.array([str(p[0]) for p in d["party"].ravel()])
-    bills = [str(b[0]) for b in d["bills"].ravel()]
+    a = parse_args("Senate votes: a few bills separate the parties", argv)
+    senate = fetch_or_exit(fetch_senate, data_home=a.data_home)
+    X = senate.data  # senators × bills
+    party = np.array(["d", "r", "i"])[senate.target]
+    bills = senate.feature_names
     op = es.as_operator(X)
     res = es.sparse_pca(X, method="bca", n_components=2, cardinality=list(cards))
     for t, (c, r) in enumerate(zip(res.components, res.results)):
@@ -86,8 +93,7 @@ def main(argv=None):
         axs[2].set_ylabel("variance / variance of PC 1")
         axs[2].set_title("first sparse PC")
         fig.tight_layout()
-        fig.savefig(a.out / "senate109_dspca.png", dpi=120)
-        print(f"saved {a.out / 'senate109_dspca.png'}")
+        save_figure(fig, a.out, "senate109_dspca.png")
     except ImportError:
         print("matplotlib not installed: no plot")
 

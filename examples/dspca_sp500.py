@@ -1,46 +1,36 @@
-"""S&P 500 daily log returns, June 2005 - June 2010 (handbook §4.3, Figs. 5-6).
+"""
+S&P 500 returns: sectors as sparse components
+=============================================
+
+Daily log returns, June 2005 - June 2010 (handbook §4.3, Figs. 5-6).
 
 Variance of the first sparse PC against its cardinality (the paper needs about 300 of 472 stocks
 for 90% of PC 1's variance: no natural kink), the first two sparse PCs (cardinalities 32 and 26
 in the paper, mostly Financials, then Energy/Materials) and the 2-D projections of the daily
 returns on the top 2 PCs and on the top 2 sparse PCs.
 
-Data: ``sp500/sp500.rda`` (needs the ``pyreadr`` package: ``pip install pyreadr``). It is a
-superset of the paper's file; stocks with missing values or constant prices in the window are
-dropped.
+Data: :func:`eigensparse.datasets.fetch_sp500` (downloads ``sp500.rda`` once; reading it
+needs the ``pyreadr`` package: ``pip install pyreadr``). It is a superset of the paper's file;
+stocks with missing values or constant prices in the window are dropped.
 
-    python examples/dspca_sp500.py [OUT_DIR] [--data-dir DIR]
+    python examples/dspca_sp500.py [OUT_DIR] [--data-home DIR]
 """
 from _dspca_common import parse_args  # noqa: I001
 
 import numpy as np
-import pandas as pd
 
 import eigensparse as es
 from eigensparse.bounds import variance_cardinality_path
+from eigensparse.datasets import fetch_sp500
 
-
-def load_returns(data_dir):
-    try:
-        import pyreadr
-    except ImportError as exc:  # pragma: no cover - optional dependency
-        raise SystemExit("this example needs pyreadr to read sp500.rda: pip install pyreadr") from exc
-    s = pyreadr.read_r(str(data_dir / "sp500" / "sp500.rda"))["sp500"]
-    dates = pd.to_datetime(s["dates"], format="%d.%m.%Y")
-    w = s[(dates >= "2005-06-01") & (dates <= "2010-06-01")].drop(columns=["dates"])
-    w = w.apply(pd.to_numeric, errors="coerce")
-    w = w.loc[:, w.notna().all() & (w > 0).all()]
-    r = np.log(w).diff().iloc[1:]
-    moving = (r.abs() > 0).mean() > 0.5  # drop delisted names whose price stays flat
-    r = r.loc[:, moving & (r.std() > 0)]
-    return r
+from _dspca_common import fetch_or_exit, save_figure
 
 
 def main(argv=None):
-    a = parse_args(__doc__.split("\n")[0], argv)
-    R = load_returns(a.data_dir)
-    names = list(R.columns)
-    X = R.to_numpy()
+    a = parse_args("S&P 500 returns: sectors as sparse components", argv)
+    sp500 = fetch_or_exit(fetch_sp500, start="2005-06-01", end="2010-06-01",
+                          data_home=a.data_home)
+    names, X = sp500.feature_names, sp500.data
     print(f"{X.shape[0]} trading days x {X.shape[1]} stocks")
     op = es.as_operator(X)
     S = op.to_dense()
@@ -80,8 +70,7 @@ def main(argv=None):
         axs[2].scatter(Z[:, 0], Z[:, 1], s=4)
         axs[2].set_title("sparse PCA (32 and 26 stocks)")
         fig.tight_layout()
-        fig.savefig(a.out / "sp500_dspca.png", dpi=120)
-        print(f"saved {a.out / 'sp500_dspca.png'}")
+        save_figure(fig, a.out, "sp500_dspca.png")
     except ImportError:
         print("matplotlib not installed: no plot")
 

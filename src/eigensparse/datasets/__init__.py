@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,6 +57,14 @@ class Bunch:
 
     ``sample_names`` names the rows when the source does (senators, dates); ``filenames``
     maps each file name of a downloaded data set to its local path.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.datasets import Bunch
+    >>> b = Bunch(np.eye(2), ["x", "y"], "a toy data set")
+    >>> b.data.shape, b.feature_names, b.target is None
+    ((2, 2), ['x', 'y'], True)
     """
 
     data: object
@@ -73,17 +82,40 @@ def _path(name):
 
 
 def load_kos() -> Bunch:
-    """KOS blog entries (dailykos.com), UCI bag-of-words: CSR counts (3430, 6906) and the vocabulary."""
+    """KOS blog entries (dailykos.com), UCI bag-of-words: CSR counts (3430, 6906) and the vocabulary.
+
+    ``filenames`` holds the paths of the bundled ``docword.kos.txt.gz`` and ``vocab.kos.txt``
+    (for the out-of-core :func:`eigensparse.text.extract_topics`) when the package is
+    installed as plain files.
+
+    Examples
+    --------
+    >>> from eigensparse.datasets import load_kos
+    >>> kos = load_kos()
+    >>> kos.data.shape, kos.feature_names[:3]
+    ((3430, 6906), ['aarp', 'abandon', 'abandoned'])
+    """
     from ..io.uci import read_uci_bow
 
-    with resources.as_file(_path("docword.kos.txt.gz")) as dw, resources.as_file(_path("vocab.kos.txt")) as vb:
+    names = ("docword.kos.txt.gz", "vocab.kos.txt")
+    with resources.as_file(_path(names[0])) as dw, resources.as_file(_path(names[1])) as vb:
         X, words = read_uci_bow(dw, vb)
+    files = {n: _path(n) for n in names}
     return Bunch(X, words, "KOS blog entries, UCI bag of words (D=3430, W=6906, NNZ=353160)",
-                 n_samples=X.shape[0])
+                 n_samples=X.shape[0],
+                 filenames=files if all(isinstance(f, Path) for f in files.values()) else None)
 
 
 def load_20news() -> Bunch:
-    """20 Newsgroups, 100 words (Roweis): binary CSR (16242, 100), words and the 4 group labels."""
+    """20 Newsgroups, 100 words (Roweis): binary CSR (16242, 100), words and the 4 group labels.
+
+    Examples
+    --------
+    >>> from eigensparse.datasets import load_20news
+    >>> news = load_20news()
+    >>> news.data.shape, news.feature_names[:2], news.target_names[0]
+    ((16242, 100), ['aids', 'baseball'], 'comp.*')
+    """
     with resources.as_file(_path("20news_w100.npz")) as f:
         z = np.load(f)
         shape = tuple(int(v) for v in z["shape"])
@@ -96,7 +128,19 @@ def load_20news() -> Bunch:
 
 
 def load_pitprops() -> Bunch:
-    """Pitprops correlation matrix (Jeffers 1967): 13 × 13, from n = 180 pitprops."""
+    """Pitprops correlation matrix (Jeffers 1967): 13 × 13, from n = 180 pitprops.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.datasets import load_pitprops
+    >>> pitprops = load_pitprops()
+    >>> pitprops.data.shape, pitprops.n_samples, pitprops.feature_names[:3]
+    ((13, 13), 180, ['topdiam', 'length', 'moist'])
+    >>> res = es.sparse_pca(es.Covariance(pitprops.data), cardinality=2, method="exhaustive")
+    >>> [pitprops.feature_names[i] for i in res.supports[0]]
+    ['topdiam', 'length']
+    """
     with resources.as_file(_path("pitprops.csv")) as f:
         names = open(f).readline().strip().split(",")
         C = np.loadtxt(f, delimiter=",", skiprows=1)
@@ -113,6 +157,17 @@ def make_spiked_covariance(n_samples=200, n_features=100, support_size=20, signa
     X : ndarray of shape (n_samples, n_features)
     v : ndarray of shape (n_features,), the planted unit spike
     support : ndarray of int, sorted support of v
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.datasets import make_spiked_covariance
+    >>> X, v, support = make_spiked_covariance(500, 30, 4, signal=10.0, random_state=0)
+    >>> X.shape, support.tolist()
+    ((500, 30), [8, 14, 17, 22])
+    >>> est = es.SparsePCA(n_components=1, cardinality=4, random_state=0).fit(X)
+    >>> sorted(est.supports_[0].tolist()) == support.tolist()
+    True
     """
     validate_params(
         {"n_samples": n_samples, "n_features": n_features, "support_size": support_size,
