@@ -6,8 +6,8 @@ finds sparse principal components on that small matrix, deflating between them:
 
 >>> from eigensparse.text import extract_topics           # doctest: +SKIP
 >>> res = extract_topics("docword.nytimes.txt.gz", "vocab.nytimes.txt",
-...                      n_topics=5, cardinality=5)
->>> print(res.format_table()); print(res.phase_table())
+...                      n_topics=5, cardinality=5)        # doctest: +SKIP
+>>> print(res.format_table()); print(res.phase_table())  # doctest: +SKIP
 
 :func:`plot_topics_diagnostics` draws the sorted word variances (the paper's Fig. 2)
 and variance against cardinality; :func:`write_json` saves a result atomically.

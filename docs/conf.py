@@ -1,0 +1,81 @@
+"""Sphinx configuration of the eigensparse documentation.
+
+Build: ``pip install -e ".[docs]"`` then ``sphinx-build -W -b html docs docs/_build/html``.
+The gallery executes the examples that run on data bundled with the package; the others
+(which download a data set once) are shown without execution.
+"""
+import os
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+if SRC.is_dir():  # a source checkout: document the code next to these pages
+    sys.path.insert(0, str(SRC))
+sys.path.insert(0, str(HERE / "_ext"))
+EXAMPLES = HERE.parent / "examples"
+sys.path.insert(0, str(EXAMPLES))  # the examples import their shared helper module
+os.environ.setdefault("MPLBACKEND", "Agg")
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import eigensparse  # noqa: E402
+
+project = "eigensparse"
+author = "the eigensparse developers"
+copyright = "the eigensparse developers"  # noqa: A001
+release = eigensparse.__version__
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.intersphinx",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+    "methods_table",
+    "plain_docstrings",
+]
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb",
+                    "auto_examples/*.py", "auto_examples/*.zip"]
+root_doc = "index"
+default_role = "obj"
+
+autosummary_generate = True
+autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_typehints = "none"
+numpydoc_show_class_members = False
+numpydoc_validation_checks = set()
+numpydoc_xref_param_type = False
+
+intersphinx_mapping = {}  # no network during the build
+
+try:
+    import pydata_sphinx_theme  # noqa: F401
+
+    html_theme = "pydata_sphinx_theme"
+    html_theme_options = {"navigation_with_keys": False}
+except ImportError:  # the docs extra installs it; build anyway with the default theme
+    html_theme = "alabaster"
+html_title = f"eigensparse {release}"
+html_static_path = []
+
+#: examples run at build time: only those on data bundled with the package
+EXECUTED_EXAMPLES = ("dspca_pitprops", "dspca_20newsgroups")
+
+sphinx_gallery_conf = {
+    "examples_dirs": str(EXAMPLES),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": re.escape(os.sep) + "(" + "|".join(EXECUTED_EXAMPLES) + r")\.py$",
+    "ignore_pattern": r"(__init__|_dspca_common)\.py$",
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "abort_on_example_error": True,
+    "show_memory": False,
+    "min_reported_time": 1,
+}
