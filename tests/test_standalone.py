@@ -50,7 +50,7 @@ def test_no_machine_paths_or_sibling_folders():
             m = FORBIDDEN.search(line)
             if m:
                 hits.append(f"{f.relative_to(ROOT)}:{n}: {m.group(0)!r} in {line.strip()[:100]}")
-    assert not hits, "absolute machine paths or ../shared in the repository:\n" + "\n".join(hits)
+    assert not hits, "absolute machine paths or sibling folders in the repository:\n" + "\n".join(hits)
 
 
 def test_forbidden_pattern_catches_examples():
