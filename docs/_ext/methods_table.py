@@ -1,32 +1,45 @@
 """``.. eigensparse-methods::``: the table of methods, generated from the code's registry.
 
-Each row comes from the solver registry (:data:`eigensparse.solvers.SOLVERS` and the joint
-methods of :mod:`eigensparse.multi`): the method's name, its one-line summary, whether it
-accepts a penalty alone, and its options (the keyword-only parameters of the solver).
+The rows come from the method registry: ``eigensparse.registry`` when the package has one
+(a dict of method specs named ``METHODS``, ``REGISTRY`` or ``SPECS``), else the solver
+registry :data:`eigensparse.solvers.SOLVERS` plus the joint methods of
+:mod:`eigensparse.multi`. Columns: the name, the one-line summary, any ``guarantee`` and
+``cost`` the specs carry, whether a penalty alone is accepted, and the options (the
+keyword-only parameters of the solver).
 """
 from docutils import nodes
 from docutils.parsers.rst import Directive
 
 
-def _rows():
-    from eigensparse import solvers
+def _specs() -> dict:
+    try:
+        from eigensparse import registry
+    except ImportError:
+        registry = None
+    for attr in ("METHODS", "REGISTRY", "SPECS"):
+        specs = getattr(registry, attr, None)
+        if isinstance(specs, dict) and specs:
+            return dict(specs)
+    from eigensparse import multi, solvers
 
     solvers._load_all()
-    rows = []
-    for name, spec in sorted(solvers.SOLVERS.items()):
-        opts = [o for o in spec.options if o not in ("random_state",)]
-        rows.append((name, spec.summary, "yes" if spec.penalized else "",
-                     ", ".join(opts)))
-    try:
-        from eigensparse import multi
-
+    specs = dict(solvers.SOLVERS)
+    if hasattr(multi, "_load_all"):
         multi._load_all()
-        for name, spec in sorted(getattr(multi, "JOINT_METHODS", {}).items()):
-            if name not in {r[0] for r in rows}:
-                rows.append((name, getattr(spec, "summary", ""), "", "(joint)"))
-    except (ImportError, AttributeError):
-        pass
-    return rows
+    for name, spec in getattr(multi, "JOINT_METHODS", {}).items():
+        specs.setdefault(name, spec)
+    return specs
+
+
+def _columns(specs):
+    cols = [("method", lambda n, s: n), ("what it does", lambda n, s: getattr(s, "summary", ""))]
+    for extra in ("guarantee", "cost"):
+        if any(getattr(s, extra, None) for s in specs.values()):
+            cols.append((extra, lambda n, s, e=extra: str(getattr(s, e, "") or "")))
+    cols.append(("penalty alone", lambda n, s: "yes" if getattr(s, "penalized", False) else ""))
+    cols.append(("options", lambda n, s: ", ".join(
+        o for o in getattr(s, "options", ()) if o != "random_state")))
+    return cols
 
 
 def _cell(text, literal=False):
@@ -41,25 +54,23 @@ class MethodsTable(Directive):
     has_content = False
 
     def run(self):
-        header = ("method", "what it does", "penalty alone", "options")
+        specs = _specs()
+        cols = _columns(specs)
         table = nodes.table(classes=["eigensparse-methods"])
-        group = nodes.tgroup(cols=len(header))
+        group = nodes.tgroup(cols=len(cols))
         table += group
-        for width in (12, 50, 8, 30):
-            group += nodes.colspec(colwidth=width)
-        head = nodes.thead()
-        row = nodes.row()
-        for h in header:
-            row += _cell(h)
+        for title, _ in cols:
+            group += nodes.colspec(colwidth=40 if title == "what it does" else 15)
+        head, row = nodes.thead(), nodes.row()
+        for title, _ in cols:
+            row += _cell(title)
         head += row
         group += head
         body = nodes.tbody()
-        for name, summary, penalized, opts in _rows():
+        for name in sorted(specs):
             row = nodes.row()
-            row += _cell(name, literal=True)
-            row += _cell(summary)
-            row += _cell(penalized)
-            row += _cell(opts)
+            for j, (_, value) in enumerate(cols):
+                row += _cell(value(name, specs[name]), literal=(j == 0))
             body += row
         group += body
         return [table]

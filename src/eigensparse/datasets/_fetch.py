@@ -226,12 +226,21 @@ def _fetch_bow(dataset, caller, data_home, path, download, sha256, load, descrip
                               f"NNZ={header.nnz})")
 
 
-_BOW_RETURNS = """Returns
+_BOW_DOC = """load : bool, default True
+        Read the counts into memory ({entries}); ``False`` only fetches and returns the
+        paths, for the out-of-core :func:`eigensparse.text.extract_topics`.
+
+    Returns
     -------
     Bunch
         ``data`` scipy.sparse.csr_matrix (documents, words) of counts, or None when
         ``load=False``; ``feature_names`` the vocabulary; ``filenames`` the paths of the
-        docword and vocabulary files (for :func:`eigensparse.text.extract_topics`)."""
+        docword and vocabulary files.
+
+    Notes
+    -----
+    UCI publishes no checksum: the gzip stream is checked in full and the SHA-256 seen the
+    first time is recorded beside the file and required afterwards."""
 
 
 @_doc("nytimes")
@@ -242,16 +251,7 @@ def fetch_nytimes(*, data_home=None, path=None, download: bool = True, sha256=No
     Parameters
     ----------
     %(params)s
-    load : bool, default True
-        Read the counts into memory (about 70 million entries, 1 GB); ``False`` only
-        fetches and returns the paths, for the out-of-core :func:`eigensparse.text.extract_topics`.
-
-    %(returns)s
-
-    Notes
-    -----
-    UCI publishes no checksum: the gzip stream is checked in full and the SHA-256 seen the
-    first time is recorded beside the file and required afterwards.
+    %(bow)s
 
     Examples
     --------
@@ -275,16 +275,7 @@ def fetch_pubmed(*, data_home=None, path=None, download: bool = True, sha256=Non
     Parameters
     ----------
     %(params)s
-    load : bool, default True
-        Read the counts into memory (about 480 million entries: several GB); ``False`` only
-        fetches and returns the paths, for the out-of-core :func:`eigensparse.text.extract_topics`.
-
-    %(returns)s
-
-    Notes
-    -----
-    UCI publishes no checksum: the gzip stream is checked in full and the SHA-256 seen the
-    first time is recorded beside the file and required afterwards.
+    %(bow)s
 
     Examples
     --------
@@ -300,5 +291,6 @@ def fetch_pubmed(*, data_home=None, path=None, download: bool = True, sha256=Non
                       "PubMed abstracts, UCI bag of words")
 
 
-for _f in (fetch_nytimes, fetch_pubmed):
-    _f.__doc__ = _f.__doc__.replace("%(returns)s", _BOW_RETURNS)
+for _f, _entries in ((fetch_nytimes, "about 70 million entries, 1 GB"),
+                     (fetch_pubmed, "about 480 million entries: several GB")):
+    _f.__doc__ = _f.__doc__.replace("%(bow)s", _BOW_DOC.format(entries=_entries))

@@ -39,11 +39,36 @@ _CHUNK = 1 << 20
 
 
 class DataUnavailableError(FileNotFoundError):
-    """A data set's file is neither supplied, nor cached, nor downloadable."""
+    """A data set's file is neither supplied, nor cached, nor downloadable.
+
+    The message names the URL(s), the expected file name and the folder to put it in.
+
+    Examples
+    --------
+    >>> from eigensparse.datasets import DataUnavailableError, fetch_leukemia
+    >>> try:
+    ...     fetch_leukemia(data_home="an/empty/folder", download=False)
+    ... except DataUnavailableError as exc:
+    ...     print("amlAll.mat" in str(exc), "path=" in str(exc))
+    True True
+    """
 
 
 class ChecksumError(InvalidParameterError):
-    """A data file does not match its expected SHA-256 (or is not a valid gzip stream)."""
+    """A data file does not match its expected SHA-256 (or is not a valid gzip stream).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from eigensparse.datasets import ChecksumError, fetch_senate
+    >>> path = os.path.join(tempfile.mkdtemp(), "senateVoting.mat")
+    >>> _ = open(path, "wb").write(b"not the published file")
+    >>> try:
+    ...     fetch_senate(path=path)
+    ... except ChecksumError as exc:
+    ...     print("does not match the expected" in str(exc))
+    True
+    """
 
 
 @dataclass(frozen=True)
@@ -60,6 +85,17 @@ class RemoteFile:
         SHA-256 of the file itself; None when no published value is known.
     content_sha256 : str or None
         SHA-256 of the gunzipped content (for files that mirrors re-compress).
+
+    Examples
+    --------
+    >>> import hashlib, os, tempfile
+    >>> from eigensparse.datasets._remote import RemoteFile, fetch_file
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(folder, "toy.txt"), "wb").write(b"1 2 3")
+    >>> toy = RemoteFile("toy.txt", ("https://example.org/toy.txt",),
+    ...                  sha256=hashlib.sha256(b"1 2 3").hexdigest())
+    >>> fetch_file("toy", toy, path=folder).name     # a verified local copy: no download
+    'toy.txt'
     """
 
     name: str
@@ -229,6 +265,16 @@ def fetch_file(dataset: str, remote: RemoteFile, *, data_home=None, path=None,
     Returns
     -------
     pathlib.Path
+
+    Examples
+    --------
+    >>> from eigensparse.datasets._remote import REMOTE_FILES, fetch_file
+    >>> (senate,) = REMOTE_FILES["senate109"]
+    >>> try:
+    ...     fetch_file("senate109", senate, data_home="an/empty/folder", download=False)
+    ... except FileNotFoundError as exc:
+    ...     print(str(exc).splitlines()[0])
+    fetch_file: data file 'senateVoting.mat' is not available.
     """
     folder = get_data_home(data_home) / dataset
     cached = folder / remote.name
