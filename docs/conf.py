@@ -65,7 +65,7 @@ html_title = f"eigensparse {release}"
 html_static_path = []
 
 #: examples run at build time: only those on data bundled with the package
-EXECUTED_EXAMPLES = ("dspca_pitprops", "dspca_20newsgroups")
+EXECUTED_EXAMPLES = ("dspca_pitprops", "dspca_20newsgroups", "topics_kos")
 
 sphinx_gallery_conf = {
     "examples_dirs": str(EXAMPLES),

@@ -37,5 +37,6 @@ def test_docs_build_without_warnings(tmp_path):
     html = tmp_path / "html"
     assert (html / "user_guide" / "02_methods.html").read_text().count("tpower") >= 1
     assert (html / "generated" / "eigensparse.datasets.fetch_mnist.html").exists()
-    figures = sorted(p.name for p in (html / "_images").glob("sphx_glr_dspca_*_001.png"))
-    assert figures == ["sphx_glr_dspca_20newsgroups_001.png", "sphx_glr_dspca_pitprops_001.png"]
+    figures = sorted(p.name for p in (html / "_images").glob("sphx_glr_*_001.png"))
+    assert figures == ["sphx_glr_dspca_20newsgroups_001.png", "sphx_glr_dspca_pitprops_001.png",
+                       "sphx_glr_topics_kos_001.png"]

@@ -1,0 +1,61 @@
+"""
+Topics of a blog corpus
+=======================
+
+The KOS blog entries (3430 posts from dailykos.com, 6906 words; bundled with the package,
+:func:`eigensparse.datasets.load_kos`). Each sparse principal component of the word counts
+uses a handful of words that occur together: a topic. The script prints the topics, the
+variance each explains (adjusted, so that shared words are not counted twice), and draws the
+variance of the first topic against its number of words, with upper bounds on what any
+choice of that many words could reach.
+
+    python examples/topics_kos.py [OUT_DIR]
+"""
+from _dspca_common import parse_args  # noqa: I001  (sets single-threaded BLAS first)
+
+import numpy as np
+
+import eigensparse as es
+from eigensparse.bounds import variance_cardinality_path
+from eigensparse.datasets import load_kos
+
+from _dspca_common import save_figure
+
+
+def main(argv=None):
+    a = parse_args("Topics of a blog corpus", argv)
+    kos = load_kos()
+    est = es.SparsePCA(n_components=5, cardinality=5, random_state=0).fit(kos.data)
+    labels = []
+    for j, words in enumerate(est.topics(kos.feature_names)):
+        share = est.explained_variance_ratio_[j]
+        print(f"topic {j + 1} ({share:.2%} of the variance): {', '.join(w for w, _ in words)}")
+        labels.append("\n".join(w for w, _ in words[:3]))
+    print(f"all five topics (25 words of {kos.data.shape[1]}): "
+          f"{est.explained_variance_ratio_.sum():.2%} of the total variance")
+    path = variance_cardinality_path(kos.data, 30, method="greedy", certificate=False,
+                                     relaxation=False)
+    lam1 = path.bounds["lambda_max"][0]
+    k5 = path.variances[4] / lam1
+    print(f"first topic: 5 words reach {k5:.1%} of the first principal component's variance")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, axs = plt.subplots(1, 2, figsize=(11, 4))
+        axs[0].bar(np.arange(1, 6), 100 * est.explained_variance_ratio_)
+        axs[0].set_xticks(np.arange(1, 6), labels, fontsize=8)
+        axs[0].set_ylabel("adjusted variance explained (%)")
+        axs[0].set_title("five topics of five words")
+        path.plot(axs[1], normalize=True)
+        axs[1].set_title("first topic: variance against its number of words")
+        fig.tight_layout()
+        save_figure(fig, a.out, "topics_kos.png")
+    except ImportError:
+        print("matplotlib not installed: no plot")
+
+
+if __name__ == "__main__":
+    main()
