@@ -140,27 +140,59 @@ def _read_table(path, delimiter):
     """:func:`read_table` plus the line number of each row."""
     text = _open_text(path)
     ext, _ = _suffixes(path)
-    first = next((ln for ln in text.splitlines() if ln.strip()), None)
-    if first is None:
+    lines = text.splitlines()
+    filled = [i for i, ln in enumerate(lines) if ln.strip()][:2]
+    if not filled:
         raise _err(path, 1, "the file is empty.")
-    rows = _rows(text, delimiter if delimiter is not None else _sniff_delimiter(first, ext))
-    header = not all(_is_number(c) for c in rows[0][1] if c != "")
-    data = rows[1:] if header else rows
-    if not data:
-        raise _err(path, rows[0][0], "a header but no data rows.")
-    labels = not _is_number(data[0][1][0])  # a first column of row labels (dates, ids)
-    width = len(data[0][1]) - labels
+    delimiter = delimiter if delimiter is not None else _sniff_delimiter(lines[filled[0]], ext)
+    layout = _layout(path, _rows("\n".join(lines[:filled[-1] + 1]), delimiter))
+    X = _fast_table(text, lines, delimiter, layout)
+    if X is not None:
+        first_data = layout[0]
+        return X, layout[3], [n for n in range(first_data, len(lines) + 1)
+                              if lines[n - 1].strip()]
+    data = _rows(text, delimiter)[1 if layout[1] else 0:]
+    _, _, labels, names = layout
+    width = len(names)
+    X = np.vstack([_parse_row(path, n, cells, width, labels, names) for n, cells in data])
+    return X, names, [n for n, _ in data]
+
+
+def _layout(path, head):
+    """(first data line, has header, has row labels, feature names) from the first rows."""
+    header = not all(_is_number(c) for c in head[0][1] if c != "")
+    if header and len(head) < 2:
+        raise _err(path, head[0][0], "a header but no data rows.")
+    first_line, cells = head[1] if header else head[0]
+    labels = not _is_number(cells[0])  # a first column of row labels (dates, ids)
+    width = len(cells) - labels
+    if width < 1:
+        raise _err(path, first_line, "no numeric column.")
     if header:
-        names = rows[0][1][-width:] if len(rows[0][1]) >= width else []
-        if len(rows[0][1]) not in (width, width + 1):
-            raise _err(path, rows[0][0], f"the header has {len(rows[0][1])} names for "
+        if len(head[0][1]) not in (width, width + 1):
+            raise _err(path, head[0][0], f"the header has {len(head[0][1])} names for "
                                          f"{width} numeric columns.")
+        names = [str(c) for c in head[0][1][-width:]]
     else:
         names = [f"x{j}" for j in range(width)]
-    if width < 1:
-        raise _err(path, data[0][0], "no numeric column.")
-    X = np.vstack([_parse_row(path, n, cells, width, labels, names) for n, cells in data])
-    return X, [str(s) for s in names], [n for n, _ in data]
+    return first_line, header, labels, names
+
+
+def _fast_table(text, lines, delimiter, layout):
+    """The numeric block by NumPy's C parser, or None when anything is irregular (the
+    row-by-row parser then finds and reports the problem)."""
+    first_line, _, labels, names = layout
+    body = [ln for ln in lines[first_line - 1:] if ln.strip()]
+    count = (lambda ln: len(ln.split())) if delimiter is None else (lambda ln: ln.count(delimiter))
+    if len({count(ln) for ln in body}) != 1:
+        return None
+    try:
+        X = np.loadtxt(io.StringIO("\n".join(body)), delimiter=delimiter, ndmin=2,
+                       usecols=range(labels, labels + len(names)), comments=None,
+                       quotechar=None if delimiter is None else '"', dtype=np.float64)
+    except ValueError:
+        return None
+    return X if X.shape == (len(body), len(names)) and np.all(np.isfinite(X)) else None
 
 
 def _read_npy(path):
