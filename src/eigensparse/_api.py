@@ -8,16 +8,13 @@ from ._linalg import fix_sign
 from ._result import SparsePCAResult
 from ._validation import InvalidParameterError, Interval, Options, check_cardinalities, validate_params
 from .multi import DEFLATIONS, get_joint, run_deflation
-from .multi import _load_all as _load_joint
-from .multi import JOINT_METHODS
 from .operators import Operator, as_operator
+from .registry import DEFAULT_METHOD, method_names
 from .solvers import SOLVERS, check_random_state, get_solver
-from .solvers import _load_all as _load_solvers
 
 __all__ = ["sparse_pca", "adjusted_variance", "available_methods", "DEFAULT_METHOD",
            "DEFAULT_DEFLATION", "DEFAULT_CARDINALITY"]
 
-DEFAULT_METHOD = "tpower"
 DEFAULT_DEFLATION = "schur"
 #: cardinality used when none is given: min(n_features, 10)
 DEFAULT_CARDINALITY = 10
@@ -25,9 +22,7 @@ DEFAULT_CARDINALITY = 10
 
 def available_methods() -> list[str]:
     """Names accepted by ``method=`` (single-component solvers and joint methods)."""
-    _load_solvers()
-    _load_joint()
-    return sorted(set(SOLVERS) | set(JOINT_METHODS))
+    return method_names()
 
 
 def adjusted_variance(op: Operator, components: np.ndarray) -> np.ndarray:
@@ -143,9 +138,9 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
     else:
         cards = check_cardinalities(min(DEFAULT_CARDINALITY, p) if cardinality is None else cardinality,
                                     k, p)
-    if spec is not None and spec.needs_data and not op.has_data:
+    if spec is not None and spec.requires_data(method_options) and not op.has_data:
         raise InvalidParameterError(
-            f"method {method!r} needs the data matrix (A·x products); a {op.kind} has none.")
+            f"method {method!r} with options {method_options} (e.g. formulation) needs the data matrix (A·x products); a {op.kind} has none.")
 
     bar = None
     if progress:
