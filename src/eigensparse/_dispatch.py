@@ -33,7 +33,7 @@ from .multi import DEFLATIONS, run_deflation
 from .operators import Operator
 from .registry import DEFAULT_METHOD, MethodSpec, get_method, method_names
 
-__all__ = ["Plan", "plan_components", "require_data", "solve_components", "assemble",
+__all__ = ["Plan", "resolve_method", "plan_components", "require_data", "solve_components", "assemble",
            "adjusted_variance", "DEFAULT_DEFLATION", "DEFAULT_CARDINALITY"]
 
 DEFAULT_DEFLATION = "schur"
@@ -128,6 +128,14 @@ def _cardinalities(spec, cardinality, penalty, k, p, default_cardinality) -> lis
     return check_cardinalities(cardinality, k, p)
 
 
+def resolve_method(method, options=None, penalty=None) -> tuple:
+    """``(spec, options)``: the method (None: the default) and its checked options
+    (``penalty`` included when given). Front doors that must read data before they
+    can plan call this first, to fail before reading."""
+    spec = get_method(DEFAULT_METHOD if method is None else method)
+    return spec, _check_options(spec, dict(options or {}), penalty)
+
+
 def plan_components(method, *, n_features: int, n_components=None, cardinality=None,
                     penalty=None, deflation=None, options=None, random_state=None,
                     default_cardinality: int = DEFAULT_CARDINALITY,
@@ -149,7 +157,7 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
         Passed to methods that take a penalty; an error for the others.
     deflation : str or None
         None: ``default_deflation``. Joint methods accept only ``"disjoint"`` or the
-        default (and report ``"disjoint"``); penalty-only solves cannot be disjoint.
+        default (and report ``"disjoint"``).
     options : dict or None
         Keyword options of the method (checked against its signature).
     random_state : None, int or Generator
@@ -159,14 +167,13 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
     -------
     Plan
     """
-    spec = get_method(DEFAULT_METHOD if method is None else method)
+    spec, opts = resolve_method(method, options, penalty)
     p = int(n_features)
     k = min(5, p) if n_components is None else n_components
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= p:
         raise InvalidParameterError(
             f"parameter 'n_components' must be an int in [1, n_features={p}]; got {n_components!r}.")
     k = int(k)
-    opts = _check_options(spec, dict(options or {}), penalty)
     cards = _cardinalities(spec, cardinality, penalty, k, p, default_cardinality)
     deflation = default_deflation if deflation is None else deflation
     if deflation not in DEFLATIONS:
@@ -178,8 +185,6 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
                 f"method {spec.name!r} finds all components jointly with disjoint supports; "
                 f"parameter 'deflation' must be 'disjoint' (or left at its default); got {deflation!r}.")
         deflation = "disjoint"
-    if deflation == "disjoint" and None in cards:
-        raise InvalidParameterError("deflation='disjoint' needs cardinalities, not a penalty.")
     return Plan(spec, cards, deflation, opts, _seeds(random_state, k))
 
 
@@ -267,20 +272,27 @@ def adjusted_variance(op: Operator, components: np.ndarray) -> np.ndarray:
 
 
 def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = None,
+             features=None, n_features: int | None = None, total_variance=None,
              result_type=SparsePCAResult, **fields) -> SparsePCAResult:
     """The multi-component result of ``results`` (loadings on ``op``'s features):
     sign rule, variances on ``op`` (undeflated), adjusted variances, supports.
 
-    ``result_type`` (a subclass of :class:`SparsePCAResult`) and ``fields`` let a
-    front door add its own attributes (the topic pipeline's words and passes)."""
+    ``features`` (sorted ids, one per feature of ``op``) places the components among
+    ``n_features`` features (the topic pipeline's working set among all words);
+    ``total_variance`` defaults to Tr Σ of ``op``. ``result_type`` (a subclass of
+    :class:`SparsePCAResult`) and ``fields`` let a front door add its own attributes."""
     p = op.n_features
     C = fix_sign(np.vstack([r.loadings for r in results])) if results else np.zeros((0, p))
     variances = np.atleast_1d(op.quad(C.T)) if results else np.zeros(0)
     expl = adjusted_variance(op, C) if results else np.zeros(0)
+    if features is not None:
+        full = np.zeros((C.shape[0], int(n_features)))
+        full[:, np.asarray(features)] = C
+        C = full
     base = {"operator": op.kind, "cardinalities": list(plan.cardinalities)}
     base.update(info or {})
     return result_type(
         components=C, variances=np.asarray(variances, dtype=float), explained_variance=expl,
         supports=[np.flatnonzero(c) for c in C], results=list(results),
-        total_variance=float(op.trace()) if "total_variance" not in fields else fields.pop("total_variance"),
+        total_variance=float(op.trace()) if total_variance is None else float(total_variance),
         method=plan.method, deflation=plan.deflation, info=base, **fields)

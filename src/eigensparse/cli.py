@@ -33,8 +33,9 @@ def _positive_int(text):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ._api import DEFAULT_DEFLATION, DEFAULT_METHOD
+    from ._api import DEFAULT_METHOD
     from .multi import DEFLATIONS
+    from .text import DEFAULT_TOPIC_DEFLATION
 
     parser = argparse.ArgumentParser(
         prog="eigensparse",
@@ -57,8 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--method", default=None,
                    help="solver (default: bca, the 2011 paper's topic workflow; "
                         f"{DEFAULT_METHOD} with --scale/--scheduler/--device); see `eigensparse methods`")
-    t.add_argument("--deflation", default=DEFAULT_DEFLATION, choices=list(DEFLATIONS),
-                   help=f"deflation scheme (default {DEFAULT_DEFLATION})")
+    t.add_argument("--deflation", default=DEFAULT_TOPIC_DEFLATION, choices=list(DEFLATIONS),
+                   help=f"deflation scheme (default {DEFAULT_TOPIC_DEFLATION}: distinct topics)")
     t.add_argument("--penalty", type=float, default=None,
                    help="penalty rho for penalized methods (bca, dspca, am with a *_pen formulation); "
                         "without it bca/dspca search the penalty that gives the cardinality")
@@ -101,9 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--cache-dir", metavar="DIR",
                    help="cache directory (default $EIGENSPARSE_CACHE_DIR or ~/.cache/eigensparse)")
     o.add_argument("--no-progress", action="store_true", help="no progress bars")
-    o.add_argument("--cardinality-tolerance", type=int, default=None, metavar="N",
+    o.add_argument("--cardinality-tolerance", type=int, default=0, metavar="N",
                    help="penalized methods (bca, dspca): accept topics within N words of -s, found by a "
-                        "coarse penalty search as in the 2011 paper (default 1; 0 = exact, slower)")
+                        "coarse penalty search as in the 2011 paper (default 0: exact)")
 
     sub.add_parser("methods", help="list the available methods",
                    description="List the single-component solvers and joint methods.")

@@ -45,9 +45,11 @@ _loaded = False
 
 
 def options_of(func: Callable) -> tuple:
-    """The keyword-only parameters of ``func`` (its options), in signature order."""
+    """The keyword-only parameters of ``func`` (its options), in signature order, except
+    ``random_state`` (the dispatcher passes one seed per component)."""
     sig = inspect.signature(func)
-    return tuple(k for k, p in sig.parameters.items() if p.kind == p.KEYWORD_ONLY)
+    return tuple(k for k, p in sig.parameters.items()
+                 if p.kind == p.KEYWORD_ONLY and k != "random_state")
 
 
 @dataclass(frozen=True)

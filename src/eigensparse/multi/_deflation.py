@@ -67,7 +67,7 @@ def run_deflation(op: Operator, solve: Callable, cardinalities: list, scheme: st
         raise InvalidParameterError(
             f"parameter 'deflation' must be one of {DEFLATIONS}; got {scheme!r}.")
     p = op.n_features
-    if scheme == "disjoint" and sum(cardinalities) > p:
+    if scheme == "disjoint" and sum(c for c in cardinalities if c is not None) > p:
         raise InvalidParameterError(
             f"deflation='disjoint' needs sum(cardinality) <= n_features={p}; "
             f"got cardinalities summing to {sum(cardinalities)}.")
