@@ -159,9 +159,11 @@ class SparsePCAResult:
             "components": [self.component_dict(j) for j in range(self.components.shape[0])],
         }
 
-    def format_table(self, max_words: int | None = None) -> str:
-        """The components as a table: one column per component, features by |loading|
-        (signed), then cardinality, variance, explained % and penalty."""
+    def format_table(self, max_words: int | None = None, unit: str | None = None) -> str:
+        """The components as a table: one column per component, features by |loading|,
+        then cardinality, variance, explained % and penalty. ``unit`` names the
+        features in the column heads (default :attr:`feature_unit`)."""
+        unit = self.feature_unit if unit is None else unit
         k = self.components.shape[0]
         if k == 0:
             return "(no components)"
@@ -169,7 +171,7 @@ class SparsePCAResult:
         for j in range(k):
             order = self.ordered_support(j)
             shown = order if max_words is None else order[:max_words]
-            cols.append([f"PC{j + 1} ({order.size} {self.feature_unit})"]
+            cols.append([f"PC{j + 1} ({order.size} {unit})"]
                         + [self.feature_label(i) for i in shown])
         pens = [self.penalty_of(j) for j in range(k)]
         foot = [
