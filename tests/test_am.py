@@ -13,6 +13,7 @@ from eigensparse.solvers import get_solver
 import scipy.sparse as sp
 from scipy.optimize import minimize_scalar
 
+from eigensparse import sparse_pca
 from eigensparse._validation import InvalidParameterError
 from eigensparse.operators import Covariance, DenseData, SparseData
 from eigensparse.solvers import SOLVERS
@@ -96,8 +97,9 @@ def test_unpolished_result_keeps_am_loadings(formulation):
 @pytest.mark.parametrize("formulation", L1_VARIANCE)
 def test_l1_variance_refuses_covariance(formulation):
     op = Covariance(np.cov(spiked().T))
-    with pytest.raises(InvalidParameterError, match="formulation") as e:
-        am(op, 3, formulation=formulation, penalty=0.1 if formulation.endswith("pen") else None)
+    with pytest.raises(InvalidParameterError, match="formulation") as e:  # checked by the dispatcher
+        sparse_pca(op, n_components=1, cardinality=3, method="am", formulation=formulation,
+                   penalty=0.1 if formulation.endswith("pen") else None)
     assert "data matrix" in str(e.value)
     # a square root of the same Σ is accepted
     res = am(op.factor(), 3, formulation=formulation, random_state=0)

@@ -13,10 +13,11 @@ def test_topics_on_bundled_kos(tmp_path, capsys):
     out = tmp_path / "t.json"
     for method, tol in (("tpower", 0), ("bca", 1)):  # bca: the paper's coarse penalty search
         assert main(["topics", "--dataset", "kos", "-k", "2", "-s", "5", "--method", method,
-                     "--json", str(out)]) == 0
+                     "--cardinality-tolerance", str(tol), "--json", str(out)]) == 0
         text = capsys.readouterr().out
         assert "kos: 3430 documents x 6906 words" in text
-        doc = json.loads(out.read_text())
+        doc = json.loads(out.read_text(), parse_constant=lambda c: pytest.fail(f"not strict JSON: {c}"))
+        assert doc["schema"] == "eigensparse.result/1" and doc["corpus"] == "kos"
         assert len(doc["components"]) == 2
         for c in doc["components"]:
             assert abs(c["cardinality"] - 5) <= tol
@@ -24,7 +25,7 @@ def test_topics_on_bundled_kos(tmp_path, capsys):
             assert c["variance"] > 0
             assert c["words"][0] in text
     assert main(["topics", "--dataset", "kos", "-k", "2", "-s", "5", "--cardinality-tolerance", "0",
-                 "--json", str(out)]) == 0
+                 "--method", "bca", "--json", str(out)]) == 0
     assert [c["cardinality"] for c in json.loads(out.read_text())["components"]] == [5, 5]
 
 
@@ -38,8 +39,32 @@ def test_topics_from_files(tmp_path, capsys):
     dw.write_text(f"40\n12\n{len(lines)}\n" + "\n".join(lines) + "\n")
     vb = tmp_path / "vocab.t.txt"
     vb.write_text("\n".join(f"word{i}" for i in range(12)) + "\n")
-    assert main(["topics", str(dw), str(vb), "-k", "2", "-s", "3", "--method", "greedy"]) == 0
-    assert "word" in capsys.readouterr().out
+    assert main(["topics", str(dw), str(vb), "-k", "2", "-s", "3", "--method", "greedy",
+                 "--no-cache"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # the printed table: the same components as sparse_pca on the matrix in memory (the
+    # working set holds all 12 words), words by decreasing |loading|, then the footer
+    from eigensparse import sparse_pca
+    from eigensparse.io import read_uci_bow
+
+    X, words = read_uci_bow(str(dw), str(vb))
+    ref = sparse_pca(X, n_components=2, cardinality=3, method="greedy", deflation="disjoint")
+    assert lines[0] == ("docword.t.txt: 40 documents x 12 words, method=greedy, "
+                        "deflation=disjoint, center=True, scaling=count")
+    assert lines[1].split() == ["PC1", "(3", "words)", "PC2", "(3", "words)"]
+    assert set(lines[2].replace(" ", "")) == {"-"}
+    cols = [[words[i] for i in s[np.lexsort((s, -np.abs(c[s])))]]
+            for c, s in zip(ref.components, ref.supports)]
+    for row in range(3):
+        assert lines[3 + row].split() == [cols[0][row], cols[1][row]]
+    foot = {ln.split()[0]: ln.split()[-2:] for ln in lines[7:11]}
+    assert foot["cardinality"] == ["3", "3"]
+    assert np.allclose([float(v) for v in foot["variance"]], ref.variances, rtol=1e-3)
+    assert np.allclose([float(v) for v in lines[9].split()[-2:]],
+                       100 * ref.explained_variance_ratio, atol=0.006)
+    assert foot["penalty"] == ["-", "-"]
+    assert lines[11].startswith(f"total: explained (adjusted) "
+                                f"{100 * ref.explained_variance_ratio.sum():.2f}% of")
 
 
 @pytest.mark.parametrize("argv, match", [

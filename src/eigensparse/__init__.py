@@ -33,7 +33,7 @@ def __getattr__(name):  # lazy: keep `import eigensparse` light
         from .estimator import SparsePCA
 
         return SparsePCA
-    if name in ("datasets", "text", "io", "bounds", "screening"):
+    if name in ("datasets", "text", "io", "bounds", "screening", "registry"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

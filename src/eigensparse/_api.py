@@ -1,58 +1,23 @@
-"""The functional front door: :func:`sparse_pca`."""
+"""The functional front door: :func:`sparse_pca` (a thin layer over the dispatcher)."""
 from __future__ import annotations
-
 
 import numpy as np
 
-from ._linalg import fix_sign
+from ._dispatch import (DEFAULT_CARDINALITY, DEFAULT_DEFLATION, adjusted_variance, assemble,
+                        plan_components, progress_bar, require_data, solve_components)
 from ._result import SparsePCAResult
-from ._validation import InvalidParameterError, Interval, Options, check_cardinalities, validate_params
-from .multi import DEFLATIONS, get_joint, run_deflation
-from .multi import _load_all as _load_joint
-from .multi import JOINT_METHODS
-from .operators import Operator, as_operator
-from .solvers import SOLVERS, check_random_state, get_solver
-from .solvers import _load_all as _load_solvers
+from ._validation import Interval, Options, validate_params
+from .multi import DEFLATIONS
+from .operators import as_operator
+from .registry import DEFAULT_METHOD, get_method, method_names
 
 __all__ = ["sparse_pca", "adjusted_variance", "available_methods", "DEFAULT_METHOD",
            "DEFAULT_DEFLATION", "DEFAULT_CARDINALITY"]
 
-DEFAULT_METHOD = "tpower"
-DEFAULT_DEFLATION = "schur"
-#: cardinality used when none is given: min(n_features, 10)
-DEFAULT_CARDINALITY = 10
-
 
 def available_methods() -> list[str]:
     """Names accepted by ``method=`` (single-component solvers and joint methods)."""
-    _load_solvers()
-    _load_joint()
-    return sorted(set(SOLVERS) | set(JOINT_METHODS))
-
-
-def adjusted_variance(op: Operator, components: np.ndarray) -> np.ndarray:
-    """Zou–Hastie–Tibshirani adjusted variance of the rows of ``components``.
-
-    With scores Z = A Cᵀ and Z = QR, the adjusted variance of component j is R_jj²:
-    the variance it explains beyond the components before it. Computed from the Gram
-    matrix G = C Σ Cᵀ = RᵀR by a (semi-definite tolerant) Cholesky, so it needs only
-    Σ products. Sums to at most Tr Σ; equals the plain variances when the scores are
-    uncorrelated.
-    """
-    C = np.atleast_2d(np.asarray(components, dtype=float))
-    G = C @ op.matmat(C.T)
-    G = 0.5 * (G + G.T)
-    k = G.shape[0]
-    R = np.zeros((k, k))
-    for j in range(k):
-        r2 = G[j, j] - R[:j, j] @ R[:j, j]
-        if r2 <= 1e-14 * max(G[j, j], 1e-300):
-            R[j, j] = 0.0
-            continue
-        R[j, j] = np.sqrt(r2)
-        if j + 1 < k:
-            R[j, j + 1:] = (G[j, j + 1:] - R[:j, j] @ R[:j, j + 1:]) / R[j, j]
-    return np.diag(R) ** 2
+    return method_names()
 
 
 def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD,
@@ -74,7 +39,7 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
         Exact number of nonzero loadings per component (one int for all, or one per
         component); None means ``min(10, n_features)`` unless ``penalty`` is given to a
         penalized method.
-    method : str, default="tpower"
+    method : str, default=eigensparse.registry.DEFAULT_METHOD
         A single-component solver (``eigensparse.available_methods()``), used with
         ``deflation``, or a joint method (e.g. ``"bipartite"``) that finds all
         components at once.
@@ -112,75 +77,20 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
          "penalty": [None, Interval("real", 0, None)]},
         where="sparse_pca",
     )
-    methods = available_methods()
-    if method not in methods:
-        raise InvalidParameterError(f"parameter 'method' must be one of {methods}; got {method!r}.")
+    get_method(method)  # an unknown method fails before the data are touched
     op = as_operator(data, center=center, scale=scale, client=client, device=device)
-    p = op.n_features
-    k = min(5, p) if n_components is None else n_components
-    if k > p:
-        raise InvalidParameterError(
-            f"parameter 'n_components' must be <= n_features={p}; got {n_components}.")
-    rng = check_random_state(random_state)
-    seeds = rng.integers(0, 2**31 - 1, size=k)
-
-    joint = get_joint(method)
-    spec = None if joint is not None else get_solver(method)
-    allowed = (joint or spec).options
-    unknown = sorted(set(method_options) - set(allowed) - {"penalty"})
-    if unknown:
-        raise InvalidParameterError(
-            f"method {method!r} got unknown option(s) {unknown}; valid options: {sorted(allowed)}.")
-    if penalty is not None:
-        if "penalty" not in allowed:
-            raise InvalidParameterError(
-                f"parameter 'penalty' is not used by method {method!r}; penalized methods: "
-                f"{sorted(n for n, s in SOLVERS.items() if 'penalty' in s.options)}.")
-        method_options["penalty"] = penalty
-
-    if cardinality is None and penalty is not None and spec is not None and spec.penalized:
-        cards = [None] * k
-    else:
-        cards = check_cardinalities(min(DEFAULT_CARDINALITY, p) if cardinality is None else cardinality,
-                                    k, p)
-    if spec is not None and spec.needs_data and not op.has_data:
-        raise InvalidParameterError(
-            f"method {method!r} needs the data matrix (A·x products); a {op.kind} has none.")
-
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=k, desc=f"sparse_pca[{method}]", unit="comp")
+    plan = plan_components(method, n_features=op.n_features, n_components=n_components,
+                           cardinality=cardinality, penalty=penalty, deflation=deflation,
+                           options=method_options, random_state=random_state)
+    op = require_data(plan, op)
+    bar = progress_bar(plan) if progress else None
     try:
-        if joint is not None:
-            if deflation not in (DEFAULT_DEFLATION, "disjoint"):
-                raise InvalidParameterError(
-                    f"method {method!r} finds all components jointly with disjoint supports; "
-                    f"parameter 'deflation' must be 'disjoint' (or left at its default); got {deflation!r}.")
-            deflation = "disjoint"
-            results = joint.func(op, cards, random_state=int(seeds[0]), **method_options)
-            if bar is not None:
-                bar.update(k)
-        else:
-            def solve(sub, s, t):
-                return spec.func(sub, s, random_state=int(seeds[t]), **method_options)
-
-            results = run_deflation(op, solve, cards, deflation, progress=bar)
+        results = solve_components(op, plan, progress=bar)
     finally:
         if bar is not None:
             bar.close()
-
-    C = np.vstack([r.loadings for r in results])
-    C = fix_sign(C)
-    variances = op.quad(C.T)
-    if np.ndim(variances) == 0:
-        variances = np.array([variances])
-    expl = adjusted_variance(op, C)
-    return SparsePCAResult(
-        components=C, variances=np.asarray(variances, dtype=float), explained_variance=expl,
-        supports=[np.flatnonzero(c) for c in C], results=results,
-        total_variance=op.trace(), method=method, deflation=deflation,
-        info={"operator": op.kind, "cardinalities": cards,
-              "mean": np.zeros(p) if getattr(op, "mean_", None) is None else np.asarray(op.mean_),
-              "scale": np.ones(p) if getattr(op, "scale_", None) is None else np.asarray(op.scale_)},
-    )
+    p = op.n_features
+    mean, scale_ = getattr(op, "mean_", None), getattr(op, "scale_", None)
+    return assemble(op, plan, results, info={
+        "mean": np.zeros(p) if mean is None else np.asarray(mean),
+        "scale": np.ones(p) if scale_ is None else np.asarray(scale_)})

@@ -1,12 +1,22 @@
-"""Result objects returned by every solver and by :func:`eigensparse.sparse_pca`."""
+"""Result objects: :class:`ComponentResult` for one component (every solver), and
+:class:`SparsePCAResult` for several (:func:`eigensparse.sparse_pca`, the estimator's
+``result_``, and, as its subclass :class:`eigensparse.text.TopicsResult`, the topic
+pipeline), with the one table printer and the one JSON schema (:data:`JSON_SCHEMA`)
+every command writes (:func:`write_json`: strict JSON, atomically)."""
 from __future__ import annotations
 
+import json
+import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-__all__ = ["ComponentResult", "SparsePCAResult"]
+__all__ = ["ComponentResult", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable"]
+
+#: the name and version of the one JSON schema (see :meth:`SparsePCAResult.to_dict`)
+JSON_SCHEMA = "eigensparse.result/1"
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,11 @@ class SparsePCAResult:
     total_variance : float
         ``Tr Σ`` of the original operator.
     method, deflation : str
+    info : dict
+        ``operator`` (its kind), ``cardinalities`` (as resolved), ``mean``/``scale``
+        (data input).
+    feature_names : list of str or None
+        One name per feature, when known (words of a corpus, DataFrame columns).
     """
 
     components: np.ndarray
@@ -87,7 +102,135 @@ class SparsePCAResult:
     method: str
     deflation: str
     info: dict[str, Any] = field(default_factory=dict)
+    feature_names: list | None = None
+
+    #: what a feature is called in tables
+    feature_unit = "features"
 
     @property
     def explained_variance_ratio(self) -> np.ndarray:
+        if not self.total_variance > 0:
+            return np.zeros_like(self.explained_variance)
         return self.explained_variance / self.total_variance
+
+    def feature_label(self, i: int) -> str:
+        """The name of feature ``i`` (``x{i}`` when names are unknown)."""
+        return str(self.feature_names[i]) if self.feature_names is not None else f"x{i}"
+
+    def ordered_support(self, j: int) -> np.ndarray:
+        """Support of component ``j`` by decreasing |loading| (ties: by index)."""
+        c, supp = self.components[j], self.supports[j]
+        return supp[np.lexsort((supp, -np.abs(c[supp])))]
+
+    def penalty_of(self, j: int):
+        """The penalty ρ component ``j`` was solved at (None for cardinality methods)."""
+        r = self.results[j] if j < len(self.results) else None
+        pen = r.info.get("penalty") if r is not None and isinstance(r.info, dict) else None
+        return None if pen is None else float(pen)
+
+    def component_dict(self, j: int) -> dict:
+        """Component ``j`` in the JSON schema (features by decreasing |loading|)."""
+        order = self.ordered_support(j)
+        r = self.results[j] if j < len(self.results) else None
+        return {
+            "rank": j + 1, "cardinality": int(order.size),
+            "feature_ids": [int(i) for i in order],
+            "features": [self.feature_label(i) for i in order],
+            "loadings": [float(self.components[j, i]) for i in order],
+            "variance": float(self.variances[j]),
+            "explained_variance": float(self.explained_variance[j]),
+            "explained_variance_ratio": float(self.explained_variance_ratio[j]),
+            "penalty": self.penalty_of(j),
+            "upper_bound": None if r is None or r.upper_bound is None else float(r.upper_bound),
+            "n_iter": None if r is None else int(r.n_iter),
+            "converged": None if r is None else bool(r.converged),
+        }
+
+    def to_dict(self) -> dict:
+        """The one JSON schema (:data:`JSON_SCHEMA`): the request, the totals and one
+        entry per component (:meth:`component_dict`); subclasses add keys."""
+        return {
+            "schema": JSON_SCHEMA, "method": self.method, "deflation": self.deflation,
+            "n_features": int(self.components.shape[1]),
+            "cardinalities": jsonable(self.info.get("cardinalities")),
+            "operator": self.info.get("operator"),
+            "total_variance": float(self.total_variance),
+            "explained_variance_ratio": float(np.sum(self.explained_variance_ratio)),
+            "components": [self.component_dict(j) for j in range(self.components.shape[0])],
+        }
+
+    def format_table(self, max_words: int | None = None, unit: str | None = None) -> str:
+        """The components as a table: one column per component, features by |loading|,
+        then cardinality, variance, explained % and penalty. ``unit`` names the
+        features in the column heads (default :attr:`feature_unit`)."""
+        unit = self.feature_unit if unit is None else unit
+        k = self.components.shape[0]
+        if k == 0:
+            return "(no components)"
+        cols = []
+        for j in range(k):
+            order = self.ordered_support(j)
+            shown = order if max_words is None else order[:max_words]
+            cols.append([f"PC{j + 1} ({order.size} {unit})"]
+                        + [self.feature_label(i) for i in shown])
+        pens = [self.penalty_of(j) for j in range(k)]
+        foot = [
+            ["cardinality"] + [str(s.size) for s in self.supports],
+            ["variance"] + [_fmt(v) for v in self.variances],
+            ["explained %"] + [f"{100 * v:.2f}" for v in self.explained_variance_ratio],
+            ["penalty"] + ["-" if v is None else _fmt(v) for v in pens],
+        ]
+        n = max(len(c) for c in cols)
+        width = [max(len(c[i]) if i < len(c) else 0 for i in range(n)) for c in cols]
+        width = [max(w, max(len(f[j + 1]) for f in foot)) for j, w in enumerate(width)]
+        lw = max(len(f[0]) for f in foot)
+        lines = []
+        for i in range(n):
+            cells = [(c[i] if i < len(c) else "").ljust(w) for c, w in zip(cols, width)]
+            lines.append(" " * lw + "  " + "  ".join(cells).rstrip())
+            if i == 0:
+                lines.append(" " * lw + "  " + "  ".join("-" * w for w in width))
+        lines.append("")
+        for f in foot:
+            lines.append(f[0].ljust(lw) + "  " + "  ".join(v.ljust(w) for v, w in zip(f[1:], width)).rstrip())
+        return "\n".join(lines)
+
+
+def _fmt(v: float) -> str:
+    if v is None or not math.isfinite(v):
+        return str(v)
+    a = abs(v)
+    if a != 0 and (a < 1e-3 or a >= 1e5):
+        return f"{v:.3e}"
+    return f"{v:.4g}"
+
+
+def jsonable(obj):
+    """``obj`` with NumPy scalars/arrays as Python values and non-finite floats as None
+    (strict JSON has no NaN or Infinity)."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if hasattr(obj, "to_dict"):
+        return jsonable(obj.to_dict())
+    return obj
+
+
+def write_json(path, obj) -> str:
+    """Write ``obj`` (a dict, or anything with ``to_dict()``) as strict JSON
+    (``allow_nan=False``), atomically. Returns the path."""
+    from .io._atomic import atomic_write_text
+
+    path = os.fspath(path)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    atomic_write_text(path, json.dumps(jsonable(obj), indent=2, allow_nan=False) + "\n")
+    return path

@@ -8,7 +8,9 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._api import DEFAULT_DEFLATION, DEFAULT_METHOD, available_methods, sparse_pca
+from ._api import sparse_pca
+from ._dispatch import DEFAULT_DEFLATION
+from .registry import DEFAULT_METHOD, method_names
 from ._validation import InvalidParameterError
 from .multi import DEFLATIONS
 
@@ -30,9 +32,9 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     cardinality : int or list of int, default=None
         Nonzero loadings per component (one int, or one per component); None means
         ``min(10, n_features)``.
-    method : str, default="tpower"
-        Single-component solver or joint method; see
-        :func:`eigensparse.available_methods`.
+    method : str, default=eigensparse.registry.DEFAULT_METHOD
+        Single-component solver or joint method: any name of the method registry
+        (:func:`eigensparse.available_methods`, ``eigensparse methods``).
     deflation : {"schur", "projection", "orthogonal", "hotelling", "disjoint"}, default="schur"
         Deflation between components (``"disjoint"``: no variable is reused).
     center : bool, default=True
@@ -116,9 +118,9 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         return self
 
     def _fit(self, X):
-        if self.method not in available_methods():
+        if self.method not in method_names():  # the registry's names, loaded lazily
             raise InvalidParameterError(
-                f"The 'method' parameter of SparsePCA must be one of {available_methods()}; "
+                f"The 'method' parameter of SparsePCA must be one of {method_names()}; "
                 f"got {self.method!r}.")
         if _is_distributed_or_device(X):
             # a dask.array or a device array: validated by its operator, never pulled here

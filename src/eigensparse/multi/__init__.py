@@ -3,58 +3,40 @@
 Joint methods (several components at once, e.g. bipartite matchings) register
 with :func:`register_joint`; their signature is
 ``func(op, cardinalities, *, random_state=None, **options) -> list[ComponentResult]``
-with the loadings expressed on the operator's features.
+with the loadings expressed on the operator's features. They live in the one method
+registry (:mod:`eigensparse.registry`) with ``kind="joint"``.
 """
 from __future__ import annotations
 
-import inspect
-from dataclasses import dataclass
-from typing import Callable
-
+from ..registry import KindView, MethodSpec, get_method, register_method
 from ._deflation import DEFLATIONS, deflate, run_deflation
 
 __all__ = ["DEFLATIONS", "deflate", "run_deflation", "JOINT_METHODS", "register_joint",
            "get_joint"]
 
-
-@dataclass(frozen=True)
-class JointSpec:
-    name: str
-    func: Callable
-    summary: str = ""
-    options: tuple = ()
+#: ``{name: MethodSpec}`` of the joint methods registered so far
+JOINT_METHODS = KindView("joint")
 
 
-JOINT_METHODS: dict[str, JointSpec] = {}
+def register_joint(name: str, *, summary: str = "", cost: str = ""):
+    """Decorator registering ``func`` as the joint method ``name`` (a thin entry into
+    :func:`eigensparse.registry.register_method`)."""
 
-
-def register_joint(name: str, *, summary: str = ""):
     def deco(func):
-        sig = inspect.signature(func)
-        opts = tuple(k for k, p in sig.parameters.items() if p.kind == p.KEYWORD_ONLY)
-        JOINT_METHODS[name] = JointSpec(name, func,
-                                        summary or (func.__doc__ or "").strip().split("\n")[0], opts)
+        register_method(MethodSpec(name, func, kind="joint", description=summary, cost=cost))
         return func
 
     return deco
 
 
-_LOADED = False
+def get_joint(name):
+    """The spec of the joint method ``name``, or None when ``name`` is not one."""
+    from ..registry import method_names
+
+    return get_method(name) if name in method_names("joint") else None
 
 
 def _load_all():
-    global _LOADED
-    if _LOADED:
-        return
-    import importlib
-    import pkgutil
+    from ..registry import _load_all as load
 
-    for m in pkgutil.iter_modules(__path__):
-        if m.name != "_deflation":
-            importlib.import_module(f"{__name__}.{m.name}")
-    _LOADED = True
-
-
-def get_joint(name):
-    _load_all()
-    return JOINT_METHODS.get(name)
+    load()

@@ -1006,7 +1006,7 @@ def _refine(state: _State, op: Operator, caps, matcher, deadline, max_rounds=500
 # ---------------------------------------------------------------------------------------
 # the joint method
 # ---------------------------------------------------------------------------------------
-@register_joint("bipartite", summary="Joint disjoint components by bipartite matchings on a "
+@register_joint("bipartite", cost="O(candidates·p·k) matchings on a rank-d sketch", summary="Joint disjoint components by bipartite matchings on a "
                                       "low-rank sketch (Asteris et al. 2015), locally improved.")
 def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsilon=None,
               time_budget=None, refine=True, n_refine=8, sampling="adaptive", batch_size=256,

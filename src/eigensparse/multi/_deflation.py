@@ -52,26 +52,35 @@ def deflate(op: Operator, x: np.ndarray, scheme: str, Q: list | None = None) -> 
     raise InvalidParameterError(f"parameter 'deflation' must be one of {DEFLATIONS}; got {scheme!r}.")
 
 
-def run_deflation(op: Operator, solve: Callable, cardinalities: list[int], scheme: str,
-                  progress=None) -> list:
+def run_deflation(op: Operator, solve: Callable, cardinalities: list, scheme: str,
+                  progress=None, found: list | None = None) -> list:
     """Solve for ``len(cardinalities)`` components, deflating between solves.
 
     ``solve(operator, s, t)`` returns a ComponentResult for component ``t``. Returned
     results have loadings on ``op``'s features; their ``variance`` is on the operator the
     solver saw (the deflated one), the caller recomputes variances on ``op``.
+    ``found`` (optional): results already found for the first components (loadings on
+    ``op``'s features), replayed as deflation steps; the list is appended to as
+    components are found, so a caller that interrupts ``solve`` keeps them.
     """
     if scheme not in DEFLATIONS:
         raise InvalidParameterError(
             f"parameter 'deflation' must be one of {DEFLATIONS}; got {scheme!r}.")
     p = op.n_features
-    if scheme == "disjoint" and sum(cardinalities) > p:
+    if scheme == "disjoint" and sum(c for c in cardinalities if c is not None) > p:
         raise InvalidParameterError(
             f"deflation='disjoint' needs sum(cardinality) <= n_features={p}; "
             f"got cardinalities summing to {sum(cardinalities)}.")
-    results = []
+    results = [] if found is None else found
     cur, Q = op, []
     remaining = np.arange(p)
     for t, s in enumerate(cardinalities):
+        if t < len(results):  # already found: replay its deflation step
+            if scheme == "disjoint":
+                remaining = np.setdiff1d(remaining, results[t].support, assume_unique=True)
+            elif t + 1 < len(cardinalities):
+                cur = deflate(cur, results[t].loadings, scheme, Q)
+            continue
         if scheme == "disjoint":
             sub = op.restrict(remaining) if remaining.size < p else op
             r = solve(sub, s, t)

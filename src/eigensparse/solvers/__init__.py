@@ -1,74 +1,48 @@
-"""Single-component solvers and their registry.
+"""Single-component solvers.
 
 Every solver is a plain function ``solver(op, cardinality, *, random_state=None,
 **options) -> ComponentResult`` taking an :class:`~eigensparse.operators.Operator`
 and an exact target cardinality (penalized solvers may accept ``cardinality=None``
-with a ``penalty=`` option instead). :func:`register` adds one to :data:`SOLVERS`;
-:func:`get_solver` looks one up with a clear error.
+with a ``penalty=`` option instead). :func:`register` adds one to the method registry
+(:mod:`eigensparse.registry`); :data:`SOLVERS` is the registry's live view of the
+single-component methods and :func:`get_solver` looks one up with a clear error.
 """
 from __future__ import annotations
 
-import inspect
-from dataclasses import dataclass, field
-from typing import Callable
-
-from .._validation import InvalidParameterError
+from ..registry import KindView, MethodSpec, get_method, register_method
 from ._common import check_random_state, make_result, polish, polish_loadings
 
-__all__ = ["SolverSpec", "SOLVERS", "register", "get_solver", "polish", "polish_loadings",
+__all__ = ["SOLVERS", "register", "get_solver", "polish", "polish_loadings",
            "make_result", "check_random_state"]
 
-
-@dataclass(frozen=True)
-class SolverSpec:
-    name: str
-    func: Callable
-    #: the method needs dot/rdot always (formulation-dependent checks happen in the solver)
-    needs_data: bool = False
-    #: True when the solver can run on a penalty alone (cardinality=None, penalty=ρ)
-    penalized: bool = False
-    summary: str = ""
-    options: tuple = field(default=())
+#: ``{name: MethodSpec}`` of the single-component methods registered so far
+SOLVERS = KindView("single")
 
 
-SOLVERS: dict[str, SolverSpec] = {}
+def register(name: str, *, needs_data=False, penalized: bool = False, summary: str = "",
+             cost: str = "", takes_cardinality: bool = True):
+    """Decorator registering ``func`` as the single-component method ``name``.
 
-
-def register(name: str, *, needs_data: bool = False, penalized: bool = False, summary: str = ""):
-    """Decorator registering ``func`` under ``name``."""
+    A thin entry into :func:`eigensparse.registry.register_method`: ``penalized`` is
+    the spec's ``takes_penalty``, ``summary`` its ``description`` (default: the first
+    line of the docstring); ``needs_data`` may be a callable of the options dict."""
 
     def deco(func):
-        sig = inspect.signature(func)
-        opts = tuple(k for k, p in sig.parameters.items()
-                     if p.kind == p.KEYWORD_ONLY)
-        SOLVERS[name] = SolverSpec(name, func, needs_data, penalized,
-                                   summary or (func.__doc__ or "").strip().split("\n")[0], opts)
+        register_method(MethodSpec(name, func, kind="single", takes_cardinality=takes_cardinality,
+                                   takes_penalty=penalized, needs_data=needs_data, cost=cost,
+                                   description=summary))
         return func
 
     return deco
 
 
-def get_solver(name) -> SolverSpec:
-    _load_all()
-    if not isinstance(name, str) or name not in SOLVERS:
-        raise InvalidParameterError(
-            f"parameter 'method' must be one of {sorted(SOLVERS)}; got {name!r}."
-        )
-    return SOLVERS[name]
-
-
-_LOADED = False
+def get_solver(name) -> MethodSpec:
+    """The :class:`~eigensparse.registry.MethodSpec` of the single-component method ``name``."""
+    return get_method(name, kind="single")
 
 
 def _load_all():
-    """Import every solver module (each registers itself)."""
-    global _LOADED
-    if _LOADED:
-        return
-    import importlib
-    import pkgutil
+    """Import every method module (each registers itself); kept for older callers."""
+    from ..registry import _load_all as load
 
-    for m in pkgutil.iter_modules(__path__):
-        if not m.name.startswith("_common"):
-            importlib.import_module(f"{__name__}.{m.name}")
-    _LOADED = True
+    load()

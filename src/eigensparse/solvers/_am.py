@@ -857,7 +857,15 @@ def _penalty_bound(form: Formulation, op: Operator, d: np.ndarray) -> float:
     return c * c if form.sparsity.squared else c
 
 
-@register("am", penalized=True,
+def _formulation_needs_data(options: dict) -> bool:
+    """The registry's data requirement of ``am``: its L1-variance formulations measure
+    variance by ‖Ax‖₁, which needs the data matrix A, not only Σ."""
+    form = FORMULATIONS.get(options.get("formulation", "l2_l0_con"))
+    return form is not None and form.variance.needs_data
+
+
+@register("am", penalized=True, needs_data=_formulation_needs_data,
+          cost="O(p·b) per iteration for b starts (one Σ·V block product)",
           summary="Alternating maximization (24am), 8 formulations, many starts at once.")
 def am(op: Operator, cardinality=None, *, formulation: str = "l2_l0_con", penalty=None,
        n_starts=None, strategy: str = "otf", batch_size=None, max_iter: int = 200,
@@ -981,7 +989,8 @@ def am(op: Operator, cardinality=None, *, formulation: str = "l2_l0_con", penalt
                random_state=random_state, method="am", default_starts=AM_DEFAULT_STARTS)
 
 
-@register("tpower", summary="Truncated power method (Yuan & Zhang): AM for l2_l0_con.")
+@register("tpower", cost="O(p·b) per iteration for b starts (one Σ·V block product)",
+          summary="Truncated power method (Yuan & Zhang): AM for l2_l0_con.")
 def tpower(op: Operator, cardinality, *, n_starts=None, init="auto", strategy: str = "otf",
            batch_size=None, max_iter: int = 200, tol: float = 1e-7, polish: bool = True,
            screen="auto", record_path: bool = False, random_state=None):
@@ -1065,12 +1074,8 @@ def _am(op, cardinality, *, formulation, penalty, n_starts, strategy, batch_size
     p = int(op.n_features)
     form = FORMULATIONS[formulation]
     sp_piece = form.sparsity
-    if form.variance.needs_data and not op.has_data:
-        raise InvalidParameterError(
-            f"{method}: parameter 'formulation'={formulation!r} measures variance by ‖Ax‖₁ "
-            f"(L1 variance), which needs the data matrix A (op.dot/op.rdot); a {op.kind} "
-            "only gives Σ. Pass the data (DenseData/SparseData, or op.factor() for a square "
-            "root of Σ) or use an L2-variance formulation ('l2_...').")
+    # the data requirement of the L1-variance formulations is checked by the dispatcher
+    # (the registry's needs_data below)
     if cardinality is not None:
         if (not isinstance(cardinality, numbers.Integral) or isinstance(cardinality, bool)
                 or not 1 <= int(cardinality) <= p):

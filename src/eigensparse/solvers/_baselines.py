@@ -94,7 +94,7 @@ def _em_threshold(w0: np.ndarray, K: int, diag: np.ndarray, nonnegative: bool):
     return I, w / np.linalg.norm(w)
 
 
-@register("emspca", summary="EM for sparse PCA (Sigg & Buhmann 2008): power-like EM with an "
+@register("emspca", cost="O(p·n) per iteration (one Σ·x product)", summary="EM for sparse PCA (Sigg & Buhmann 2008): power-like EM with an "
                             "L0-constrained M-step.")
 def emspca(op: Operator, cardinality: int, *, max_iter: int = 200, tol: float = 1e-9,
            n_starts: int = 1, init: str = "pca", nonnegative: bool = False, polish: bool = True,
@@ -199,7 +199,7 @@ def _sphere_samples(d: int, n: int, rng) -> np.ndarray:
     return C / np.linalg.norm(C, axis=0, keepdims=True)
 
 
-@register("spanspca", summary="Sparse PCA through a rank-d approximation (Papailiopoulos, "
+@register("spanspca", cost="O(p·d² + samples·p·d) on a rank-d sketch", summary="Sparse PCA through a rank-d approximation (Papailiopoulos, "
                               "Dimakis & Korokythakis 2013): top-s supports in the span.")
 def spanspca(op: Operator, cardinality: int, *, rank: int = 3, n_samples: int = 4000,
              n_check: int = 16, batch_size: int = 512, random_state=None):

@@ -247,7 +247,7 @@ def bca_relaxation(S, rho, *, tol=1e-3, max_sweeps=200, warm_start=None, cd_tol=
                                     "stopping": stopping})
 
 
-@register("bca", penalized=True,
+@register("bca", penalized=True, cost="O(m³) per sweep on the m features left by elimination",
           summary="DSPCA relaxation by block coordinate ascent (Zhang & El Ghaoui 2011), "
                   "safe elimination, penalty search for a target cardinality.")
 def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,

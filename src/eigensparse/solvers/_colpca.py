@@ -137,7 +137,7 @@ _POWER_CONSTRAINTS = {"power_iter": [Interval("int", 0, None)],
                       "tol": [Interval("real", 0, None)]}
 
 
-@register("scol", summary="Scol-PCA (He-Monteiro-Park): one column per step, then power method.")
+@register("scol", cost="O(s·p) column products, then power iterations", summary="Scol-PCA (He-Monteiro-Park): one column per step, then power method.")
 def scol(op: Operator, cardinality: int, *, random_state=None, power_iter: int = 100,
          tol: float = 1e-10):
     """Scol-PCA (He, Monteiro & Park, Algorithm 1): greedy ±1 column selection, then
@@ -170,7 +170,7 @@ def scol(op: Operator, cardinality: int, *, random_state=None, power_iter: int =
     return _colpca(op, s, 1, int(power_iter), float(tol), "scol")
 
 
-@register("mcol", summary="Mcol-PCA (He-Monteiro-Park): c columns per step, then power method.")
+@register("mcol", cost="O(s·p) column products, then power iterations", summary="Mcol-PCA (He-Monteiro-Park): c columns per step, then power method.")
 def mcol(op: Operator, cardinality: int, *, random_state=None, n_per_step: int | None = None,
          power_iter: int = 100, tol: float = 1e-10):
     """Mcol-PCA (He, Monteiro & Park, §2.3): like :func:`scol` but adds the ``c`` best

@@ -529,7 +529,7 @@ def _penalty_search(solve, tried, blocks, s, max_penalties, method):
     return best, False
 
 
-@register("dspca", penalized=True,
+@register("dspca", penalized=True, cost="O(m³) per iteration (eigendecomposition) on m screened features",
           summary="DSPCA relaxation by Nesterov's smoothed first-order method (handbook §3.1), "
                   "safe elimination, penalty search for a target cardinality.")
 def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,

@@ -31,7 +31,7 @@ def _combination_batches(p: int, s: int, batch: int):
         yield flat.reshape(-1, s)
 
 
-@register("exhaustive", summary="Exact search over all supports of size s (small problems).")
+@register("exhaustive", cost="O(C(p, s)·s³): every support", summary="Exact search over all supports of size s (small problems).")
 def exhaustive(op: Operator, cardinality: int, *, random_state=None,
                max_supports: int | float = 2_000_000):
     """Exact solution of max {xᵀΣx : ‖x‖₂ = 1, ‖x‖₀ <= s} by enumerating every support.

@@ -187,7 +187,7 @@ def _finish(op, order, path_var, method, s):
     )
 
 
-@register("greedy", summary="Full greedy forward selection (handbook Alg. 2), whole path.")
+@register("greedy", cost="O(p·s⁴) over the path (an eigenproblem per candidate)", summary="Full greedy forward selection (handbook Alg. 2), whole path.")
 def greedy(op: Operator, cardinality: int, *, random_state=None):
     """Full greedy forward selection (handbook Algorithm 2), whole path 1..s.
 
@@ -224,7 +224,7 @@ def greedy(op: Operator, cardinality: int, *, random_state=None):
     return _finish(op, order, path_var, "greedy", s)
 
 
-@register("approx_greedy",
+@register("approx_greedy", cost="one Σ·x product per step over the path",
           summary="Approximate greedy forward selection (handbook Alg. 3), whole path.")
 def approx_greedy(op: Operator, cardinality: int, *, random_state=None, n_candidates: int = 1):
     """Approximate greedy forward selection (handbook Algorithm 3), whole path 1..s.

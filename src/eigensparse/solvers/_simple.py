@@ -51,7 +51,7 @@ def _top_s(scores: np.ndarray, s: int) -> np.ndarray:
     return np.sort(order[:s])
 
 
-@register("variance", summary="Keep the s features of largest variance, then polish.")
+@register("variance", cost="O(p + s³)", summary="Keep the s features of largest variance, then polish.")
 def variance(op: Operator, cardinality: int, *, random_state=None):
     """Keep the ``s`` features of largest variance Σ_ii, then polish.
 
@@ -104,7 +104,7 @@ def _leading_eigenvector(op: Operator, rng: np.random.Generator, tol: float, max
         raise
 
 
-@register("threshold", summary="Threshold the leading eigenvector of Σ, then polish.")
+@register("threshold", cost="O(p·n) per power iteration (leading eigenvector)", summary="Threshold the leading eigenvector of Σ, then polish.")
 def threshold(op: Operator, cardinality: int, *, random_state=None, tol: float = 0.0,
               maxiter: int | None = None):
     """Keep the ``s`` largest |entries| of the leading eigenvector of Σ, then polish.

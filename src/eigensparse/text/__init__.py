@@ -2,7 +2,8 @@
 
 :func:`extract_topics` streams a bag-of-words corpus twice — exact per-word
 statistics, then the covariance of a working set chosen by safe elimination — and
-finds sparse principal components on that small matrix, deflating between them:
+finds sparse principal components on that small matrix through the same dispatcher as
+:func:`eigensparse.sparse_pca`:
 
 >>> from eigensparse.text import extract_topics           # doctest: +SKIP
 >>> res = extract_topics("docword.nytimes.txt.gz", "vocab.nytimes.txt",
@@ -12,11 +13,11 @@ finds sparse principal components on that small matrix, deflating between them:
 :func:`plot_topics_diagnostics` draws the sorted word variances (the paper's Fig. 2)
 and variance against cardinality; :func:`write_json` saves a result atomically.
 """
-from ._pipeline import (SCALINGS, default_topic_method, extract_topics, word_statistics,
-                        working_set_covariance)
+from ._passes import SCALINGS, word_statistics, working_set_covariance
+from ._pipeline import DEFAULT_TOPIC_CARDINALITY, DEFAULT_TOPIC_DEFLATION, extract_topics
 from ._plot import plot_topics_diagnostics, variance_by_cardinality
 from ._result import Topic, TopicsResult, write_json
 
 __all__ = ["extract_topics", "TopicsResult", "Topic", "plot_topics_diagnostics", "write_json",
            "word_statistics", "working_set_covariance", "variance_by_cardinality", "SCALINGS",
-           "default_topic_method"]
+           "DEFAULT_TOPIC_CARDINALITY", "DEFAULT_TOPIC_DEFLATION"]

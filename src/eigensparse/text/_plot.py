@@ -23,7 +23,7 @@ def variance_by_cardinality(result, cardinalities=None, *, method=None, random_s
 
     Returns (cardinalities, variances, leading eigenvalue of the working set).
     """
-    from .._api import sparse_pca
+    from .._dispatch import plan_components, solve_components
     from ..operators import Covariance
 
     S = result.covariance
@@ -36,9 +36,9 @@ def variance_by_cardinality(result, cardinalities=None, *, method=None, random_s
     vals = []
     for s in cardinalities:
         try:
-            r = sparse_pca(op, n_components=1, cardinality=int(s), method=method,
-                           random_state=random_state)
-            vals.append(float(r.variances[0]))
+            plan = plan_components(method, n_features=m, n_components=1, cardinality=int(s),
+                                   random_state=random_state)
+            vals.append(float(solve_components(op, plan)[0].variance))
         except Exception:  # a method that cannot do this cardinality: leave a gap
             vals.append(np.nan)
     lam = float(np.linalg.eigvalsh(S)[-1])

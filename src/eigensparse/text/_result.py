@@ -1,20 +1,21 @@
-"""Result objects of :func:`eigensparse.text.extract_topics`."""
+"""The topic pipeline's result: the multi-component result on all words
+(:class:`eigensparse.SparsePCAResult`) with the words and the pipeline's record."""
 from __future__ import annotations
 
-import json
-import math
-import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from .._result import SparsePCAResult, _fmt, write_json
+
 __all__ = ["Topic", "TopicsResult", "write_json"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Topic:
-    """One sparse principal component read as a topic.
+    """A read-only view of one component of a :class:`TopicsResult` as a topic.
 
     ``words``, ``word_ids`` (0-based columns of the corpus) and ``loadings`` are ordered
     by decreasing |loading|. ``variance`` is xᵀΣx on the (undeflated) covariance,
@@ -43,39 +44,26 @@ class Topic:
     def cardinality(self) -> int:
         return int(len(self.word_ids))
 
-    def to_dict(self) -> dict:
-        return {
-            "rank": self.rank,
-            "words": list(self.words),
-            "word_ids": [int(i) for i in self.word_ids],
-            "loadings": [float(v) for v in self.loadings],
-            "cardinality": self.cardinality,
-            "variance": float(self.variance),
-            "explained_variance": float(self.explained_variance),
-            "explained_variance_ratio": float(self.explained_variance_ratio),
-            "penalty": None if self.penalty is None else float(self.penalty),
-            "working_set_safe": self.working_set_safe,
-            "seconds": float(self.seconds),
-            "method": self.method,
-        }
 
-
-@dataclass
-class TopicsResult:
+@dataclass(frozen=True, kw_only=True)
+class TopicsResult(SparsePCAResult):
     """What :func:`~eigensparse.text.extract_topics` found, and how.
+
+    The :class:`~eigensparse.SparsePCAResult` fields hold the components on all
+    ``n_words`` words (``feature_names``: the vocabulary); the per-component solver
+    results carry ``working_set_safe`` and ``seconds`` in their ``info``.
 
     Attributes
     ----------
     topics : list of Topic
+        Each component read as a topic (a view).
     name : str
         The corpus (file name).
     n_docs, n_words, nnz : int
-    method, deflation, scaling : str
+    scaling : str
     center : bool
     word_mean, word_variance : ndarray of shape (n_words,)
         Exact per-word statistics from pass 1 (after scaling).
-    total_variance : float
-        Σ of all word variances (Tr Σ).
     working_set : ndarray of int
         Sorted word ids of the final working set (the covariance is built on these).
     working_set_sizes : list of int
@@ -96,19 +84,14 @@ class TopicsResult:
         Cache status and directory.
     """
 
-    topics: list
     name: str
     n_docs: int
     n_words: int
     nnz: int
-    method: str
-    deflation: str
     scaling: str
     center: bool
-    cardinality: Any
     word_mean: np.ndarray
     word_variance: np.ndarray
-    total_variance: float
     working_set: np.ndarray
     working_set_sizes: list
     threshold: float
@@ -120,66 +103,65 @@ class TopicsResult:
     messages: list = field(default_factory=list)
     vocabulary: list | None = None
 
-    # -- views ------------------------------------------------------------------
-    @property
-    def components(self) -> list[dict]:
-        """Per topic: words, loadings, cardinality, variance (JSON-ready dicts)."""
-        return [t.to_dict() for t in self.topics]
+    feature_unit = "words"
+
+    def feature_label(self, i: int) -> str:
+        return str(self.feature_names[i]) if self.feature_names is not None else f"word{i + 1}"
 
     @property
-    def explained_variance_ratio(self) -> np.ndarray:
-        return np.array([t.explained_variance_ratio for t in self.topics])
+    def cardinality(self) -> Any:
+        """The words per topic asked for (one int, or one per topic; None: a penalty)."""
+        cards = self.info.get("cardinalities", [])
+        return cards[0] if len(set(cards)) == 1 else cards
+
+    @cached_property
+    def topics(self) -> list:
+        out = []
+        for j in range(self.components.shape[0]):
+            ids = self.ordered_support(j)
+            r = self.results[j]
+            rinfo = r.info if isinstance(r.info, dict) else {}
+            info = {k: v for k, v in rinfo.items()
+                    if isinstance(v, (int, float, str, bool, type(None)))}
+            info.update({"n_iter": r.n_iter, "converged": r.converged})
+            out.append(Topic(
+                rank=j + 1, words=[self.feature_label(i) for i in ids], word_ids=ids,
+                loadings=self.components[j, ids], variance=float(self.variances[j]),
+                explained_variance=float(self.explained_variance[j]),
+                explained_variance_ratio=float(self.explained_variance_ratio[j]),
+                penalty=self.penalty_of(j), working_set_safe=rinfo.get("working_set_safe"),
+                seconds=float(rinfo.get("seconds", 0.0)), method=self.method, info=info))
+        return out
 
     def solve_seconds(self) -> list[float]:
         return [t.seconds for t in self.topics]
 
+    def component_dict(self, j: int) -> dict:
+        """The schema's component entry, with the topic's words (``words``/``word_ids``
+        repeat ``features``/``feature_ids``), working-set safety and seconds."""
+        d = super().component_dict(j)
+        t = self.topics[j]
+        d.update(words=d["features"], word_ids=d["feature_ids"],
+                 working_set_safe=t.working_set_safe, seconds=float(t.seconds), method=self.method)
+        return d
+
     def to_dict(self) -> dict:
-        """A JSON-serialisable summary (no per-word arrays, no covariance)."""
-        return {
+        """The one JSON schema plus the corpus and the pipeline's record (no per-word
+        arrays, no covariance)."""
+        d = super().to_dict()
+        d.update({
             "corpus": self.name, "n_docs": self.n_docs, "n_words": self.n_words, "nnz": self.nnz,
-            "method": self.method, "deflation": self.deflation, "scaling": self.scaling,
-            "center": self.center, "cardinality": self.cardinality,
-            "total_variance": float(self.total_variance),
+            "scaling": self.scaling, "center": self.center, "cardinality": self.cardinality,
             "working_set_size": int(self.working_set.size),
             "working_set_sizes": [int(m) for m in self.working_set_sizes],
             "elimination_threshold": float(self.threshold),
-            "components": self.components,
             "timings": {k: float(v) for k, v in self.timings.items()},
             "passes": self.passes,
             "rereads": list(self.rereads),
             "cache": self.cache,
             "messages": list(self.messages),
-        }
-
-    def format_table(self, max_words: int | None = None) -> str:
-        """The topics as a table: one column per topic, words by |loading|, then
-        cardinality, variance explained and penalty."""
-        cols = []
-        for t in self.topics:
-            ws = t.words if max_words is None else t.words[:max_words]
-            cols.append([f"PC{t.rank} ({t.cardinality} words)"] + list(ws))
-        if not cols:
-            return "(no topics)"
-        n = max(len(c) for c in cols)
-        foot = [
-            ["cardinality"] + [str(t.cardinality) for t in self.topics],
-            ["variance"] + [_fmt(t.variance) for t in self.topics],
-            ["explained %"] + [f"{100 * t.explained_variance_ratio:.2f}" for t in self.topics],
-            ["penalty"] + ["-" if t.penalty is None else _fmt(t.penalty) for t in self.topics],
-        ]
-        width = [max(len(c[i]) if i < len(c) else 0 for i in range(n)) for c in cols]
-        width = [max(w, max(len(f[j + 1]) for f in foot)) for j, w in enumerate(width)]
-        lw = max(len(f[0]) for f in foot)
-        lines = []
-        for i in range(n):
-            cells = [(c[i] if i < len(c) else "").ljust(w) for c, w in zip(cols, width)]
-            lines.append(" " * lw + "  " + "  ".join(cells).rstrip())
-            if i == 0:
-                lines.append(" " * lw + "  " + "  ".join("-" * w for w in width))
-        lines.append("")
-        for f in foot:
-            lines.append(f[0].ljust(lw) + "  " + "  ".join(v.ljust(w) for v, w in zip(f[1:], width)).rstrip())
-        return "\n".join(lines)
+        })
+        return d
 
     def phase_table(self) -> str:
         """Seconds per phase (and per topic), as printed by the benchmark and ``-v``."""
@@ -201,42 +183,3 @@ class TopicsResult:
     def __str__(self) -> str:
         return (f"{self.name}: {self.n_docs} documents x {self.n_words} words, "
                 f"{len(self.topics)} topics ({self.method})\n" + self.format_table())
-
-
-def _fmt(v: float) -> str:
-    if v is None or not math.isfinite(v):
-        return str(v)
-    a = abs(v)
-    if a != 0 and (a < 1e-3 or a >= 1e5):
-        return f"{v:.3e}"
-    return f"{v:.4g}"
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return float(obj)
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    if hasattr(obj, "to_dict"):
-        return _jsonable(obj.to_dict())
-    return obj
-
-
-def write_json(path, obj) -> str:
-    """Write ``obj`` (a dict, or anything with ``to_dict()``) as JSON, atomically
-    (a temporary file in the same directory, then ``os.replace``). Returns the path."""
-    from ..io._atomic import atomic_write_text
-
-    path = os.fspath(path)
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    atomic_write_text(path, json.dumps(_jsonable(obj), indent=2, allow_nan=True) + "\n")
-    return path

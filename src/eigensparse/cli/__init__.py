@@ -1,0 +1,59 @@
+"""Command line: ``eigensparse`` / ``python -m eigensparse``.
+
+Commands
+--------
+topics   sparse principal components of a bag-of-words corpus, printed as topics
+methods  list the available methods (from the method registry)
+
+Every data command builds its options from :mod:`._options` (components, method and
+its registry-generated options, scaling and centering, output) and prints and writes
+its result with :mod:`._report` (one table, one JSON schema), so a further command
+(e.g. ``fit`` for CSV/npy/covariance input) reuses both.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ._options import CLIError
+
+__all__ = ["main", "build_parser"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import _methods, _topics
+
+    parser = argparse.ArgumentParser(
+        prog="eigensparse",
+        description="Sparse principal component analysis: readable components with an exact "
+                    "number of nonzero loadings.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in (_topics, _methods):
+        command.add_parser(sub)
+    return parser
+
+
+def _version():
+    from .. import __version__
+
+    return __version__
+
+
+def main(argv=None) -> int:
+    from .._validation import InvalidParameterError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return args.run(args)
+    except (CLIError, InvalidParameterError, ValueError, OSError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"eigensparse: error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("eigensparse: interrupted", file=sys.stderr)
+        return 130

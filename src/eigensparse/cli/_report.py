@@ -1,0 +1,27 @@
+"""What every data command prints and writes: a header line, the component table of
+:meth:`eigensparse.SparsePCAResult.format_table`, a total line, and the one JSON
+schema (:meth:`eigensparse.SparsePCAResult.to_dict`)."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+__all__ = ["report"]
+
+
+def report(res, args, *, header: str, extra_json: dict | None = None, note: str = "") -> None:
+    """Print ``res`` (a SparsePCAResult) and write ``--json`` when asked."""
+    from .._result import write_json
+
+    print(header)
+    print(res.format_table(unit="words" if args.command == "topics" else None))
+    total = f"total: explained (adjusted) {100 * float(np.sum(res.explained_variance_ratio)):.2f}% " \
+            f"of {res.total_variance:.4g}"
+    print(total + (f"; {note}" if note else ""))
+    if args.json:
+        doc = res.to_dict()
+        doc.update(extra_json or {})
+        write_json(args.json, doc)
+        if args.verbose:
+            print(f"wrote {args.json}", file=sys.stderr)

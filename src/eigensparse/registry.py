@@ -1,0 +1,189 @@
+"""The one registry of methods: a frozen :class:`MethodSpec` per method.
+
+Every front door (:func:`eigensparse.sparse_pca`, :class:`eigensparse.SparsePCA`,
+:func:`eigensparse.text.extract_topics`, the ``eigensparse`` command line) reads the
+names, options and rules of its methods from here, through the dispatcher
+(:mod:`eigensparse._dispatch`).
+
+A method is either
+
+- ``"single"``: one component at a time, ``func(op, cardinality, *, random_state=None,
+  **options) -> ComponentResult``, repeated by a deflation scheme; or
+- ``"joint"``: all components at once with disjoint supports,
+  ``func(op, cardinalities, *, random_state=None, **options) -> list[ComponentResult]``.
+
+To add a method, write one module (under :mod:`eigensparse.solvers` or
+:mod:`eigensparse.multi`, which are imported lazily the first time a method is looked
+up, or anywhere else that is imported before use) holding the function and one
+registration: :func:`register_method` with a :class:`MethodSpec`, or the decorators
+:func:`eigensparse.solvers.register` / :func:`eigensparse.multi.register_joint`.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Callable, Union
+
+from ._validation import InvalidParameterError
+
+__all__ = ["MethodSpec", "DEFAULT_METHOD", "KINDS", "register_method", "get_method",
+           "method_names", "methods", "options_of"]
+
+#: the method every front door uses when none is named (defined here only)
+DEFAULT_METHOD = "tpower"
+
+KINDS = ("single", "joint")
+
+#: the packages whose modules register methods when imported (loaded lazily, once)
+_METHOD_PACKAGES = ("eigensparse.solvers", "eigensparse.multi")
+
+_METHODS: dict[str, "MethodSpec"] = {}
+_loaded = False
+
+
+def options_of(func: Callable) -> tuple:
+    """The keyword-only parameters of ``func`` (its options), in signature order, except
+    ``random_state`` (the dispatcher passes one seed per component)."""
+    sig = inspect.signature(func)
+    return tuple(k for k, p in sig.parameters.items()
+                 if p.kind == p.KEYWORD_ONLY and k != "random_state")
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """What the front doors need to know about one method.
+
+    Attributes
+    ----------
+    name : str
+        The value of ``method=`` that selects it.
+    func : callable
+        The solver (``kind="single"``) or joint method (``kind="joint"``).
+    kind : {"single", "joint"}
+    takes_cardinality : bool
+        Accepts an exact target cardinality.
+    takes_penalty : bool
+        Can run on a penalty alone (``cardinality=None, penalty=ρ``).
+    needs_data : bool or callable
+        The method needs the data matrix (``op.dot``/``op.rdot``), not only Σ; a
+        callable receives the options dict (e.g. ``am``'s L1-variance formulations).
+    cost : str
+        Cost class, e.g. ``"O(p·b) per iteration"``.
+    description : str
+        One line for ``eigensparse methods``.
+    options : tuple of str
+        Keyword options, read from the signature of ``func`` when not given.
+    """
+
+    name: str
+    func: Callable
+    kind: str = "single"
+    takes_cardinality: bool = True
+    takes_penalty: bool = False
+    needs_data: Union[bool, Callable[[dict], bool]] = False
+    cost: str = ""
+    description: str = ""
+    options: tuple = field(default=())
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise InvalidParameterError(f"MethodSpec: 'name' must be a non-empty str; got {self.name!r}.")
+        if self.kind not in KINDS:
+            raise InvalidParameterError(f"MethodSpec {self.name!r}: 'kind' must be one of {KINDS}; "
+                                        f"got {self.kind!r}.")
+        if not callable(self.func):
+            raise InvalidParameterError(f"MethodSpec {self.name!r}: 'func' must be callable.")
+        if not (self.takes_cardinality or self.takes_penalty):
+            raise InvalidParameterError(
+                f"MethodSpec {self.name!r}: takes neither a cardinality nor a penalty.")
+        if not self.options:
+            object.__setattr__(self, "options", options_of(self.func))
+        if not self.description:
+            doc = (self.func.__doc__ or "").strip()
+            object.__setattr__(self, "description", doc.split("\n")[0] if doc else "")
+
+    # names kept from the former per-package registries
+    @property
+    def penalized(self) -> bool:
+        """Alias of :attr:`takes_penalty`."""
+        return self.takes_penalty
+
+    @property
+    def summary(self) -> str:
+        """Alias of :attr:`description`."""
+        return self.description
+
+    def requires_data(self, options: Mapping | None = None) -> bool:
+        """Whether this method, with these options, needs the data matrix."""
+        if callable(self.needs_data):
+            return bool(self.needs_data(dict(options or {})))
+        return bool(self.needs_data)
+
+
+def register_method(spec: MethodSpec) -> MethodSpec:
+    """Add ``spec`` to the registry (replacing a method of the same name)."""
+    if not isinstance(spec, MethodSpec):
+        raise InvalidParameterError(f"register_method needs a MethodSpec; got {type(spec).__name__}.")
+    _METHODS[spec.name] = spec
+    return spec
+
+
+def _load_all() -> None:
+    """Import every module of the method packages once (each registers its methods)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for pkg_name in _METHOD_PACKAGES:
+        pkg = importlib.import_module(pkg_name)
+        for m in pkgutil.iter_modules(pkg.__path__):
+            if not m.name.startswith(("_common", "_deflation")):
+                importlib.import_module(f"{pkg_name}.{m.name}")
+
+
+def method_names(kind: str | None = None) -> list[str]:
+    """Sorted names of the registered methods (of one ``kind`` if given)."""
+    _load_all()
+    return sorted(n for n, s in _METHODS.items() if kind is None or s.kind == kind)
+
+
+def methods(kind: str | None = None) -> list[MethodSpec]:
+    """The registered :class:`MethodSpec` objects, sorted by name."""
+    return [_METHODS[n] for n in method_names(kind)]
+
+
+def get_method(name, kind: str | None = None) -> MethodSpec:
+    """The spec of ``name``; a clear error naming the valid values otherwise."""
+    names = method_names(kind)
+    if not isinstance(name, str) or name not in names:
+        raise InvalidParameterError(f"parameter 'method' must be one of {names}; got {name!r}.")
+    return _METHODS[name]
+
+
+class KindView(Mapping):
+    """A live, read-only ``{name: MethodSpec}`` view of the methods of one kind (what is
+    registered so far; :func:`method_names` loads every method module first)."""
+
+    def __init__(self, kind: str):
+        self._kind = kind
+
+    def _names(self):
+        return [n for n, s in _METHODS.items() if s.kind == self._kind]
+
+    def __getitem__(self, name):
+        spec = _METHODS.get(name)
+        if spec is None or spec.kind != self._kind:
+            raise KeyError(name)
+        return spec
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self):
+        return len(self._names())
+
+    def __repr__(self):
+        return f"KindView({self._kind!r}: {sorted(self._names())})"

@@ -1,0 +1,260 @@
+"""The passes of the topic pipeline over a corpus (Zhang & El Ghaoui 2011, §4).
+
+- **scalings**: the value of each (document, word) entry: raw counts, 0/1 occurrence,
+  log(1 + count), or tf-idf (smooth idf, rows normalised to unit ℓ2 norm, as
+  scikit-learn's TfidfTransformer);
+- **pass 1** (:func:`word_statistics`): every word's Σv, Σv² and document frequency,
+  exactly, streamed over whole-document chunks (memory O(W) + one chunk);
+- **pass 2** (:func:`working_set_covariance`): the m × m covariance of a working set,
+  centered implicitly (Σ = XᵀX/n − μμᵀ), accumulated by a compiled kernel (memory
+  O(m²) + one chunk).
+
+:class:`CorpusPasses` runs them on one corpus with the binary cache (statistics and
+the working-set Gram matrix are kept with the corpus cache), records every pass and
+times the phases.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+import numpy as np
+
+from .._validation import InvalidParameterError
+from ..io.corpus import open_corpus
+from ..io.uci import DEFAULT_CHUNK_NNZ
+from ._kernels import accumulate_gram, row_sums
+
+__all__ = ["SCALINGS", "word_statistics", "working_set_covariance", "scale_matrix",
+           "CorpusPasses", "Clock", "say"]
+
+log = logging.getLogger("eigensparse.text")
+
+#: value transforms: raw counts, 0/1 occurrence, log(1 + count), tf-idf (smooth idf,
+#: rows normalised to unit ℓ2 norm, as scikit-learn's TfidfTransformer)
+SCALINGS = ("count", "binary", "log", "tfidf")
+
+#: largest working set whose Gram matrix is kept with the corpus cache (8·m² bytes)
+_GRAM_CACHE_MAX = 4000
+
+
+def _idf(df: np.ndarray, n: int) -> np.ndarray:
+    return np.log((1.0 + n) / (1.0 + df)) + 1.0
+
+
+def _values(chunk, scaling: str, idf=None) -> np.ndarray:
+    data = chunk.data
+    if scaling == "count":
+        return data.astype(np.float64, copy=False)
+    if scaling == "binary":
+        return np.ones(data.size)
+    if scaling == "log":
+        return np.log1p(data.astype(np.float64))
+    v = data.astype(np.float64) * idf[chunk.indices]
+    norms = np.empty(chunk.n_docs)
+    row_sums(chunk.indptr, v * v, norms)
+    np.sqrt(norms, out=norms)
+    norms[norms == 0] = 1.0
+    v /= np.repeat(norms, np.diff(chunk.indptr))
+    return v
+
+
+def scale_matrix(X, scaling: str):
+    """The documents × words matrix ``X`` (scipy.sparse) with the values of ``scaling``
+    (the same transform as the passes apply chunk by chunk), as CSR."""
+    import scipy.sparse as sp
+    from types import SimpleNamespace
+
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if scaling == "count":
+        return X
+    X.sort_indices()
+    idf = None
+    if scaling == "tfidf":
+        idf = _idf(np.bincount(X.indices, minlength=X.shape[1]), X.shape[0])
+    chunk = SimpleNamespace(data=X.data, indices=X.indices, indptr=X.indptr, n_docs=X.shape[0])
+    Y = X.copy()
+    Y.data = np.asarray(_values(chunk, scaling, idf), dtype=np.float64)
+    return Y
+
+
+@numba.njit(cache=True, nogil=True)
+def _moments(indices, values, s1, s2, df):
+    for t in range(indices.size):
+        w = indices[t]
+        v = values[t]
+        s1[w] += v
+        s2[w] += v * v
+        df[w] += 1
+
+
+def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAULT_CHUNK_NNZ,
+                    progress: bool = False, desc: str = "pass 1: word statistics") -> dict:
+    """One pass: per word Σv, Σv² and the document frequency, for values v after
+    ``scaling`` (``"tfidf"`` needs ``idf``). Returns ``{"s1", "s2", "df"}``."""
+    corpus = open_corpus(corpus)
+    W = corpus.n_words
+    s1, s2 = np.zeros(W), np.zeros(W)
+    df = np.zeros(W, dtype=np.int64)
+    for ch in corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc):
+        _moments(ch.indices, _values(ch, scaling, idf), s1, s2, df)
+    return {"s1": s1, "s2": s2, "df": df}
+
+
+def working_set_covariance(corpus, working_set, *, scaling: str = "count", idf=None, mean=None,
+                           center: bool = True, chunk_nnz=DEFAULT_CHUNK_NNZ, n_jobs: int = 1,
+                           progress: bool = False, desc: str = "pass 2: covariance") -> np.ndarray:
+    """One pass: the covariance (or, with ``center=False``, the second-moment matrix)
+    of the words ``working_set`` (sorted ids), divided by n as in
+    :class:`eigensparse.SparseData`. ``mean`` (the per-word means of all words) is
+    needed for centering."""
+    corpus = open_corpus(corpus)
+    ws = np.asarray(working_set, dtype=np.int64)
+    if ws.ndim != 1 or ws.size == 0 or np.any(np.diff(ws) <= 0) or ws[0] < 0 or ws[-1] >= corpus.n_words:
+        raise InvalidParameterError("parameter 'working_set' must be sorted unique word ids in "
+                                    f"[0, {corpus.n_words}).")
+    m = ws.size
+    col_map = np.full(corpus.n_words, -1, dtype=np.int64)
+    col_map[ws] = np.arange(m)
+    Gs = [np.zeros((m, m)) for _ in range(max(1, n_jobs))]
+    pool = ThreadPoolExecutor(max_workers=n_jobs) if n_jobs > 1 else None
+    try:
+        for ch in corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc):
+            v = _values(ch, scaling, idf)
+            if pool is None:
+                accumulate_gram(ch.indptr, ch.indices, v, col_map, Gs[0], 0, ch.n_docs)
+            else:
+                ip = ch.indptr
+                cuts = np.searchsorted(ip, np.linspace(0, ip[-1], n_jobs + 1)[1:-1])
+                bounds = np.r_[0, cuts, ch.n_docs]
+                futs = [pool.submit(accumulate_gram, ip, ch.indices, v, col_map, Gs[j],
+                                    int(bounds[j]), int(bounds[j + 1])) for j in range(n_jobs)]
+                for f in futs:
+                    f.result()
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    G = Gs[0]
+    for extra in Gs[1:]:
+        G += extra
+    del Gs
+    # upper triangle → symmetric
+    iu = np.triu_indices(m, 1)
+    G[(iu[1], iu[0])] = G[iu]
+    G /= corpus.n_docs
+    if center:
+        mu = np.asarray(mean, dtype=float)[ws]
+        G -= np.outer(mu, mu)
+    return G
+
+
+class Clock:
+    """Seconds per phase, in order (a phase timed twice accumulates)."""
+
+    def __init__(self):
+        self.t0 = time.perf_counter()
+        self.timings = {}
+        self._last = self.t0
+
+    def lap(self, name: str) -> float:
+        now = time.perf_counter()
+        dt = now - self._last
+        self.timings[name] = self.timings.get(name, 0.0) + dt
+        self._last = now
+        return dt
+
+
+def say(msg: str, progress: bool, messages: list):
+    """Record ``msg``, log it, and show it above the progress bars when they are on."""
+    messages.append(msg)
+    log.info(msg)
+    if progress:
+        try:
+            from tqdm.auto import tqdm
+
+            tqdm.write(f"eigensparse: {msg}", file=sys.stderr)
+        except Exception:  # pragma: no cover
+            pass
+
+
+class CorpusPasses:
+    """The passes over one opened corpus, with its cache, for one scaling.
+
+    Attributes
+    ----------
+    passes : list of dict
+        One entry per pass over the data: name, source ("text", "cache", "memory"),
+        seconds, nnz.
+    messages : list of str
+        What was read from the cache instead of the data.
+    """
+
+    def __init__(self, corpus, scaling: str, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ,
+                 n_jobs: int = 1, progress: bool = False, messages: list | None = None):
+        self.corpus = corpus
+        self.scaling = scaling
+        self.chunk_nnz = chunk_nnz
+        self.n_jobs = n_jobs
+        self.progress = progress
+        self.passes: list = []
+        self.messages = [] if messages is None else messages
+        self.idf = None
+
+    def _run(self, name, fn):
+        t = time.perf_counter()
+        out = fn()
+        self.passes.append({"name": name, "source": self.corpus.last_source,
+                            "seconds": time.perf_counter() - t, "nnz": int(self.corpus.nnz)})
+        return out
+
+    def _cache(self):
+        return getattr(self.corpus, "cache", None)
+
+    def statistics(self) -> dict:
+        """Pass 1 (or the cache): ``{"s1", "s2", "df"}`` per word after scaling; for
+        tf-idf the document frequencies come first (pass 1a, or the cached counts)."""
+        corpus, scaling, cache = self.corpus, self.scaling, self._cache()
+        stats = cache.load_stats(scaling) if cache is not None else None
+        if stats is not None:
+            self.messages.append(f"word statistics ({scaling}) read from the cache")
+        else:
+            if scaling == "tfidf":
+                base = cache.load_stats("count") if cache is not None else None
+                if base is None:
+                    desc = "pass 1a: document frequencies"
+                    base = self._run(desc, lambda: word_statistics(
+                        corpus, "count", chunk_nnz=self.chunk_nnz, progress=self.progress, desc=desc))
+                    if self._cache() is not None:
+                        self._cache().save_stats("count", base)
+                self.idf = _idf(base["df"], corpus.n_docs)
+            stats = self._run("pass 1: word statistics", lambda: word_statistics(
+                corpus, scaling, idf=self.idf, chunk_nnz=self.chunk_nnz, progress=self.progress))
+            if self._cache() is not None:
+                self._cache().save_stats(scaling, stats)
+        if scaling == "tfidf" and self.idf is None:
+            self.idf = _idf(stats["df"], corpus.n_docs)
+        return stats
+
+    def gram(self, ws: np.ndarray, label: str) -> np.ndarray:
+        """Pass 2: the uncentered XᵀX/n of the words ``ws`` (sorted ids), from the Gram
+        matrix cached with the corpus when it covers ``ws`` (no pass), else one pass
+        (whose Gram matrix is then cached)."""
+        key = f"gram-{self.scaling}"
+        cache = self._cache()
+        cached = cache.load_stats(key) if cache is not None else None
+        if cached is not None:
+            cws = cached["ws"]
+            pos = np.searchsorted(cws, ws)
+            if np.all(pos < cws.size) and np.array_equal(cws[np.minimum(pos, cws.size - 1)], ws):
+                self.messages.append(f"covariance of {ws.size} words taken from the cached Gram "
+                                     f"matrix of {cws.size} words (no pass over the data)")
+                return cached["G"][np.ix_(pos, pos)]
+        G = self._run(label, lambda: working_set_covariance(
+            self.corpus, ws, scaling=self.scaling, idf=self.idf, mean=None, center=False,
+            chunk_nnz=self.chunk_nnz, n_jobs=self.n_jobs, progress=self.progress, desc=label))
+        if self._cache() is not None and G.shape[0] <= _GRAM_CACHE_MAX:
+            self._cache().save_stats(key, {"ws": ws, "G": G})
+        return G
