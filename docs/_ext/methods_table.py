@@ -1,9 +1,6 @@
 """``.. eigensparse-methods::``: the table of methods, generated from the code's registry.
 
-The rows come from the method registry: ``eigensparse.registry`` when the package has one
-(a dict of method specs named ``METHODS``, ``REGISTRY`` or ``SPECS``), else the solver
-registry :data:`eigensparse.solvers.SOLVERS` plus the joint methods of
-:mod:`eigensparse.multi`. Columns: the name, the one-line summary, any ``guarantee`` and
+The rows come from the one method registry, :func:`eigensparse.registry.methods`. Columns: the name, the one-line summary, any ``guarantee`` and
 ``cost`` the specs carry, whether a penalty alone is accepted, and the options (the
 keyword-only parameters of the solver).
 """
@@ -12,27 +9,13 @@ from docutils.parsers.rst import Directive
 
 
 def _specs() -> dict:
-    try:
-        from eigensparse import registry
-    except ImportError:
-        registry = None
-    for attr in ("METHODS", "REGISTRY", "SPECS"):
-        specs = getattr(registry, attr, None)
-        if isinstance(specs, dict) and specs:
-            return dict(specs)
-    from eigensparse import multi, solvers
+    from eigensparse import registry
 
-    solvers._load_all()
-    specs = dict(solvers.SOLVERS)
-    if hasattr(multi, "_load_all"):
-        multi._load_all()
-    for name, spec in getattr(multi, "JOINT_METHODS", {}).items():
-        specs.setdefault(name, spec)
-    return specs
+    return {spec.name: spec for spec in registry.methods()}
 
 
 def _columns(specs):
-    cols = [("method", lambda n, s: n), ("what it does", lambda n, s: getattr(s, "summary", ""))]
+    cols = [("method", lambda n, s: n), ("what it does", lambda n, s: getattr(s, "description", ""))]
     for extra in ("guarantee", "cost"):
         if any(getattr(s, extra, None) for s in specs.values()):
             cols.append((extra, lambda n, s, e=extra: str(getattr(s, e, "") or "")))
