@@ -175,10 +175,17 @@ def test_supports_disjoint_with_exact_sizes_through_sparse_pca():
     assert all(s.size == 5 for s in out.supports)
     assert np.all(np.diff(out.variances) <= 1e-12)  # equal cardinalities: sorted
     assert out.variances.sum() == pytest.approx(out.results[0].info["objective"], rel=1e-9)
-    # unequal cardinalities keep the given order
+    # unequal cardinalities keep the given order with order="deflation"
+    out = sparse_pca(X, n_components=3, cardinality=[2, 7, 4], method="bipartite",
+                     n_candidates=300, random_state=0, order="deflation")
+    check_disjoint(out.results, [2, 7, 4], 40)
+    # by default the rows are sorted by variance, cardinalities following their rows
     out = sparse_pca(X, n_components=3, cardinality=[2, 7, 4], method="bipartite",
                      n_candidates=300, random_state=0)
-    check_disjoint(out.results, [2, 7, 4], 40)
+    assert np.all(np.diff(out.variances) <= 0)
+    cards = [s.size for s in out.supports]
+    assert out.info["cardinalities"] == cards and sorted(cards) == [2, 4, 7]
+    check_disjoint(out.results, cards, 40)
 
 
 def test_sparse_and_dense_input_agree():

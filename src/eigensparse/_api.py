@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dispatch import (DEFAULT_CARDINALITY, DEFAULT_DEFLATION, adjusted_variance, assemble,
-                        plan_components, progress_bar, require_data, solve_components)
+from ._dispatch import (DEFAULT_CARDINALITY, DEFAULT_DEFLATION, DEFAULT_ORDER, ORDERS,
+                        adjusted_variance, assemble, plan_components, progress_bar, require_data,
+                        solve_components)
 from ._result import SparsePCAResult
-from ._validation import Interval, Options, validate_params
+from ._validation import InvalidParameterError, Interval, Options, validate_params
 from .multi import DEFLATIONS
-from .operators import as_operator
+from .operators import Operator, as_operator
 from .registry import DEFAULT_METHOD, get_method, method_names
 
 __all__ = ["sparse_pca", "adjusted_variance", "available_methods", "DEFAULT_METHOD",
@@ -23,7 +24,7 @@ def available_methods() -> list[str]:
 def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD,
                deflation=DEFAULT_DEFLATION, penalty=None, center=True, scale=False,
                random_state=None, progress=False, client=None, device=None,
-               **method_options) -> SparsePCAResult:
+               order=DEFAULT_ORDER, **method_options) -> SparsePCAResult:
     """Sparse principal components of ``data``.
 
     Parameters
@@ -48,7 +49,9 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
     penalty : float, optional
         Penalty for penalized methods (passed to the solver).
     center, scale : bool
-        Centering and scaling of data input (ignored for operators).
+        Centering and scaling of data input. An operator (e.g. ``Covariance(S)``) is
+        used as given: ``center`` is ignored, and ``scale=True`` is an error (pass
+        ``Covariance(S, scale=True)`` for correlation PCA of a precomputed covariance).
     random_state : None, int or numpy Generator
         Seeds every randomised step; the same value gives the same output.
     progress : bool
@@ -59,6 +62,11 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
         In-memory data are sent to the workers in row blocks.
     device : str, optional
         Move in-memory data to this device (``"cuda"``; PyTorch or CuPy) and run there.
+    order : {"variance", "deflation"}, default="variance"
+        Order of the components: by decreasing variance xᵢᵀΣxᵢ on the original Σ (as
+        scikit-learn's PCA; ties keep the order found), or as the deflation (or joint
+        method) found them. The adjusted variances are computed in the returned order;
+        ``info["found_at"]`` holds each row's position in the deflation.
     **method_options
         Passed to the solver (e.g. ``n_starts=``, ``formulation=`` for ``"am"``).
 
@@ -68,20 +76,39 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
         ``components`` (k × p, unit rows, sign rule: largest-|.| entry positive),
         ``variances`` (xᵢᵀΣxᵢ on the original Σ), ``explained_variance`` (adjusted,
         see :func:`adjusted_variance`), ``supports``, per-component ``results``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance, sparse_pca
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 8)) * [3, 3, 3, 1, 1, 1, 1, 1]
+    >>> res = sparse_pca(X, n_components=2, cardinality=3, method="greedy")
+    >>> bool(res.variances[0] >= res.variances[1])   # decreasing variance
+    True
+    >>> res2 = sparse_pca(Covariance(np.cov(X.T)), n_components=2, cardinality=3,
+    ...                   method="greedy", order="deflation")
+    >>> res2.info["found_at"]
+    [0, 1]
     """
     validate_params(
         {"method": method, "deflation": deflation, "center": center, "scale": scale,
-         "progress": progress, "n_components": n_components, "penalty": penalty},
+         "progress": progress, "n_components": n_components, "penalty": penalty, "order": order},
         {"method": [str], "deflation": [Options(DEFLATIONS)], "center": [bool], "scale": [bool],
+         "order": [Options(ORDERS)],
          "progress": [bool], "n_components": [None, Interval("int", 1, None)],
          "penalty": [None, Interval("real", 0, None)]},
         where="sparse_pca",
     )
     get_method(method)  # an unknown method fails before the data are touched
+    if scale and isinstance(data, Operator):
+        raise InvalidParameterError(
+            f"parameter 'scale=True' cannot be applied to a {data.kind} ({type(data).__name__}): "
+            "it is used as given. For correlation PCA pass Covariance(S, scale=True), or the data.")
     op = as_operator(data, center=center, scale=scale, client=client, device=device)
     plan = plan_components(method, n_features=op.n_features, n_components=n_components,
                            cardinality=cardinality, penalty=penalty, deflation=deflation,
-                           options=method_options, random_state=random_state)
+                           options=method_options, random_state=random_state, order=order)
     op = require_data(plan, op)
     bar = progress_bar(plan) if progress else None
     try:

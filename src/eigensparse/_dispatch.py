@@ -13,7 +13,7 @@ Every front door goes through here (:func:`eigensparse.sparse_pca`,
 3. :func:`solve_components` runs the deflation loop (single-component methods) or
    the joint method;
 4. :func:`assemble` returns the multi-component result (sign rule, variances on the
-   undeflated operator, adjusted variances).
+   undeflated operator, the component order of :data:`ORDERS`, adjusted variances).
 
 The topic pipeline adds its passes and working set around steps 2–3 (its own
 per-component ``solve`` through :func:`solve_components`); it resolves nothing itself.
@@ -34,9 +34,14 @@ from .operators import Operator
 from .registry import DEFAULT_METHOD, MethodSpec, get_method, method_names
 
 __all__ = ["Plan", "resolve_method", "plan_components", "require_data", "solve_components", "assemble",
-           "adjusted_variance", "DEFAULT_DEFLATION", "DEFAULT_CARDINALITY"]
+           "adjusted_variance", "adjusted_variance_of_gram", "component_order", "DEFAULT_DEFLATION",
+           "DEFAULT_CARDINALITY", "DEFAULT_ORDER", "ORDERS"]
 
 DEFAULT_DEFLATION = "schur"
+#: the component orders :func:`assemble` knows: by decreasing variance xᵀΣx on the
+#: original Σ (as scikit-learn's PCA), or as the deflation (or joint method) found them
+ORDERS = ("variance", "deflation")
+DEFAULT_ORDER = "variance"
 #: cardinality used when none is given: min(n_features, 10)
 DEFAULT_CARDINALITY = 10
 
@@ -56,6 +61,8 @@ class Plan:
         Keyword options passed to the method (``penalty`` included when given).
     seeds : tuple of int, length n_components
         One seed per component (the joint method uses the first).
+    order : {"variance", "deflation"}
+        How :func:`assemble` orders the components (see :func:`component_order`).
     """
 
     spec: MethodSpec
@@ -63,6 +70,7 @@ class Plan:
     deflation: str
     options: dict = field(default_factory=dict)
     seeds: tuple = ()
+    order: str = DEFAULT_ORDER
 
     @property
     def method(self) -> str:
@@ -139,7 +147,7 @@ def resolve_method(method, options=None, penalty=None) -> tuple:
 def plan_components(method, *, n_features: int, n_components=None, cardinality=None,
                     penalty=None, deflation=None, options=None, random_state=None,
                     default_cardinality: int = DEFAULT_CARDINALITY,
-                    default_deflation: str = DEFAULT_DEFLATION) -> Plan:
+                    default_deflation: str = DEFAULT_DEFLATION, order: str = DEFAULT_ORDER) -> Plan:
     """Resolve a request once: method, cardinalities, options, deflation, seeds.
 
     Parameters
@@ -162,11 +170,14 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
         Keyword options of the method (checked against its signature).
     random_state : None, int or Generator
         Draws one seed per component.
+    order : {"variance", "deflation"}, default="variance"
+        Order of the components in the result (:func:`component_order`).
 
     Returns
     -------
     Plan
     """
+    check_order(order)
     spec, opts = resolve_method(method, options, penalty)
     p = int(n_features)
     k = min(5, p) if n_components is None else n_components
@@ -185,7 +196,49 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
                 f"method {spec.name!r} finds all components jointly with disjoint supports; "
                 f"parameter 'deflation' must be 'disjoint' (or left at its default); got {deflation!r}.")
         deflation = "disjoint"
-    return Plan(spec, cards, deflation, opts, _seeds(random_state, k))
+    return Plan(spec, cards, deflation, opts, _seeds(random_state, k), order)
+
+
+def check_order(order) -> str:
+    """``order`` if it is one of :data:`ORDERS`; a clear error otherwise."""
+    if not isinstance(order, str) or order not in ORDERS:
+        raise InvalidParameterError(f"parameter 'order' must be one of {list(ORDERS)}; got {order!r}.")
+    return order
+
+
+def component_order(variances, order: str = DEFAULT_ORDER) -> np.ndarray:
+    """The permutation that puts the components in ``order``.
+
+    ``"variance"``: by decreasing variance xᵢᵀΣxᵢ on the original (undeflated) Σ, as
+    scikit-learn's PCA orders its components; ties keep the order in which they were
+    found (a stable sort). ``"deflation"``: the identity (the order of the deflation,
+    or of the joint method).
+
+    The order is decided on the components' own variances, not on adjusted variances,
+    because those depend on the order: :func:`assemble` recomputes them in the new order.
+
+    Parameters
+    ----------
+    variances : array-like of shape (n_components,)
+    order : {"variance", "deflation"}
+
+    Returns
+    -------
+    ndarray of int, shape (n_components,)
+        Row ``i`` of the ordered result is the component found in position ``perm[i]``.
+
+    Examples
+    --------
+    >>> from eigensparse._dispatch import component_order
+    >>> component_order([3.879, 4.879, 2.226, 3.148]).tolist()
+    [1, 0, 3, 2]
+    >>> component_order([3.879, 4.879], "deflation").tolist()
+    [0, 1]
+    """
+    v = np.asarray(variances, dtype=float).reshape(-1)
+    if check_order(order) == "deflation":
+        return np.arange(v.size)
+    return np.argsort(-v, kind="stable")
 
 
 def require_data(plan: Plan, op: Operator, *, factor: bool = False) -> Operator:
@@ -256,7 +309,21 @@ def adjusted_variance(op: Operator, components: np.ndarray) -> np.ndarray:
     uncorrelated.
     """
     C = np.atleast_2d(np.asarray(components, dtype=float))
-    G = C @ op.matmat(C.T)
+    return adjusted_variance_of_gram(C @ op.matmat(C.T))
+
+
+def adjusted_variance_of_gram(G) -> np.ndarray:
+    """Adjusted variances R_jj² from the Gram matrix G = C Σ Cᵀ (= ZᵀZ/n of the scores Z)
+    of k components, in their order (see :func:`adjusted_variance`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse._dispatch import adjusted_variance_of_gram
+    >>> adjusted_variance_of_gram(np.array([[4.0, 2.0], [2.0, 2.0]])).tolist()
+    [4.0, 1.0]
+    """
+    G = np.atleast_2d(np.asarray(G, dtype=float))
     G = 0.5 * (G + G.T)
     k = G.shape[0]
     R = np.zeros((k, k))
@@ -277,6 +344,11 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
     """The multi-component result of ``results`` (loadings on ``op``'s features):
     sign rule, variances on ``op`` (undeflated), adjusted variances, supports.
 
+    The rows are put in ``plan.order`` (:func:`component_order`: by default by decreasing
+    variance xᵀΣx on ``op``) before the adjusted variances are computed, in that order;
+    per-component ``results``, ``supports`` and ``info["cardinalities"]`` follow the rows,
+    and ``info["found_at"]`` holds, per row, its position (0-based) in the deflation.
+
     ``features`` (sorted ids, one per feature of ``op``) places the components among
     ``n_features`` features (the topic pipeline's working set among all words);
     ``total_variance`` defaults to Tr Σ of ``op``. ``result_type`` (a subclass of
@@ -284,12 +356,18 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
     p = op.n_features
     C = fix_sign(np.vstack([r.loadings for r in results])) if results else np.zeros((0, p))
     variances = np.atleast_1d(op.quad(C.T)) if results else np.zeros(0)
+    perm = component_order(variances, plan.order)
+    C, variances, results = C[perm], variances[perm], [results[i] for i in perm]
+    cards = list(plan.cardinalities)
+    if len(cards) == len(perm):
+        cards = [cards[i] for i in perm]
     expl = adjusted_variance(op, C) if results else np.zeros(0)
     if features is not None:
         full = np.zeros((C.shape[0], int(n_features)))
         full[:, np.asarray(features)] = C
         C = full
-    base = {"operator": op.kind, "cardinalities": list(plan.cardinalities)}
+    base = {"operator": op.kind, "cardinalities": cards, "order": plan.order,
+            "found_at": [int(i) for i in perm]}
     base.update(info or {})
     return result_type(
         components=C, variances=np.asarray(variances, dtype=float), explained_variance=expl,

@@ -63,6 +63,11 @@ class ComponentResult:
     def cardinality(self) -> int:
         return int(self.support.size)
 
+    def __repr__(self) -> str:
+        from ._summary import component_repr
+
+        return component_repr(self)
+
 
 @dataclass(frozen=True)
 class SparsePCAResult:
@@ -106,6 +111,46 @@ class SparsePCAResult:
 
     #: what a feature is called in tables
     feature_unit = "features"
+
+    def __repr__(self) -> str:
+        from ._summary import result_repr
+
+        return result_repr(self)
+
+    def summary(self, n_loadings: int = 5, title: str | None = None) -> str:
+        """Per component: cardinality, variance, adjusted variance, cumulative explained
+        %, the solver's bound and gap where known, and the top loadings with their signs
+        and feature names (:func:`eigensparse._summary.format_summary`).
+
+        Parameters
+        ----------
+        n_loadings : int, default=5
+            Largest-|.| loadings shown per component.
+        title : str, optional
+            Replaces the class name in the header.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from eigensparse import sparse_pca
+        >>> X = np.random.default_rng(0).standard_normal((40, 6))
+        >>> print(sparse_pca(X, n_components=2, cardinality=3, method="greedy").summary())
+        ... # doctest: +ELLIPSIS
+        SparsePCAResult: 2 components, 6 features, method 'greedy', deflation 'schur', order 'variance'
+        ...
+        """
+        from ._summary import format_summary
+
+        return format_summary(self, n_loadings=n_loadings, title=title)
+
+    def _repr_html_(self) -> str:
+        from ._summary import summary_html
+
+        return summary_html(self)
 
     @property
     def explained_variance_ratio(self) -> np.ndarray:

@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import numbers
+from dataclasses import replace
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._api import sparse_pca
-from ._dispatch import DEFAULT_DEFLATION
+from ._dispatch import DEFAULT_DEFLATION, DEFAULT_ORDER, ORDERS, adjusted_variance_of_gram
 from .registry import DEFAULT_METHOD, method_names
 from ._validation import InvalidParameterError
 from .multi import DEFLATIONS
+from .operators import Operator
 
 __all__ = ["SparsePCA"]
 
@@ -23,7 +26,15 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     Each component has exactly ``cardinality`` nonzero loadings. Components are found
     one at a time by a single-component ``method`` and a ``deflation`` scheme, or
     jointly by a joint method (``"bipartite"``). Dense input is centered explicitly,
-    scipy.sparse input implicitly (never densified).
+    scipy.sparse input implicitly (never densified). A precomputed covariance
+    (``eigensparse.Covariance(S, n_samples=n)``) is a normal input to :meth:`fit` and
+    :meth:`score`; :meth:`transform` then needs the data's mean, which a covariance does
+    not carry, and raises.
+
+    Components are ordered by decreasing variance xᵀΣx (as scikit-learn's PCA; see
+    ``order``), and :meth:`score` is the fraction of variance of X the components
+    explain (adjusted for their correlation), so model selection by
+    ``GridSearchCV``/``cross_val_score`` works; see :meth:`score` for what it rewards.
 
     Parameters
     ----------
@@ -52,6 +63,10 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Seeds every randomised step: the same value gives the same output.
     progress : bool, default=False
         Show a progress bar over components.
+    order : {"variance", "deflation"}, default="variance"
+        Order of the components: by decreasing variance xᵢᵀΣxᵢ on the original Σ, or
+        as the deflation (or joint method) found them. Adjusted variances
+        (``explained_variance_``) are computed in the returned order.
 
     Attributes
     ----------
@@ -68,10 +83,14 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         ``xᵀΣx`` of each component on the (undeflated) covariance.
     supports_ : list of ndarray
         Sorted indices of the nonzero loadings of each component.
-    mean_ : ndarray of shape (n_features,)
-        Per-feature mean (zeros when ``center=False``).
-    scale_ : ndarray of shape (n_features,)
-        Per-feature scale (ones when ``scale=False``).
+    mean_ : ndarray of shape (n_features,) or None
+        Per-feature mean (zeros when ``center=False``; None when fitted on a precomputed
+        covariance, whose mean is unknown).
+    scale_ : ndarray of shape (n_features,) or None
+        Per-feature scale (ones when ``scale=False``; None when fitted on a precomputed
+        covariance).
+    n_samples_ : int or None
+        Samples the model was fitted on (a covariance's ``n_samples``, possibly None).
     n_iter_ : ndarray of shape (n_components,)
         Iterations of the solver for each component.
     n_components_ : int
@@ -80,6 +99,23 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Defined only when ``X`` has string feature names (e.g. a pandas DataFrame).
     result_ : SparsePCAResult
         Everything the solvers returned (per-component results, bounds, paths).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance, SparsePCA
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((300, 10))
+    >>> X[:, :3] += 2 * rng.standard_normal((300, 1))   # a planted 3-feature factor
+    >>> est = SparsePCA(n_components=2, cardinality=3, method="greedy").fit(X)
+    >>> est.supports_[0].tolist()
+    [0, 1, 2]
+    >>> round(est.score(X), 2)
+    0.68
+    >>> cov = SparsePCA(n_components=2, cardinality=3, method="greedy").fit(
+    ...     Covariance(np.cov(X.T, bias=True), n_samples=300))
+    >>> bool(np.allclose(cov.components_, est.components_)), cov.n_samples_
+    (True, 300)
     """
 
     _parameter_constraints = {
@@ -94,11 +130,13 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         "method_options": [dict, None],
         "random_state": ["random_state"],
         "progress": ["boolean"],
+        "order": [StrOptions(set(ORDERS))],
     }
 
     def __init__(self, n_components=None, *, cardinality=None, method=DEFAULT_METHOD,
                  deflation=DEFAULT_DEFLATION, center=True, scale=False, n_starts=None,
-                 penalty=None, method_options=None, random_state=None, progress=False):
+                 penalty=None, method_options=None, random_state=None, progress=False,
+                 order=DEFAULT_ORDER):
         self.n_components = n_components
         self.cardinality = cardinality
         self.method = method
@@ -110,10 +148,25 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.method_options = method_options
         self.random_state = random_state
         self.progress = progress
+        self.order = order
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Fit the model on X of shape (n_samples, n_features) (dense, sparse or DataFrame)."""
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), scipy.sparse matrix, pandas DataFrame or Operator
+            The data, or a precomputed covariance ``eigensparse.Covariance(S, n_samples=n)``
+            (then ``center`` is ignored and ``scale=True`` is an error: pass
+            ``Covariance(S, scale=True)``).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : SparsePCA
+        """
         self._fit(X)
         return self
 
@@ -122,7 +175,13 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             raise InvalidParameterError(
                 f"The 'method' parameter of SparsePCA must be one of {method_names()}; "
                 f"got {self.method!r}.")
-        if _is_distributed_or_device(X):
+        names = None
+        if isinstance(X, Operator):
+            # a precomputed covariance (or another operator): validated by its class
+            self.n_features_in_ = int(X.n_features)
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        elif _is_distributed_or_device(X):
             # a dask.array or a device array: validated by its operator, never pulled here
             self.n_features_in_ = int(X.shape[1]) if X.ndim == 2 else 0
             if hasattr(self, "feature_names_in_"):
@@ -130,6 +189,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         else:
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
                               ensure_min_samples=2)
+            names = getattr(self, "feature_names_in_", None)
         opts = dict(self.method_options or {})
         if self.n_starts is not None:
             opts["n_starts"] = self.n_starts
@@ -140,7 +200,9 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         res = sparse_pca(X, n_components=self.n_components, cardinality=self.cardinality,
                          method=self.method, deflation=self.deflation, penalty=self.penalty,
                          center=bool(self.center), scale=bool(self.scale), random_state=seed,
-                         progress=bool(self.progress), **opts)
+                         progress=bool(self.progress), order=self.order, **opts)
+        if names is not None:
+            res = replace(res, feature_names=[str(n) for n in names])
         self.result_ = res
         self.components_ = res.components
         self.n_components_ = res.components.shape[0]
@@ -149,9 +211,18 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.component_variances_ = res.variances
         self.supports_ = res.supports
         self.n_iter_ = np.array([r.n_iter for r in res.results], dtype=int)
-        self.mean_ = res.info["mean"]
-        self.scale_ = res.info["scale"]
+        mean_known = not isinstance(X, Operator) or getattr(X, "mean_", None) is not None
+        self.mean_ = res.info["mean"] if mean_known else None
+        self.scale_ = res.info["scale"] if mean_known else None
+        self.n_samples_ = getattr(X, "n_samples", None) if isinstance(X, Operator) else int(X.shape[0])
         return X
+
+    def _require_mean(self, what: str) -> None:
+        if self.mean_ is None:
+            raise InvalidParameterError(
+                f"SparsePCA.{what} needs data, but the model was fitted on a precomputed covariance "
+                "(eigensparse.Covariance), which carries no mean to center new data with; fit on "
+                "the data matrix instead (score also accepts a Covariance).")
 
     def _projection(self):
         return (self.components_ / self.scale_).T  # (p, k): maps raw centered rows to scores
@@ -159,8 +230,18 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def transform(self, X):
         """Project X onto the components: ((X − mean_) / scale_) @ components_.T.
 
-        Sparse X stays sparse (the centering is applied to the product)."""
+        Sparse X stays sparse (the centering is applied to the product).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or scipy.sparse matrix
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
         check_is_fitted(self)
+        self._require_mean("transform")
         if _is_distributed_or_device(X):
             return _transform_lazy(X, self._projection(), self.mean_, self.n_features_in_)
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
@@ -175,12 +256,105 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def inverse_transform(self, X):
         """Map scores of shape (n_samples, n_components) back to feature space."""
         check_is_fitted(self)
+        self._require_mean("inverse_transform")
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_components_:
             raise InvalidParameterError(
                 f"parameter 'X' of inverse_transform must have shape (n_samples, {self.n_components_}); "
                 f"got {X.shape}.")
         return X @ (self.components_ * self.scale_) + self.mean_
+
+    def score(self, X, y=None):
+        """Fraction of the variance of X explained by the components (higher is better).
+
+        The quantity is the *adjusted* explained variance (Zou, Hastie & Tibshirani 2006)
+        of X on the fitted components, as a fraction of X's total variance:
+        ``sum(R_jj²) / Tr Σ_X``, where Σ_X is the second-moment matrix of X centered with
+        the fitted ``mean_`` and divided by the fitted ``scale_`` (the model's own
+        preprocessing, as for :meth:`transform`), and R is the QR factor of the scores
+        ``Z = ((X − mean_)/scale_) @ components_.T / √n``. Components whose scores are
+        correlated are not double counted. It lies in [0, 1]; it is ``0.0`` for X with
+        no variance.
+
+        There is no ``score_samples``: the adjusted variance is a property of the whole
+        score matrix (its QR), not a sum over samples.
+
+        What it rewards: on the data the model was fitted on, more nonzero loadings
+        never explain less, so a grid over ``cardinality`` alone mostly picks its
+        largest value in-sample; on held-out folds (``GridSearchCV``,
+        ``cross_val_score``) loadings fitted to noise are penalised, and comparisons at
+        a fixed number of nonzeros (methods, deflations, or how a budget is split
+        among ``n_components``) are fair.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), scipy.sparse matrix or Covariance
+            The data, or a precomputed covariance (taken as centered and, for a model fitted
+            with ``scale=True``, divided by ``scale_``).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.model_selection import cross_val_score
+        >>> from eigensparse import SparsePCA
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((300, 10))
+        >>> X[:, :3] += 2 * rng.standard_normal((300, 1))
+        >>> scores = cross_val_score(SparsePCA(1, cardinality=3, method="greedy"), X, cv=3)
+        >>> bool(np.all((0.5 < scores) & (scores < 0.7)))
+        True
+        """
+        check_is_fitted(self)
+        if isinstance(X, Operator):
+            G, total = self._gram_of_covariance(X)
+        else:
+            self._require_mean("score")
+            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+            Z = self.transform(X)
+            G = Z.T @ Z / X.shape[0]
+            total = _centered_total_variance(X, self.mean_, self.scale_)
+        if not total > 0:
+            return 0.0
+        return float(np.sum(adjusted_variance_of_gram(G)) / total)
+
+    def _gram_of_covariance(self, cov):
+        if int(cov.n_features) != self.n_features_in_:
+            raise InvalidParameterError(
+                f"X has {cov.n_features} features, but SparsePCA is expecting "
+                f"{self.n_features_in_} features as input.")
+        P = self.components_.T if self.scale_ is None else self._projection()
+        d = cov.diag() if self.scale_ is None else cov.diag() / self.scale_ ** 2
+        return P.T @ cov.matmat(P), float(np.sum(d))
+
+    def summary(self, n_loadings=5):
+        """A one-look table of the fitted components (see
+        :meth:`eigensparse.SparsePCAResult.summary`).
+
+        Parameters
+        ----------
+        n_loadings : int, default=5
+            Largest-|.| loadings shown per component.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from eigensparse import SparsePCA
+        >>> X = np.random.default_rng(0).standard_normal((50, 6))
+        >>> print(SparsePCA(2, cardinality=2, method="greedy").fit(X).summary())  # doctest: +ELLIPSIS
+        SparsePCA: 2 components, 6 features, method 'greedy', deflation 'schur'...
+        """
+        check_is_fitted(self)
+        return self.result_.summary(n_loadings=n_loadings, title=type(self).__name__)
 
     @property
     def _n_features_out(self):
@@ -223,6 +397,18 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _centered_total_variance(X, mean, scale) -> float:
+    """Tr of the second moments of (X − mean)/scale (sparse X is never densified)."""
+    n = X.shape[0]
+    if sp.issparse(X):
+        sq = np.asarray(X.multiply(X).sum(axis=0)).ravel()
+        col = np.asarray(X.sum(axis=0)).ravel()
+        per = (sq - 2 * mean * col + n * mean ** 2) / n
+    else:
+        per = np.mean((X - mean) ** 2, axis=0)
+    return float(np.sum(per / scale ** 2))
 
 
 def _is_distributed_or_device(X) -> bool:

@@ -45,7 +45,7 @@ class Topic:
         return int(len(self.word_ids))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)  # the short repr of SparsePCAResult
 class TopicsResult(SparsePCAResult):
     """What :func:`~eigensparse.text.extract_topics` found, and how.
 
