@@ -20,6 +20,10 @@ __all__ = ["component_repr", "result_repr", "summary_rows", "format_summary", "s
 SUMMARY_COLUMNS = ("PC", "card", "variance", "adj. var", "cum. %", "bound", "gap", "top loadings")
 
 
+_BOUND_NOTE = ("bound, gap: the solver's, on the operator it saw (the original Σ for the "
+               "component found first, the deflated Σ for later ones: info['found_at'])")
+
+
 def _num(v) -> str:
     return "-" if v is None else _fmt(float(v))
 
@@ -157,6 +161,8 @@ def format_summary(res, n_loadings: int = 5, title: str | None = None) -> str:
 
     lines = _header(res, title) + [line(table[0]), line(["-" * w for w in width])]
     lines += [line(r) for r in rows] or ["(no components)"]
+    if any(r[5] != "-" for r in rows):
+        lines.append(_BOUND_NOTE)
     return "\n".join(lines)
 
 

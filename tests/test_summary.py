@@ -1,0 +1,89 @@
+"""Readable results (issue 10, item 7): short reprs, summary() and the notebook HTML."""
+import re
+
+import numpy as np
+import pytest
+
+from eigensparse import ComponentResult, InvalidParameterError, SparsePCA, sparse_pca
+
+
+@pytest.fixture(scope="module")
+def X():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 200))
+    X[:, :4] += 3 * rng.standard_normal((200, 1)) * np.array([1, -1, 1, -1])
+    return X
+
+
+@pytest.fixture(scope="module")
+def res(X):
+    return sparse_pca(X, n_components=3, cardinality=4, method="greedy")
+
+
+def test_reprs_are_short_and_hold_no_arrays(res):
+    text = repr(res)
+    assert text.startswith("SparsePCAResult(n_components=3, n_features=200, method='greedy'")
+    assert "cardinalities=[4, 4, 4]" in text and "array" not in text and len(text) < 200
+    one = repr(res.results[0])
+    assert one.startswith("ComponentResult(method='greedy', cardinality=4, n_features=200")
+    assert "array" not in one and "upper_bound" not in one and len(one) < 200
+    r = ComponentResult(np.array([0.6, 0.8]), np.array([0, 1]), 2.5, "exhaustive",
+                        upper_bound=2.5, gap=0.0)
+    assert "upper_bound=2.5, gap=0" in repr(r)
+
+
+def _rows(text):
+    lines = text.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith("--"))
+    return [line for line in lines[i + 1:] if re.match(r"\s*\d+\s", line)]
+
+
+def test_summary_numbers_signs_and_names(res):
+    text = res.summary(n_loadings=3)
+    lines = text.splitlines()
+    assert lines[0].startswith("SparsePCAResult: 3 components, 200 features, method 'greedy'")
+    assert f"explained {100 * res.explained_variance_ratio.sum():.2f}%" in lines[1]
+    rows = _rows(text)
+    assert len(rows) == 3
+    cum = np.cumsum(100 * res.explained_variance_ratio)
+    for j, row in enumerate(rows):
+        cells = row.split()
+        assert cells[0] == str(j + 1) and cells[1] == "4"
+        assert float(cells[2]) == pytest.approx(res.variances[j], rel=1e-3)
+        assert float(cells[3]) == pytest.approx(res.explained_variance[j], rel=1e-3)
+        assert float(cells[4]) == pytest.approx(cum[j], abs=0.006)
+        assert cells[5] == "-" and cells[6] == "-"  # greedy: no bound
+        assert row.endswith("… (+1)")  # 4 nonzeros, 3 shown
+    # the first component is the planted one: signs alternate with the features
+    c = res.components[0]
+    for i in range(3):
+        f = res.ordered_support(0)[i]
+        assert f"x{f} {c[f]:+.3f}" in rows[0]
+    assert {int(f) for f in re.findall(r"x(\d+) [+-]", rows[0])} <= {0, 1, 2, 3}
+    assert "-" in re.findall(r"x\d+ ([+-])", rows[0]) and "+" in re.findall(r"x\d+ ([+-])", rows[0])
+    with pytest.raises(InvalidParameterError, match="n_loadings"):
+        res.summary(n_loadings=-1)
+
+
+def test_summary_shows_bounds_and_feature_names(X):
+    pd = pytest.importorskip("pandas")
+    cols = [f"gene<{i}>" for i in range(12)]
+    est = SparsePCA(2, cardinality=3, method="exhaustive").fit(pd.DataFrame(X[:, :12], columns=cols))
+    text = est.summary()
+    assert text.startswith("SparsePCA: 2 components, 12 features, method 'exhaustive'")
+    rows = _rows(text)
+    for j, row in enumerate(rows):
+        cells = row.split()
+        assert float(cells[5]) == pytest.approx(est.result_.results[j].upper_bound, rel=1e-3)
+        assert cells[6] == "0"
+        assert est.topics()[j][0][0] in row  # the largest loading, by name
+    assert "bound, gap: the solver's" in text
+    html = est.result_._repr_html_()
+    assert html.count("<tr>") == 3 and "gene&lt;" in html and "gene<" not in html
+
+
+def test_estimator_summary_needs_fit():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        SparsePCA().summary()
