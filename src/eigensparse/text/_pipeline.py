@@ -235,10 +235,8 @@ def _solve_joint(wset: WorkingSet, plan, op) -> list:
 
 
 def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, center, mean, var):
-    """The multi-component result on all words, with the pipeline's record."""
-    for i, r in enumerate(results):
-        clock.timings[f"  topic {i + 1}"] = float(r.info.get("seconds", 0.0))
-    clock.timings["total"] = time.perf_counter() - clock.t0
+    """The multi-component result on all words, with the pipeline's record (per-topic
+    timings in the result's row order, which :func:`assemble` decides)."""
     op = Covariance(wset.S, n_samples=corpus.n_docs)
     total_variance = float(var.sum())
     words = corpus.words
@@ -253,4 +251,7 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
                           "directory": getattr(corpus, "cache_directory", None)},
                    messages=messages, vocabulary=words,
                    feature_names=None if words is None else list(words))
+    for i, r in enumerate(res.results):
+        clock.timings[f"  topic {i + 1}"] = float(r.info.get("seconds", 0.0))
+    clock.timings["total"] = time.perf_counter() - clock.t0
     return res
