@@ -73,6 +73,9 @@ class ComponentResult:
 class SparsePCAResult:
     """Several sparse components, as returned by :func:`eigensparse.sparse_pca`.
 
+    ``repr`` is one line, :meth:`summary` one row per component, and notebooks show
+    that table as HTML.
+
     Attributes
     ----------
     components : ndarray of shape (n_components, n_features)
@@ -81,9 +84,9 @@ class SparsePCAResult:
         Per-component ``xᵢᵀ Σ xᵢ`` on the *original* (undeflated) covariance.
     explained_variance : ndarray of shape (n_components,)
         Adjusted variance (Zou, Hastie & Tibshirani 2006): with ``Σ^{1/2} Xᵀ = Q R``
-        (QR of the component scores), ``R[i, i]**2``. Correlated components are not
-        double counted; the sum equals the variance of the projection of the data
-        onto the span of the components when the components are orthogonal.
+        (QR of the component scores), ``R[i, i]**2``, in the order of the rows.
+        Correlated components are not double counted; the sum equals the sum of
+        ``variances`` when the scores are uncorrelated, and is less otherwise.
     supports : list of ndarray
         Sorted support of each component.
     results : list of ComponentResult
@@ -92,8 +95,10 @@ class SparsePCAResult:
         ``Tr Σ`` of the original operator.
     method, deflation : str
     info : dict
-        ``operator`` (its kind), ``cardinalities`` (as resolved), ``mean``/``scale``
-        (data input).
+        ``operator`` (its kind), ``cardinalities`` (as resolved, one per row),
+        ``order`` (``"variance"``: rows by decreasing ``variances``, or
+        ``"deflation"``), ``found_at`` (per row, its 0-based position in the deflation),
+        ``mean``/``scale`` (data input).
     feature_names : list of str or None
         One name per feature, when known (words of a corpus, DataFrame columns).
     """
