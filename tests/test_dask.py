@@ -16,8 +16,8 @@ from eigensparse import sparse_pca  # noqa: E402
 from eigensparse._validation import InvalidParameterError  # noqa: E402
 from eigensparse.datasets import load_kos  # noqa: E402
 from eigensparse.operators import DenseData, SparseData  # noqa: E402
-from eigensparse.operators._dask import (DaskComputeError, DaskData, connect,  # noqa: E402
-                                         from_uci_chunks, scatter_rows)
+from eigensparse.io.dask_chunks import from_uci_chunks  # noqa: E402
+from eigensparse.operators.dask import DaskComputeError, DaskData, connect, scatter_rows  # noqa: E402
 
 TOL = 1e-10
 

@@ -192,7 +192,7 @@ def _cmd_topics(args) -> int:
     opts = _joint_options(args)
     client = None
     if args.scheduler:
-        from .operators._dask import connect
+        from .operators.dask import connect
 
         client = connect(args.scheduler, timeout=args.scheduler_timeout)
     try:
