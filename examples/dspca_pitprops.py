@@ -15,7 +15,7 @@ from itertools import combinations
 import numpy as np
 
 import eigensparse as es
-from eigensparse.bounds import variance_cardinality_path
+from eigensparse.diagnostics import variance_cardinality_path
 
 NAMES = ["topdiam", "length", "moist", "testsg", "ovensg", "ringtop", "ringbut", "bowmax",
          "bowdist", "whorls", "clear", "knots", "diaknot"]

@@ -16,7 +16,7 @@ import scipy.io
 
 import eigensparse as es
 
-from eigensparse.bounds import variance_cardinality_path
+from eigensparse.diagnostics import variance_cardinality_path
 
 
 def main(argv=None):

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 import eigensparse as es
-from eigensparse.bounds import variance_cardinality_path
+from eigensparse.diagnostics import variance_cardinality_path
 
 
 def load_returns(data_dir):

@@ -74,6 +74,7 @@ from scipy import sparse
 
 from .._validation import Interval, InvalidParameterError, Options, validate_params
 from ..operators import Operator
+from ..screening import penalty_search
 from . import register
 from ._common import check_random_state, make_result, polish_loadings
 
@@ -1139,32 +1140,17 @@ def _am(op, cardinality, *, formulation, penalty, n_starts, strategy, batch_size
     elif penalty is not None:
         gamma = float(penalty)
         out = run_at(gamma)
-    else:  # penalized, cardinality given: search γ
+    else:  # penalized, cardinality given: search γ (geometric bisection below the bound)
         hi = _penalty_bound(form, op, d)
-        lo = hi * 1e-12
-        search, tried = [], []
-        out, gamma = None, None
-        for _ in range(PENALTY_SEARCH_STEPS):
-            g = math.sqrt(lo * hi)
+
+        def solve_at(g, warm_start, kept):
             o = run_at(g)
-            nnz = int(np.count_nonzero(o.x)) if o.x is not None else 0
-            search.append((g, nnz))
-            tried.append((g, nnz, o))
-            if nnz == cardinality:
-                out, gamma = o, g
-                break
-            if nnz > cardinality:
-                lo = g
-            else:
-                hi = g
-            if hi / lo < 1 + PENALTY_SEARCH_RTOL:
-                break
-        if out is None:
-            above = [t for t in tried if t[1] > cardinality]
-            if not above:  # the smallest γ tried still leaves too few: run at γ = 0
-                o = run_at(0.0)
-                above = [(0.0, int(np.count_nonzero(o.x)), o)]
-            gamma, _, out = min(above, key=lambda t: (t[1], -t[0]))
+            return (int(np.count_nonzero(o.x)) if o.x is not None else 0), o, None
+
+        found = penalty_search(solve_at, cardinality, bracket=(hi * 1e-12, hi),
+                               refine_rtol=PENALTY_SEARCH_RTOL, max_solves=PENALTY_SEARCH_STEPS)
+        search = [(t.penalty, t.cardinality) for t in found.trials]
+        gamma, out = found.best.penalty, found.best.result
 
     x = out.x
     am_nnz = int(np.count_nonzero(x))
