@@ -229,10 +229,12 @@ class PenaltyTrial:
 
     penalty: float
     cardinality: int
-    #: whatever ``solve`` returned (None when elimination left nothing to solve)
+    #: what ``solve`` returned as its result
     result: object = None
     #: features kept by safe elimination (None without breakpoints)
     working_set_size: int | None = None
+    #: False when elimination kept nothing and ``solve`` was not called
+    solved: bool = True
 
 
 @dataclass
@@ -254,7 +256,7 @@ class PenaltySearch:
 
     @property
     def n_solves(self) -> int:
-        return sum(1 for t in self.trials if t.result is not None)
+        return sum(1 for t in self.trials if t.solved)
 
 
 class _Searcher:
@@ -290,7 +292,7 @@ class _Searcher:
             return self.by_penalty[penalty]
         kept = None if self.bp is None else self.bp.kept(penalty)
         if kept is not None and kept.size == 0:
-            t = PenaltyTrial(penalty, 0, None, 0)
+            t = PenaltyTrial(penalty, 0, None, 0, solved=False)
         else:
             card, result, self.state = self.solve(penalty, self.state, kept)
             self.n_solves += 1
@@ -304,12 +306,12 @@ class _Searcher:
         return min(above, key=lambda t: (t.cardinality, -t.penalty)) if above else None
 
     def finish(self, stopped: str) -> PenaltySearch:
-        hits = [t for t in self.trials if self.hit(t) and t.result is not None]
+        hits = [t for t in self.trials if self.hit(t) and t.solved]
         if hits:
             return PenaltySearch(hits[0], True, self.trials, stopped)
         best = self.best_above()
         if best is None:
-            below = [t for t in self.trials if t.result is not None]
+            below = [t for t in self.trials if t.solved]
             best = max(below, key=lambda t: (t.cardinality, -t.penalty)) if below else None
         return PenaltySearch(best, False, self.trials, stopped)
 
@@ -338,42 +340,34 @@ def _search_sizes(sr: _Searcher, start_size, rule) -> tuple[str, float | None]:
     bp, s, tol = sr.bp, sr.target, sr.tol
     P = bp.n_positive
     short_size = max(s - tol - 1, 0)  # keeping this few features can never reach s − tol
-    ds = bp.sorted_variances
-    short_penalty = float(ds[s - tol - 1]) if s - tol >= 1 else math.inf
+    short_penalty = float(bp.sorted_variances[s - tol - 1]) if s - tol >= 1 else math.inf
     size = min(max(int(start_size), 1), P)
     above_size = None
-    while above_size is None:
+
+    def step(size):
+        """Solve keeping ``size`` features: "hit", "above", "short" or why it stopped."""
         rho = bp.penalty_keeping(size, rule=rule, lower=sr.lower)
-        if rho < sr.lower:
-            return "lower", short_penalty
-        why = sr.out_of_budget()
+        why = "lower" if rho < sr.lower else sr.out_of_budget()
         if why:
-            return why, short_penalty
+            return why, None
         t = sr.trial(rho)
-        if sr.hit(t):
-            return "hit", short_penalty
-        if sr.above(t):
+        return ("hit" if sr.hit(t) else "above" if sr.above(t) else "short"), t
+
+    while above_size is None or above_size - short_size > 1:
+        growing = above_size is None
+        outcome, t = step(size)
+        if outcome == "above":
             above_size = size
-        else:
+        elif outcome == "short":
             short_size, short_penalty = size, t.penalty
-            if size >= P:
+            if growing and size >= P:
                 return ("lower" if sr.lower > 0 else "exhausted"), short_penalty
-            size = min(2 * size, P)
-    while above_size - short_size > 1:
-        why = sr.out_of_budget()
-        if why:
-            return why, short_penalty
-        mid = (above_size + short_size) // 2
-        rho = bp.penalty_keeping(mid, rule=rule, lower=sr.lower)
-        if rho < sr.lower:
-            return "lower", short_penalty
-        t = sr.trial(rho)
-        if sr.hit(t):
-            return "hit", short_penalty
-        if sr.above(t):
-            above_size = mid
         else:
-            short_size, short_penalty = mid, t.penalty
+            return outcome, short_penalty
+        if above_size is None:
+            size = min(2 * size, P)
+        else:
+            size = (above_size + short_size) // 2
     return "bracket", short_penalty
 
 
