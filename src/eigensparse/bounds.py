@@ -24,7 +24,7 @@ Trivial bounds on v(s) are also provided: λmax(Σ), the sum of the s largest va
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse import linalg as spla

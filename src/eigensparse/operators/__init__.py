@@ -6,6 +6,7 @@ import scipy.sparse as sp
 
 from .._validation import InvalidParameterError
 from ._base import Operator, RestrictedOperator
+from ._check import check_operator
 from ._covariance import Covariance
 from ._deflated import HotellingDeflated, ProjectionDeflated, SchurDeflated
 from .dask import DaskData, is_dask_array, resolve_client, scatter_rows
@@ -24,6 +25,7 @@ __all__ = [
     "DaskData",
     "ArrayAPIData",
     "as_operator",
+    "check_operator",
 ]
 
 

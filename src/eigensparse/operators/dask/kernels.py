@@ -101,16 +101,20 @@ def _centered_product(b, W, mu):
     return b @ W
 
 
-def matmat_block(b, W, ctx):
-    cols, mu, _ = ctx
-    b = _select(b, cols)
-    Y = _centered_product(b, W, mu)
+def _transposed_product(b, Y, mu):
+    """(b − 1μᵀ)ᵀ·Y for a selected block b (sparse: never densified)."""
     if sp.issparse(b):
-        out = b.T @ Y
+        out = np.asarray(b.T @ Y)
         if mu is not None:
             out -= np.outer(mu, Y.sum(axis=0))
         return out
     return ((b - mu) if mu is not None else b).T @ Y
+
+
+def matmat_block(b, W, ctx):
+    cols, mu, _ = ctx
+    b = _select(b, cols)
+    return _transposed_product(b, _centered_product(b, W, mu), mu)
 
 
 def quad_block(b, W, ctx):
@@ -126,13 +130,7 @@ def dot_block(b, W, ctx):
 
 def rdot_block(b, Y, ctx):
     cols, mu, _ = ctx
-    b = _select(b, cols)
-    if sp.issparse(b):
-        out = np.asarray(b.T @ Y)
-        if mu is not None:
-            out -= np.outer(mu, Y.sum(axis=0))
-        return out
-    return ((b - mu) if mu is not None else b).T @ Y
+    return _transposed_product(_select(b, cols), Y, mu)
 
 
 def gram_block(b, idx, ctx):

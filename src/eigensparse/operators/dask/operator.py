@@ -31,7 +31,7 @@ from .._base import Operator, _as_2d
 from .._dense import scale_from_variance
 from .client import DaskComputeError, import_dask, resolve_client
 from .kernels import (BlockContext, data_columns_block, dot_block, gram_block, matmat_block,
-                      prepare_block, quad_block, rdot_block, stats_block, stats_combine,
+                      prepare_block, quad_block, rdot_block, stats_block,
                       stats_combine_star, sum_parts)
 
 __all__ = ["DaskData"]
