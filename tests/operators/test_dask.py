@@ -14,7 +14,6 @@ distributed = pytest.importorskip("distributed")
 
 from eigensparse import sparse_pca  # noqa: E402
 from eigensparse._validation import InvalidParameterError  # noqa: E402
-from eigensparse.datasets import load_kos  # noqa: E402
 from eigensparse.operators import DenseData, SparseData, check_operator  # noqa: E402
 from eigensparse.io.dask_chunks import from_uci_chunks  # noqa: E402
 from eigensparse.operators.dask import DaskComputeError, DaskData, connect, scatter_rows  # noqa: E402
@@ -25,11 +24,6 @@ TOL = 1e-10
 def _rel(a, b):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
-
-
-@pytest.fixture(scope="module")
-def kos():
-    return load_kos().data
 
 
 @pytest.fixture(scope="module")
