@@ -32,6 +32,7 @@ from scipy.sparse import linalg as spla
 from ._linalg import lambda_max_symmetric
 from ._validation import InvalidParameterError
 from .operators import Operator, as_operator
+from .screening import Breakpoints
 
 __all__ = [
     "Certificate",
@@ -40,6 +41,7 @@ __all__ = [
     "dspca_cardinality_bound",
     "penalized_scaling_bound",
     "cardinality_upper_bounds",
+    "gershgorin_bounds",
 ]
 
 #: certification tolerance (relative to the support's variance)
@@ -141,9 +143,9 @@ def penalized_scaling_bound(op, penalties=None, *, max_working_set=2000):
     op = _as_op(op)
     d = np.asarray(op.diag(), dtype=float)
     rhos = _default_grid(d) if penalties is None else np.atleast_1d(np.asarray(penalties, float))
-    order = np.argsort(-d, kind="stable")
-    ds = d[order]
-    counts = np.array([int(np.count_nonzero(ds > r)) for r in rhos])
+    bp = Breakpoints.of(d)
+    order, ds = bp.order, bp.sorted_variances
+    counts = np.array([bp.n_kept(r) for r in rhos])
     ok = (counts <= max_working_set) & (counts > 0)
     if not np.any(ok):
         return np.zeros(0), np.zeros(0)
@@ -264,8 +266,8 @@ def certify_support(op, support, *, penalty=None, n_grid=48, n_refine=30,
         return Certificate(I, False, lam, None, None, None, None, None, 0,
                            f"empty ρ interval: max over i∉I of (a_iᵀx)² = {lo:.6g} >= "
                            f"min over i∈I = {hi:.6g}")
-    order = np.argsort(-d, kind="stable")
-    ds = d[order]
+    bp = Breakpoints.of(d)
+    order = bp.order
     if penalty is not None:
         rhos = np.array([_check_rho(penalty)])
         if not lo < rhos[0] < hi:
@@ -277,7 +279,7 @@ def certify_support(op, support, *, penalty=None, n_grid=48, n_refine=30,
         else:
             rhos = np.linspace(lo, hi, n_grid + 2)[1:-1]
     # working sets: features with Σ_ii > ρ (I always included: Σ_ii >= (a_iᵀx)² > ρ)
-    counts = np.array([int(np.count_nonzero(ds > r)) for r in rhos])
+    counts = np.array([bp.n_kept(r) for r in rhos])
     ok = counts <= max_working_set
     if not np.any(ok):
         return Certificate(I, False, lam, None, (lo, hi), None, None, None, 0,
@@ -371,6 +373,21 @@ def _lambda_max_op(op: Operator) -> float:
     return float(spla.eigsh(lin, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])
 
 
+def gershgorin_bounds(op: Operator, max_cardinality: int) -> np.ndarray:
+    """Gershgorin bounds on v(k), k = 1..K: max_i Σ_ii + the k−1 largest |Σ_ij|, j ≠ i.
+
+    Forms the dense p × p matrix |Σ| (O(p²) memory); shape (K,).
+    """
+    S = np.abs(op.to_dense())
+    diag = np.diag(S).copy()
+    np.fill_diagonal(S, 0.0)
+    K = int(max_cardinality)
+    srt = -np.sort(-S, axis=1)
+    cs = np.cumsum(srt[:, : K - 1], axis=1) if K > 1 else np.zeros((S.shape[0], 0))
+    return np.asarray([float(diag.max())] + [float((diag + cs[:, k - 2]).max())
+                                             for k in range(2, K + 1)])
+
+
 def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None,
                              center=True, scale=False) -> dict:
     """Valid upper bounds on v(s) = max{xᵀΣx : ‖x‖=1, ‖x‖₀ <= s}.
@@ -392,14 +409,7 @@ def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None
     if gershgorin is None:
         gershgorin = p <= 3000
     if gershgorin:
-        S = np.abs(op.to_dense())
-        diag = np.diag(S).copy()
-        np.fill_diagonal(S, 0.0)
-        if s > 1:
-            top = -np.sort(-S, axis=1)[:, : s - 1].sum(axis=1)
-        else:
-            top = np.zeros(p)
-        out["gershgorin"] = float((diag + top).max())
+        out["gershgorin"] = float(gershgorin_bounds(op, s)[s - 1])
     if penalized:
         r, h = penalized_scaling_bound(op)
         if r.size:

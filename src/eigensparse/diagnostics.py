@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bounds import (_as_op, _check_card, _lambda_max_op, certify_support,
+from .bounds import (_as_op, _check_card, _lambda_max_op, certify_support, gershgorin_bounds,
                      penalized_scaling_bound)
+from .screening import Breakpoints
 from .relaxation import bca_relaxation
 from .solvers import get_solver
 
@@ -115,17 +116,12 @@ def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
             variances.append(r.variance)
         variances = np.asarray(variances, dtype=float)
     d = np.asarray(op.diag(), dtype=float)
-    ds = np.sort(d)[::-1]
+    bp = Breakpoints.of(d)
+    ds = bp.sorted_variances
     bounds = {"lambda_max": np.full(K, _lambda_max_op(op)),
               "sum_top_variances": np.cumsum(ds[:K])}
     if p <= 3000:
-        S = np.abs(op.to_dense())
-        diag = np.diag(S).copy()
-        np.fill_diagonal(S, 0.0)
-        srt = -np.sort(-S, axis=1)
-        cs = np.cumsum(srt[:, : K - 1], axis=1) if K > 1 else np.zeros((p, 0))
-        g = [float(diag.max())] + [float((diag + cs[:, k - 2]).max()) for k in range(2, K + 1)]
-        bounds["gershgorin"] = np.asarray(g)
+        bounds["gershgorin"] = gershgorin_bounds(op, K)
     if penalized:
         r, h = penalized_scaling_bound(op)
         if r.size:
@@ -142,16 +138,15 @@ def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
     if relaxation is None:
         relaxation = p <= 300
     if relaxation:
-        order = np.argsort(-d, kind="stable")
         pos = ds[ds > 0]
         rhos = np.unique(np.geomspace(pos[min(K, pos.size - 1)] * 0.05, pos[0], relaxation_penalties
                                       + 1)[:-1]) if pos.size > 1 else np.zeros(0)
         best = np.full(K, np.inf)
         for rho in rhos:
-            k = int(np.count_nonzero(ds > rho))
-            if k == 0:
+            kept = bp.kept(rho)
+            if kept.size == 0:
                 continue
-            Sb = op.block(order[:k])
+            Sb = op.block(kept)
             sol = bca_relaxation(Sb, rho, tol=1e-4)
             best = np.minimum(best, sol.dual + rho * ks)
         bounds["dspca"] = best
