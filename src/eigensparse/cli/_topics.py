@@ -155,7 +155,7 @@ def _in_memory(args) -> int:
         cardinality = DEFAULT_TOPIC_CARDINALITY
     client = None
     if args.scheduler:
-        from ..operators._dask import connect
+        from ..operators.dask import connect
 
         client = connect(args.scheduler, timeout=args.scheduler_timeout)
     try:

@@ -25,6 +25,19 @@ def scale_from_variance(var: np.ndarray, scale: bool) -> np.ndarray:
     return sd
 
 
+def dense_square_root(op: Operator) -> "DenseData":
+    """A data operator A with AᵀA = Σ for an operator that only holds Σ.
+
+    From the eigendecomposition Σ = Q Λ Qᵀ: A = Λ₊^½ Q₊ᵀ over the eigenvalues above
+    1e-13·λmax (the positive part), O(p³) time, shape (rank, p).
+    """
+    S = op.to_dense()
+    w, Q = np.linalg.eigh(S)
+    keep = w > max(w.max(), 0) * 1e-13
+    A = (Q[:, keep] * np.sqrt(w[keep])).T
+    return DenseData._from_factor(A)
+
+
 class DenseData(Operator):
     """Σ = AᵀA with A = (X − 1μᵀ) D⁻¹ / √n for a dense X (n_samples, n_features).
 
