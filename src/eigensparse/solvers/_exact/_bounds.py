@@ -52,11 +52,11 @@ def block_lmax(S: np.ndarray, supports: np.ndarray) -> np.ndarray:
 def gershgorin_bound(absS: np.ndarray, d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
     """Gershgorin bound on v(F, A), A = F ∪ R, k = s − |F| free slots.
 
-    Proof. Let S = F ∪ T with T ⊆ R, |T| = k, and i ∈ S. By (G),
+    Proof. Let S = F ∪ T with T ⊆ R, |T| = k. By (G),
     λmax(Σ[S, S]) <= max_{i∈S} ( Σ_ii + Σ_{j∈S, j≠i} |Σ_ij| ). For a row i ∈ F the sum over
-    j ∈ S splits into j ∈ F \\ {i} (all present) and j ∈ T (k entries of R, at most the
+    j ∈ S splits into j ∈ F \ {i} (all present) and j ∈ T (k entries of R, at most the
     k largest |Σ_ij|, j ∈ R). For i ∈ R it is j ∈ F plus the k − 1 other members of T,
-    at most the k − 1 largest |Σ_ij| over j ∈ R \\ {i}. Taking the maximum over every
+    at most the k − 1 largest |Σ_ij| over j ∈ R \ {i}. Taking the maximum over every
     row that can belong to S (all of A) bounds the maximum over i ∈ S. ∎
 
     Parameters
@@ -71,22 +71,28 @@ def gershgorin_bound(absS: np.ndarray, d: np.ndarray, F: np.ndarray, R: np.ndarr
         Number of free slots, 1 <= k <= |R|.
     """
     A = np.concatenate([F, R])
-    fixed_part = absS[np.ix_(A, F)].sum(axis=1) if F.size else np.zeros(A.size)
-    W = absS[np.ix_(A, R)]  # the diagonal entries (i ∈ R) are already zero
-    m = R.size
-    kk = min(k, m)
-    if kk == m:
+    return _gershgorin_local(absS[np.ix_(A, A)], d[A], F.size, k)
+
+
+def _gershgorin_local(absB: np.ndarray, dB: np.ndarray, f: int, k: int) -> float:
+    """:func:`gershgorin_bound` on a node's own block: ``absB`` (|A|×|A|, zero diagonal,
+    the f fixed indices first), ``dB`` its diagonal."""
+    fixed_part = absB[:, :f].sum(axis=1)
+    W = absB[:, f:]
+    m = W.shape[1]
+    if m == 0 or k == 0:
+        return float((dB + fixed_part).max())
+    if k >= m:
         top = W.sum(axis=1)
+        kth = W[f:].min(axis=1)
     else:
-        top = -np.partition(-W, kk - 1, axis=1)[:, :kk].sum(axis=1)
-    # rows in F take k entries of R; rows in R take k − 1 others (drop the smallest of top-k,
-    # which is >= the (k−1)-largest sum since their own zero is among the candidates)
-    if kk < m and k >= 1:
-        kth = -np.partition(-W[F.size:], kk - 1, axis=1)[:, kk - 1]
-    else:
-        kth = W[F.size:].min(axis=1) if m else np.zeros(0)
-    top[F.size:] -= kth if k >= 1 else 0.0
-    return float((d[A] + fixed_part + top).max())
+        part = -np.partition(-W, k - 1, axis=1)
+        top = part[:, :k].sum(axis=1)
+        kth = part[f:, k - 1]
+    # a free row takes k − 1 others: its own zero is a candidate, so dropping the k-th
+    # largest of the row leaves exactly the k − 1 largest over R \ {i}
+    top[f:] -= kth
+    return float((dB + fixed_part + top).max())
 
 
 def trace_bound(d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
@@ -96,33 +102,36 @@ def trace_bound(d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
     return float(d[F].sum() + top)
 
 
-def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: float,
-                   rho_fixed: float = 0.0) -> tuple[float, np.ndarray]:
-    """Soft-thresholded eigenvalue (DSPCA-dual type) bound on v(F, A), A = F ∪ R.
+def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
+                   rho: float) -> tuple[float, np.ndarray]:
+    """Split (soft-threshold) eigenvalue bound on v(F, A), A = F ∪ R.
 
-    With weights w_i = √ρ_F on F and √ρ on R, let U_ij = clip(Σ_ij, −w_iw_j, w_iw_j) for
-    i ≠ j, U_ii = w_i², and M = Σ − U (Σ soft-thresholded entrywise by w_iw_j; the
-    diagonal lowered by w_i²). Returns λmax(M[A, A]) + ρ_F·|F| + ρ·k and the top
-    eigenvector of M[A, A] (ordered as F then R).
+    Split Σ[A, A] = M + U with U = clip(Σ[A, A], −ρ, ρ) entrywise (so U_ii = min(Σ_ii, ρ))
+    and M = Σ[A, A] − U, the soft-thresholded block. Returns λmax(M) + g and the top
+    eigenvector of M (ordered F then R), with g the node Gershgorin bound of
+    :func:`gershgorin_bound` applied to U instead of Σ (so g <= ρ·s).
 
     Proof. Let S = F ∪ T, T ⊆ R, |T| = k, and x a unit vector supported on S. Then
-    xᵀΣx = xᵀMx + xᵀUx. By (I), xᵀMx <= λmax(M[S, S]) <= λmax(M[A, A]). Since
-    |U_ij| <= w_iw_j, xᵀUx <= (Σ_{i∈S} w_i|x_i|)² <= (Σ_{i∈S} w_i²)(Σ_i x_i²)
-    = ρ_F·|F| + ρ·k by Cauchy–Schwarz. ∎  (ρ = ρ_F = 0 is plain interlacing,
-    λmax(Σ[A, A]); ρ_F = ρ is the DSPCA dual bound λmax(Σ + U) + ρs of d'Aspremont et al.
-    at the feasible dual point U = clip(Σ, ±ρ), restricted to A; ρ_F = 0 keeps the
-    fixed rows exact, which is what makes the bound tighten as F grows.)
+    xᵀΣx = xᵀMx + xᵀUx (Weyl's split). By (I), xᵀMx <= λmax(M[S, S]) <= λmax(M).
+    And xᵀUx <= λmax(U[S, S]) <= g by the proof of :func:`gershgorin_bound`, which uses
+    nothing but (G) and the shape of S. ∎  With every |U_ij| = ρ, g = ρs and this is the
+    DSPCA dual bound λmax(Σ + U') + ρ‖x‖₁² (d'Aspremont et al.) at the feasible point
+    U' = −clip(Σ, ±ρ), restricted to A; clipped entries below ρ (weak correlations) and
+    the exact row sums of the fixed variables make g smaller. ρ = 0 gives interlacing,
+    λmax(Σ[A, A]).
     """
     A = np.concatenate([F, R])
     M = S[np.ix_(A, A)]
-    f = F.size
-    w = np.concatenate([np.full(f, math.sqrt(rho_fixed)), np.full(R.size, math.sqrt(rho))])
-    if rho > 0 or rho_fixed > 0:
-        cap = np.outer(w, w)
-        M = np.sign(M) * np.maximum(np.abs(M) - cap, 0.0)
-        M[np.diag_indices_from(M)] = np.diag(S)[A] - w * w
+    g = 0.0
+    if rho > 0:
+        U = np.clip(M, -rho, rho)
+        absU = np.abs(U)
+        du = np.diag(U).copy()
+        np.fill_diagonal(absU, 0.0)
+        g = _gershgorin_local(absU, du, F.size, k)
+        M = M - U
     lam, v = top_eig(M)
-    return lam + rho_fixed * f + rho * k, v
+    return lam + g, v
 
 
 def enumerate_completions(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
