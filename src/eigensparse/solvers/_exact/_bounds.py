@@ -54,9 +54,9 @@ def gershgorin_bound(absS: np.ndarray, d: np.ndarray, F: np.ndarray, R: np.ndarr
 
     Proof. Let S = F ∪ T with T ⊆ R, |T| = k. By (G),
     λmax(Σ[S, S]) <= max_{i∈S} ( Σ_ii + Σ_{j∈S, j≠i} |Σ_ij| ). For a row i ∈ F the sum over
-    j ∈ S splits into j ∈ F \ {i} (all present) and j ∈ T (k entries of R, at most the
+    j ∈ S splits into j ∈ F \\ {i} (all present) and j ∈ T (k entries of R, at most the
     k largest |Σ_ij|, j ∈ R). For i ∈ R it is j ∈ F plus the k − 1 other members of T,
-    at most the k − 1 largest |Σ_ij| over j ∈ R \ {i}. Taking the maximum over every
+    at most the k − 1 largest |Σ_ij| over j ∈ R \\ {i}. Taking the maximum over every
     row that can belong to S (all of A) bounds the maximum over i ∈ S. ∎
 
     Parameters
@@ -90,7 +90,7 @@ def _gershgorin_local(absB: np.ndarray, dB: np.ndarray, f: int, k: int) -> float
         top = part[:, :k].sum(axis=1)
         kth = part[f:, k - 1]
     # a free row takes k − 1 others: its own zero is a candidate, so dropping the k-th
-    # largest of the row leaves exactly the k − 1 largest over R \ {i}
+    # largest of the row leaves exactly the k − 1 largest over R minus i
     top[f:] -= kth
     return float((dB + fixed_part + top).max())
 
