@@ -149,3 +149,20 @@ def test_multi_component(deflation):
         sub = exhaustive(Covariance(S[np.ix_(rest, rest)]), 4).variance
         assert np.isclose(res.variances[1], sub, rtol=1e-9)
         assert len(set(np.concatenate(res.supports))) == 12
+
+
+def test_time_budget_and_progress_bar(capsys):
+    S = _wishart(80, 40, 12)
+    with pytest.warns(ExactSearchWarning):
+        r = exact(Covariance(S), 10, max_time=1e-3, progress=True, screen=False)
+    assert not r.info["certified"] and r.upper_bound > r.variance
+    assert r.info["time"] < 30
+
+
+def test_never_below_many_am_starts():
+    from eigensparse.solvers._am import am
+
+    S = _real_corr(30, 4)
+    r = exact(Covariance(S), 6, progress=False)
+    best_am = am(Covariance(S), 6, n_starts=500, random_state=0).variance
+    assert r.info["certified"] and r.variance >= best_am * (1 - 1e-12)
