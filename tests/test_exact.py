@@ -134,6 +134,8 @@ def test_node_bounds_are_valid():
             assert gershgorin_bound(absS, np.diag(S), F, R, k) >= best - tiny
         for rho in (0.0, 0.1, 0.5, 2.0):
             assert soft_eig_bound(S, F, R, k, rho)[0] >= best - tiny
+            w = np.sqrt(np.diag(S))
+            assert soft_eig_bound(S, F, R, k, rho, w)[0] >= best - tiny
 
 
 @pytest.mark.parametrize("deflation", ["schur", "disjoint"])

@@ -33,22 +33,43 @@ class ExactSearchWarning(UserWarning):
     """The exact search stopped (time or node budget) before certifying optimality."""
 
 
-def _root_penalty(search: Search, allowed: np.ndarray) -> tuple[float, float]:
-    """The penalty ρ minimising the root soft-threshold bound over a grid (+ refinement)."""
-    S = search.S[np.ix_(allowed, allowed)]
-    off = float(np.abs(S - np.diag(np.diag(S))).max()) if allowed.size > 1 else 0.0
+def _root_penalty(search: Search, allowed: np.ndarray, scale) -> tuple[float, float]:
+    """The penalty ρ minimising the root split bound over a grid, then a finer grid."""
+    A = np.asarray(allowed, dtype=np.intp)
+    B = search.S[np.ix_(A, A)]
+    if scale is not None:
+        w = scale[A]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            B = np.where(np.outer(w, w) > 0, B / np.outer(w, w), 0.0)
+    off = float(np.abs(B - np.diag(np.diag(B))).max()) if A.size > 1 else 0.0
     F = np.zeros(0, dtype=np.intp)
-    R = np.asarray(allowed, dtype=np.intp)
+
+    def bound(r):
+        return soft_eig_bound(search.S, F, A, search.s, r, scale)[0]
+
     if off <= 0:
-        return soft_eig_bound(search.S, F, R, search.s, 0.0)[0], 0.0
+        return bound(0.0), 0.0
     grid = np.linspace(0.0, off, _ROOT_GRID)
-    vals = [soft_eig_bound(search.S, F, R, search.s, r)[0] for r in grid]
+    vals = [bound(r) for r in grid]
     i = int(np.argmin(vals))
-    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-    fine = np.linspace(lo, hi, 9)
-    fvals = [soft_eig_bound(search.S, F, R, search.s, r)[0] for r in fine]
+    fine = np.linspace(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)], 9)
+    fvals = [bound(r) for r in fine]
     j = int(np.argmin(fvals))
     return (fvals[j], float(fine[j])) if fvals[j] < vals[i] else (vals[i], float(grid[i]))
+
+
+def _root_setup(search: Search, allowed: np.ndarray) -> tuple[float, float]:
+    """Choose the clipping weights (uniform, or √Σ_ii: thresholding correlations) and ρ
+    by the smaller root bound; sets ``search.scale``. Returns (root bound, ρ)."""
+    best = (*_root_penalty(search, allowed, None), None)
+    d = search.d
+    if np.ptp(d[allowed]) > 1e-12 * max(float(d.max()), 1e-300):
+        w = np.sqrt(np.maximum(d, 0.0))
+        b, r = _root_penalty(search, allowed, w)
+        if b < best[0]:
+            best = (b, r, w)
+    search.scale = best[2]
+    return best[0], best[1]
 
 
 def _screen(search: Search, allowed: np.ndarray, rho: float, rounds: int = 3) -> np.ndarray:
@@ -66,7 +87,7 @@ def _screen(search: Search, allowed: np.ndarray, rho: float, rounds: int = 3) ->
             elif min(gershgorin_bound(search.absS, search.d, F, R, s - 1), np.inf) <= cut:
                 ok = False
             else:
-                ok = soft_eig_bound(search.S, F, R, s - 1, rho)[0] > cut
+                ok = soft_eig_bound(search.S, F, R, s - 1, rho, search.scale)[0] > cut
             keep.append(ok)
         keep = np.asarray(keep, dtype=bool)
         if keep.all() or keep.sum() < s:
@@ -209,7 +230,7 @@ def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
     allowed = np.arange(p)
     rho, root_bound, n_screened = 0.0, None, 0
     if s < p:
-        root_bound, rho = _root_penalty(search, allowed)
+        root_bound, rho = _root_setup(search, allowed)
         if screen and root_bound > search.cut:
             allowed = _screen(search, allowed, rho)
             n_screened = p - allowed.size
@@ -249,6 +270,7 @@ def _finish(op, search: Search, done, t0, heur, rho, root_bound, n_screened, tol
         warnings.warn(f"exact: {msg}", ExactSearchWarning, stacklevel=3)
     info = {"certified": certified, "incumbent": var, "upper_bound": ub, "relative_gap": rel,
             "nodes": search.nodes, "time": elapsed, "heuristics": heur, "root_penalty": rho,
+            "threshold": "uniform" if search.scale is None else "correlation",
             "root_bound": root_bound, "n_screened": n_screened,
             "bound_calls": dict(search.bound_calls), "tol": tol}
     return make_result(op, x, "exact", variance=var, n_iter=search.nodes, converged=certified,

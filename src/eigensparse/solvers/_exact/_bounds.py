@@ -103,18 +103,20 @@ def trace_bound(d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
 
 
 def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
-                   rho: float) -> tuple[float, np.ndarray]:
+                   rho: float, scale: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """Split (soft-threshold) eigenvalue bound on v(F, A), A = F ∪ R.
 
-    Split Σ[A, A] = M + U with U = clip(Σ[A, A], −ρ, ρ) entrywise (so U_ii = min(Σ_ii, ρ))
-    and M = Σ[A, A] − U, the soft-thresholded block. Returns λmax(M) + g and the top
+    Split Σ[A, A] = M + U with U_ij = clip(Σ_ij, −ρc_ij, ρc_ij) entrywise, c_ij = w_iw_j
+    for the weights w = ``scale`` (default 1; w_i = √Σ_ii thresholds the correlations
+    instead of the covariances), and M = Σ[A, A] − U, the soft-thresholded block. Returns λmax(M) + g and the top
     eigenvector of M (ordered F then R), with g the node Gershgorin bound of
     :func:`gershgorin_bound` applied to U instead of Σ (so g <= ρ·s).
 
     Proof. Let S = F ∪ T, T ⊆ R, |T| = k, and x a unit vector supported on S. Then
     xᵀΣx = xᵀMx + xᵀUx (Weyl's split). By (I), xᵀMx <= λmax(M[S, S]) <= λmax(M).
     And xᵀUx <= λmax(U[S, S]) <= g by the proof of :func:`gershgorin_bound`, which uses
-    nothing but (G) and the shape of S. ∎  With every |U_ij| = ρ, g = ρs and this is the
+    nothing but (G) and the shape of S. ∎  (The proof holds for any symmetric U; the
+    clipping only chooses a good one.) With every |U_ij| = ρ, g = ρs and this is the
     DSPCA dual bound λmax(Σ + U') + ρ‖x‖₁² (d'Aspremont et al.) at the feasible point
     U' = −clip(Σ, ±ρ), restricted to A; clipped entries below ρ (weak correlations) and
     the exact row sums of the fixed variables make g smaller. ρ = 0 gives interlacing,
@@ -124,7 +126,11 @@ def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
     M = S[np.ix_(A, A)]
     g = 0.0
     if rho > 0:
-        U = np.clip(M, -rho, rho)
+        if scale is None:
+            U = np.clip(M, -rho, rho)
+        else:
+            cap = rho * np.outer(scale[A], scale[A])
+            U = np.clip(M, -cap, cap)
         absU = np.abs(U)
         du = np.diag(U).copy()
         np.fill_diagonal(absU, 0.0)

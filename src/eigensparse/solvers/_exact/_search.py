@@ -31,6 +31,8 @@ __all__ = ["Search"]
 
 #: nodes with at most this many completions are closed by an exact batched scan
 ENUM_MAX = 300
+#: every this many bounded nodes propose F + the heaviest free variables as a support
+PROPOSE_EVERY = 8
 #: factor between the penalties tried when the inherited one does not prune
 RHO_STEP = 1.6
 
@@ -52,6 +54,8 @@ class Search:
     tol : float
         Relative optimality tolerance: a node is pruned when its bound is
         <= incumbent·(1 + tol).
+    scale : ndarray (p,) or None
+        Weights of the clipping level of :func:`._bounds.soft_eig_bound` (None: uniform).
     """
 
     S: np.ndarray
@@ -59,7 +63,7 @@ class Search:
     incumbent: float
     best: np.ndarray
     tol: float
-    n_jobs: int = 1
+    scale: np.ndarray | None = None
     nodes: int = 0
     leaves: int = 0
     closed_supports: int = 0
@@ -107,11 +111,11 @@ class Search:
             return None
         bound, rho, v = self._eig_bound(F, R, k, rho, cut)
         bound = min(bound, parent_bound)
-        # incumbent from the bound's eigenvector: F plus the k heaviest free variables
         vr = np.abs(v[F.size:])
-        top = R[np.argsort(-vr, kind="stable")[:k]]
-        sup = np.concatenate([F, top])
-        self._offer(float(block_lmax(self.S, sup[None, :])[0]), sup)
+        if self.nodes % PROPOSE_EVERY == 0:
+            # incumbent from the bound's eigenvector: F plus the k heaviest free variables
+            sup = np.concatenate([F, R[np.argsort(-vr, kind="stable")[:k]]])
+            self._offer(float(block_lmax(self.S, sup[None, :])[0]), sup)
         if bound <= self.cut:
             return None
         return bound, rho, int(R[int(np.argmax(vr))])
@@ -121,16 +125,16 @@ class Search:
         prune, a local descent on ρ (steps by a factor RHO_STEP up, then down), keeping the
         smallest value found. Every value tried is a valid bound, so the minimum is too."""
         self.bound_calls["eig"] += 1
-        best, v = soft_eig_bound(self.S, F, R, k, rho)
+        best, v = soft_eig_bound(self.S, F, R, k, rho, self.scale)
         best_rho = rho
         if best <= cut:
             return best, best_rho, v
-        start = rho if rho > 0 else 1e-2 * float(self.d.max())
+        start = rho if rho > 0 else 1e-2 * (1.0 if self.scale is not None else float(self.d.max()))
         for factor in (RHO_STEP, 1.0 / RHO_STEP):
             r, improved = start * factor, False
             for _ in range(8):
                 self.bound_calls["eig"] += 1
-                b, w = soft_eig_bound(self.S, F, R, k, r)
+                b, w = soft_eig_bound(self.S, F, R, k, r, self.scale)
                 if b >= best:
                     break
                 best, best_rho, v, improved = b, r, w, True
