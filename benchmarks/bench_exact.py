@@ -40,9 +40,10 @@ def problems(quick: bool):
     bc = np.corrcoef(load_breast_cancer().data, rowvar=False)
     yield "breast_cancer corr", bc, [5, 10]
     yield "wishart n=2p", _wishart(30, 60), [5, 8]
-    yield "spiked n=1000 snr=5", _spiked(100, 10, 1000, 5.0), [10]
+    yield "spiked (default gen.)", _spiked(100, 20, 200, 5.0), [10]
     if not quick:
         yield "digits cov", np.cov(load_digits().data, rowvar=False), [5, 10]
+        yield "spiked (default gen.)", _spiked(300, 20, 200, 5.0), [5]
         yield "spiked n=1000 snr=5", _spiked(300, 5, 1000, 5.0), [5]
         yield "spiked n=200 snr=1.5", _spiked(100, 10, 200, 1.5), [10]
         yield "spiked n=200 snr=1.5", _spiked(300, 5, 200, 1.5), [5]
