@@ -147,18 +147,13 @@ def enumerate_completions(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
     Returns the best value and support (sorted). Used at the bottom of the tree, where
     the number of completions is small: it closes the node with its exact value.
     """
-    import itertools
+    from .._exhaustive import _combination_batches
 
     s = F.size + k
     batch = max(1, batch_entries // (s * s))
-    it = itertools.combinations(range(R.size), k)
     best_val, best = -np.inf, None
-    while True:
-        flat = np.fromiter(itertools.chain.from_iterable(itertools.islice(it, batch)),
-                           dtype=np.intp)
-        if flat.size == 0:
-            break
-        T = R[flat.reshape(-1, k)]
+    for idx in _combination_batches(R.size, k, batch):
+        T = R[idx]
         sup = np.concatenate([np.broadcast_to(F, (T.shape[0], F.size)), T], axis=1)
         vals = block_lmax(S, sup)
         j = int(np.argmax(vals))
