@@ -94,11 +94,14 @@ def _method_option_table() -> dict:
 
 def add_method_options(p):
     """One flag per option of the registered methods (read from their signatures); only
-    the flags given reach the method, whose own defaults apply otherwise."""
+    the flags given reach the method, whose own defaults apply otherwise. A flag the
+    command already defines (e.g. ``--n-jobs`` of ``topics``) keeps the command's meaning."""
     g = p.add_argument_group("method options (generated from the method registry; each "
                              "applies to the methods named)")
     for name, (defaults, owners) in sorted(_method_option_table().items()):
         flag = "--" + name.replace("_", "-")
+        if flag in p._option_string_actions or "--no-" + flag[2:] in p._option_string_actions:
+            continue
         who = ", ".join(owners)
         default = defaults[0]
         shown = repr(default) if all(d == default for d in defaults) else "each method's own"

@@ -46,7 +46,7 @@ def initial_incumbent(S: np.ndarray, s: int, *, n_starts: int, seed: int) -> tup
 
     Returns (value, sorted support, {heuristic name: value}).
     """
-    from .._am import am, tpower
+    from ..am import am, tpower
     from .._greedy import _path
 
     op = Covariance(S)

@@ -79,7 +79,7 @@ def test_node_budget_gives_honest_uncertified_result():
     assert r.upper_bound >= r.variance
     assert r.info["nodes"] <= 3
     # the bound is above a many-start heuristic's value
-    from eigensparse.solvers._am import am
+    from eigensparse.solvers.am import am
     assert r.upper_bound >= am(op, 8, n_starts=200, random_state=1).variance
 
 
@@ -162,7 +162,7 @@ def test_time_budget_and_progress_bar(capsys):
 
 
 def test_never_below_many_am_starts():
-    from eigensparse.solvers._am import am
+    from eigensparse.solvers.am import am
 
     S = _real_corr(30, 4)
     r = exact(Covariance(S), 6, progress=False)
