@@ -23,7 +23,6 @@ def variance_by_cardinality(result, cardinalities=None, *, method=None, random_s
 
     Returns (cardinalities, variances, leading eigenvalue of the working set).
     """
-    from .._dispatch import plan_components, solve_components
     from ..operators import Covariance
 
     S = result.covariance
@@ -31,18 +30,40 @@ def variance_by_cardinality(result, cardinalities=None, *, method=None, random_s
     if cardinalities is None:
         top = max(10, 3 * int(np.max(np.atleast_1d(result.cardinality))))
         cardinalities = list(range(1, min(top, m) + 1))
-    method = method or result.method
     op = Covariance(S, n_samples=result.n_docs)
+    vals = first_component_variances(op, method or result.method, cardinalities,
+                                     random_state=random_state)
+    lam = float(np.linalg.eigvalsh(S)[-1])
+    return list(cardinalities), vals, lam
+
+
+def first_component_variances(op, method, cardinalities, *, random_state=0) -> np.ndarray:
+    """Variance of the first component that ``method`` finds on the operator ``op`` for
+    each cardinality (NaN where the method cannot reach that cardinality)."""
+    from .._dispatch import plan_components, solve_components
+
     vals = []
     for s in cardinalities:
         try:
-            plan = plan_components(method, n_features=m, n_components=1, cardinality=int(s),
-                                   random_state=random_state)
+            plan = plan_components(method, n_features=op.n_features, n_components=1,
+                                   cardinality=int(s), random_state=random_state)
             vals.append(float(solve_components(op, plan)[0].variance))
         except Exception:  # a method that cannot do this cardinality: leave a gap
             vals.append(np.nan)
-    lam = float(np.linalg.eigvalsh(S)[-1])
-    return list(cardinalities), np.array(vals), lam
+    return np.array(vals)
+
+
+def pyplot(caller: str):
+    """matplotlib.pyplot with the Agg back-end, or a one-line error naming ``caller``."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - optional dependency
+        raise InvalidParameterError(
+            f"{caller} needs matplotlib (pip install 'eigensparse[plot]').") from exc
+    return plt
 
 
 def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = None) -> list[str]:
@@ -58,14 +79,7 @@ def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = Non
 
     Files are written atomically (temporary file, then rename).
     """
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - optional dependency
-        raise InvalidParameterError(
-            "plot_topics_diagnostics needs matplotlib (pip install 'eigensparse[plot]').") from exc
+    plt = pyplot("plot_topics_diagnostics")
     outdir = os.fspath(outdir)
     os.makedirs(outdir, exist_ok=True)
     paths = []
