@@ -17,7 +17,10 @@ from ._options import (CLIError, add_center_options, add_component_options, add_
                        add_output_options, one_line_errors, solver_arguments)
 from ._report import print_timings, report
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "SCALINGS"]
+
+#: ``--scaling`` values: as the data are, or each feature scaled to unit variance
+SCALINGS = ("none", "unit")
 
 FORMATS = """\
 data formats (chosen by the file name's suffix):
@@ -33,7 +36,7 @@ data formats (chosen by the file name's suffix):
   .mtx .mtx.gz         Matrix Market (coordinate or array)
 rows are samples and columns are features. With --covariance the file holds a precomputed
 covariance (or correlation) matrix instead, in any of these formats: square and symmetric,
-used as is (--no-center and --scale do not apply).
+used as is (--no-center and --scaling do not apply).
 
 A bad file gives one line, "eigensparse: error: FILE: line N: what is wrong", exit status 2.
 
@@ -64,8 +67,9 @@ def add_parser(sub):
     add_component_options(p, default_cardinality="min(10, n_features)",
                           default_deflation=DEFAULT_DEFLATION, default_components=None)
     add_center_options(p)
-    p.add_argument("--scale", action="store_true",
-                   help="scale each feature to unit variance (correlation PCA)")
+    p.add_argument("--scaling", default="none", choices=SCALINGS,
+                   help="none (default) or unit: each feature scaled to unit variance "
+                        "(correlation PCA; sparse input stays sparse)")
     add_output_options(p)
     add_method_options(p)
     one_line_errors(p)
@@ -85,14 +89,15 @@ def run(args) -> int:
     from .._api import sparse_pca
     from ..io.tabular import load_data
 
-    if args.covariance and (args.scale or not args.center):
-        flag = "--scale" if args.scale else "--no-center"
+    if args.covariance and (args.scaling != "none" or not args.center):
+        flag = f"--scaling {args.scaling}" if args.scaling != "none" else "--no-center"
         raise CLIError(f"{flag} does not apply to --covariance: a covariance file is used as "
                        "is (give a correlation matrix for unit-variance features)")
     t0 = time.perf_counter()
     data, names, name = load_data(args.data, covariance=args.covariance, delimiter=args.delimiter)
     t1 = time.perf_counter()
-    res = sparse_pca(data, center=args.center, scale=args.scale, **solver_arguments(args))
+    res = sparse_pca(data, center=args.center, scale=args.scaling == "unit",
+                     **solver_arguments(args))
     t2 = time.perf_counter()
     res = replace(res, feature_names=list(names))
     report(res, args, header=_header(name, data, res, args), extra_json=_about(args, data))
@@ -109,7 +114,7 @@ def _header(name, data, res, args) -> str:
     p = data.shape[1]
     what = (f"covariance of {p} features" if args.covariance
             else f"{data.shape[0]} samples x {p} features")
-    how = "" if args.covariance else f", center={args.center}, scale={args.scale}"
+    how = "" if args.covariance else f", center={args.center}, scaling={args.scaling}"
     return f"{name}: {what}, method={res.method}, deflation={res.deflation}{how}"
 
 
@@ -117,6 +122,5 @@ def _about(args, data) -> dict:
     """The keys ``fit`` adds to the JSON schema: the input file and its preprocessing."""
     return {"data": os.path.basename(args.data), "covariance": bool(args.covariance),
             "n_samples": None if args.covariance else int(data.shape[0]),
-            "n_features": int(data.shape[1]),
             "center": None if args.covariance else bool(args.center),
-            "scale": None if args.covariance else bool(args.scale)}
+            "scaling": None if args.covariance else args.scaling}

@@ -81,7 +81,7 @@ def _cardinality_curve(plt, res, data, args):
     from ..operators import as_operator
     from ..text._plot import first_component_variances
 
-    op = as_operator(data, center=args.center, scale=args.scale)
+    op = as_operator(data, center=args.center, scale=args.scaling == "unit")
     s0 = int(res.supports[0].size)
     cards = list(range(1, min(max(10, 3 * s0), op.n_features) + 1))
     vals = first_component_variances(op, res.method, cards, random_state=args.random_state)
