@@ -79,7 +79,7 @@ def _loadings(plt, res, folder):
 
 def _cardinality_curve(plt, res, data, args):
     from ..operators import as_operator
-    from ..text._plot import first_component_variances
+    from ..text._plot import draw_variance_curve, first_component_variances
 
     op = as_operator(data, center=args.center, scale=args.scaling == "unit")
     s0 = int(res.supports[0].size)
@@ -87,15 +87,7 @@ def _cardinality_curve(plt, res, data, args):
     vals = first_component_variances(op, res.method, cards, random_state=args.random_state)
     lam = _leading_eigenvalue(op)
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(cards, vals, "o-", color="C0", label=f"sparse PC 1 ({res.method})")
-    ax.axhline(lam, color="C2", ls="--", lw=1, label=f"leading eigenvalue {lam:.3g} (PCA)")
-    ax.plot([s0], [res.variances[0]], "s", ms=9, mfc="none", color="C3",
-            label=f"chosen: {s0} features")
-    ax.set_xlabel("cardinality (features)")
-    ax.set_ylabel("variance")
-    ax.set_title("Variance vs cardinality (first component)")
-    ax.legend(fontsize=8)
-    ax.grid(True, alpha=0.3)
+    draw_variance_curve(ax, cards, vals, lam, method=res.method, chosen=(s0, res.variances[0]))
     return _write(plt, fig, args.plot, "variance_vs_cardinality.png")
 
 

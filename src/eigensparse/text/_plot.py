@@ -53,6 +53,23 @@ def first_component_variances(op, method, cardinalities, *, random_state=0) -> n
     return np.array(vals)
 
 
+def draw_variance_curve(ax, cardinalities, variances, leading, *, method, chosen=None,
+                        unit="features"):
+    """Draw the variance-cardinality curve of the first component on ``ax``: ``variances``
+    against ``cardinalities``, the ``leading`` eigenvalue (plain PCA) and, when given, the
+    ``chosen`` point ``(cardinality, variance)``."""
+    ax.plot(cardinalities, variances, "o-", color="C0", label=f"sparse PC 1 ({method})")
+    ax.axhline(leading, color="C2", ls="--", lw=1, label=f"leading eigenvalue {leading:.3g} (PCA)")
+    if chosen is not None:
+        ax.plot([chosen[0]], [chosen[1]], "s", ms=9, mfc="none", color="C3",
+                label=f"chosen: {chosen[0]} {unit}")
+    ax.set_xlabel(f"cardinality ({unit})")
+    ax.set_ylabel("variance")
+    ax.set_title("Variance vs cardinality (first component)")
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+
+
 def pyplot(caller: str):
     """matplotlib.pyplot with the Agg back-end, or a one-line error naming ``caller``."""
     try:
@@ -118,17 +135,9 @@ def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = Non
         cards = list(range(1, min(max_cardinality, result.covariance.shape[0]) + 1))
     ks, vals, lam = variance_by_cardinality(result, cards)
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(ks, vals, "o-", color="C0", label=f"sparse PC 1 ({result.method})")
-    ax.axhline(lam, color="C2", ls="--", lw=1, label=f"leading eigenvalue {lam:.3g} (PCA)")
-    if result.topics:
-        t0 = result.topics[0]
-        ax.plot([t0.cardinality], [t0.variance], "s", ms=9, mfc="none", color="C3",
-                label=f"chosen: {t0.cardinality} words")
-    ax.set_xlabel("cardinality (words)")
-    ax.set_ylabel("variance")
-    ax.set_title("Variance vs cardinality (first component)")
-    ax.legend(fontsize=8)
-    ax.grid(True, alpha=0.3)
+    t0 = result.topics[0] if result.topics else None
+    draw_variance_curve(ax, ks, vals, lam, method=result.method, unit="words",
+                        chosen=None if t0 is None else (t0.cardinality, t0.variance))
     fig.tight_layout()
     p = os.path.join(outdir, "variance_vs_cardinality.png")
     _save(fig, p)
