@@ -156,6 +156,19 @@ def test_fit_options_reach_the_solver(data, tmp_path, capsys):
     assert [c["cardinality"] for c in doc["components"]] == [10] * 5
 
 
+def test_fit_delimiter(data, tmp_path, capsys):
+    path = tmp_path / "x.txt"
+    path.write_text("|".join(NAMES) + "\n" + "\n".join(
+        "|".join(repr(float(v)) for v in row) for row in data) + "\n")
+    text, doc = _run_fit([str(path), "-k", "2", "-s", "4", "--delimiter", "|"],
+                         tmp_path / "o.json", capsys)
+    _check_against_api(doc, text, es.sparse_pca(data, n_components=2, cardinality=4,
+                                                random_state=0), NAMES)
+    np.save(tmp_path / "x.npy", data)
+    assert "--delimiter applies to text tables" in _one_line_error(
+        [str(tmp_path / "x.npy"), "--delimiter", ";"], capsys)
+
+
 def test_fit_plot_and_verbose(data, tmp_path, capsys):
     pytest.importorskip("matplotlib")
     _csv(tmp_path / "x.csv", data, NAMES)

@@ -87,12 +87,15 @@ def _delimiter(text):
 
 def run(args) -> int:
     from .._api import sparse_pca
-    from ..io.tabular import load_data
+    from ..io.tabular import TABLE_SUFFIXES, load_data
 
     if args.covariance and (args.scaling != "none" or not args.center):
         flag = f"--scaling {args.scaling}" if args.scaling != "none" else "--no-center"
         raise CLIError(f"{flag} does not apply to --covariance: a covariance file is used as "
                        "is (give a correlation matrix for unit-variance features)")
+    if args.delimiter is not None and not _is_table(args.data):
+        raise CLIError(f"--delimiter applies to text tables ({', '.join(TABLE_SUFFIXES)}); "
+                       f"{args.data} is not one")
     t0 = time.perf_counter()
     data, names, name = load_data(args.data, covariance=args.covariance, delimiter=args.delimiter)
     t1 = time.perf_counter()
@@ -108,6 +111,13 @@ def run(args) -> int:
         for path in plot_fit_diagnostics(res, data, args, name=name):
             print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+def _is_table(path) -> bool:
+    from ..io.tabular import TABLE_SUFFIXES
+
+    base = os.path.basename(path).lower()
+    return os.path.splitext(base.removesuffix(".gz"))[1] in TABLE_SUFFIXES
 
 
 def _header(name, data, res, args) -> str:
