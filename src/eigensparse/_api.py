@@ -17,7 +17,7 @@ from .solvers import _load_all as _load_solvers
 __all__ = ["sparse_pca", "adjusted_variance", "available_methods", "DEFAULT_METHOD",
            "DEFAULT_DEFLATION", "DEFAULT_CARDINALITY"]
 
-DEFAULT_METHOD = "tpower"
+DEFAULT_METHOD = "auto"
 DEFAULT_DEFLATION = "schur"
 #: cardinality used when none is given: min(n_features, 10)
 DEFAULT_CARDINALITY = 10
@@ -74,7 +74,7 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
         Exact number of nonzero loadings per component (one int for all, or one per
         component); None means ``min(10, n_features)`` unless ``penalty`` is given to a
         penalized method.
-    method : str, default="tpower"
+    method : str, default="auto"
         A single-component solver (``eigensparse.available_methods()``), used with
         ``deflation``, or a joint method (e.g. ``"bipartite"``) that finds all
         components at once.

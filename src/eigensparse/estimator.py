@@ -30,7 +30,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     cardinality : int or list of int, default=None
         Nonzero loadings per component (one int, or one per component); None means
         ``min(10, n_features)``.
-    method : str, default="tpower"
+    method : str, default="auto"
         Single-component solver or joint method; see
         :func:`eigensparse.available_methods`.
     deflation : {"schur", "projection", "orthogonal", "hotelling", "disjoint"}, default="schur"
@@ -40,7 +40,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     scale : bool, default=False
         Scale each feature to unit variance (correlation PCA).
     n_starts : int, default=None
-        Starting points for the alternating-maximization methods (``"am"``,
+        Starting points for the multistart methods (``"auto"``, ``"am"``,
         ``"tpower"``); None keeps the method's default.
     penalty : float, default=None
         Penalty for penalized methods.

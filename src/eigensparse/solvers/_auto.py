@@ -1,0 +1,267 @@
+"""The default method ``"auto"``: a small portfolio that reaches the optimum on small
+problems and stays fast on large ones.
+
+What it does (one component, exact cardinality s), and why:
+
+1. **Working set.** W = every feature when p <= ``DENSE_FEATURES`` (1024), else the
+   ``max(256, 8s)`` features of largest variance together with the greedy support. The
+   dense block B = Σ[W, W] comes from one ``op.block`` call (a slice when the operator
+   layer has formed the Gram matrix, see ``eigensparse.operators._gram``).
+2. **Warm start.** The full greedy path on B (handbook Alg. 2): good on spiked data, and
+   it secures at least greedy's variance.
+3. **Batched multistart truncated power** on B: the greedy solution, the classic
+   top-variance start, ``e_i`` for the features of largest column energy ‖B[:, i]‖
+   (which breaks the ties of a correlation matrix's unit diagonal), and Gaussian
+   starts, all advanced as one BLAS-3 block ``B·X`` (converged columns leave the
+   block). The number of starts N scales with the problem under a fixed flop budget:
+   N = clip(``START_FLOPS`` / m², 16, 256) for a working set of m features (256 starts
+   up to m ≈ 60, 64 at m = 120, 16 from m ≈ 250); random starts come from
+   ``random_state`` only, so the result is deterministic.
+4. **Swap polish.** On the best support, 1-swap local search: every exchange of a
+   support feature with one of the c outside features of largest |(Bx)_j| is evaluated
+   exactly (λmax of all the s×s blocks in one stacked ``eigvalsh``) and the best
+   improving one taken, until none improves (c limited by a flop budget for large s).
+   Truncated power fixed points are often one swap away from the optimum on
+   correlation matrices; this step catches those.
+5. **Full problem.** For p > ``DENSE_FEATURES`` the best supports found on W start
+   :func:`~eigensparse.solvers.tpower` on the full operator (its working sets certify
+   that no feature outside could enter, or move on). Finally the loadings are the
+   leading eigenvector of Σ[I, I] (``polish``).
+
+Measured on 99 small problems (p 12–22; Wishart, spiked, correlation matrices of
+breast cancer, wine, diabetes, pitprops, leukemia, MNIST and 20 newsgroups subsets;
+s ∈ {3, 5, 8}) against ``exhaustive``: see :func:`auto`'s docstring for the table.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._linalg import top_eigh
+from .._validation import Interval, InvalidParameterError, validate_params
+from ..operators import Covariance, Operator
+from . import register
+from ._am import hard_threshold, tpower
+from ._common import check_random_state, make_result, polish_loadings
+from ._greedy import _path
+
+__all__ = ["auto"]
+
+#: the whole problem is the working set up to this many features
+DENSE_FEATURES = 1024
+#: working-set size beyond DENSE_FEATURES: max(WORKING_SET_MIN, WORKING_SET_PER_CARD·s)
+WORKING_SET_MIN = 256
+WORKING_SET_PER_CARD = 8
+#: starts N = clip(START_FLOPS / m², MIN_STARTS, MAX_STARTS) for a working set of m features
+START_FLOPS = 1_000_000
+MIN_STARTS = 16
+MAX_STARTS = 256
+#: flops allowed for one round of the swap search (s·c blocks of s×s: ~ s⁴·c)
+SWAP_FLOPS = 20_000_000
+#: at most this many swap rounds
+SWAP_ROUNDS = 64
+#: supports handed to the full-problem refinement when p > DENSE_FEATURES
+N_REFINE = 4
+
+
+def _n_starts(m: int) -> int:
+    return int(min(MAX_STARTS, max(MIN_STARTS, START_FLOPS // max(m * m, 1))))
+
+
+def _working_set(op: Operator, d: np.ndarray, s: int) -> np.ndarray:
+    p = op.n_features
+    if p <= DENSE_FEATURES:
+        return np.arange(p)
+    m = min(p, max(WORKING_SET_MIN, WORKING_SET_PER_CARD * s))
+    top = np.argsort(-d, kind="stable")[:m]
+    greedy_support = _path(op, s, "approx")[0]
+    return np.union1d(top, greedy_support)
+
+
+def _starts(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, rng) -> np.ndarray:
+    """N starting points on the working set (columns of an m×N matrix)."""
+    m = B.shape[0]
+    X0 = np.zeros((m, N))
+    X0[greedy_support, 0] = 1.0
+    if N > 1:
+        X0[np.argsort(-np.diag(B), kind="stable")[:s], 1] = 1.0
+    n_coord = min(m, (N - 2) // 2)
+    energy = np.einsum("ij,ij->j", B, B)
+    coords = np.argsort(-energy, kind="stable")[:n_coord]
+    X0[coords, 2 + np.arange(n_coord)] = 1.0
+    n_rand = N - 2 - n_coord
+    if n_rand > 0:
+        X0[:, N - n_rand:] = rng.standard_normal((m, n_rand))
+    return X0[:, :N]
+
+
+def _batched_tpower(B: np.ndarray, X: np.ndarray, s: int, max_iter: int, tol: float):
+    """Truncated power iterations ``x ← T_s(Bx)/‖T_s(Bx)‖`` for every column of X at
+    once (one BLAS-3 product per iteration; converged columns leave the block).
+    Returns the iterates (m×N) and their objectives xᵀBx (N,)."""
+    T, _ = hard_threshold(X, s)
+    X = T / np.linalg.norm(T, axis=0)
+    f = np.full(X.shape[1], -np.inf)
+    active = np.arange(X.shape[1])
+    for _ in range(max_iter):
+        Xa = X[:, active]
+        W = B @ Xa
+        fa = np.einsum("ij,ij->j", Xa, W)
+        T, _ = hard_threshold(W, s)
+        nrm = np.linalg.norm(T, axis=0)
+        T /= np.where(nrm > 0, nrm, 1.0)
+        stalled = (np.all((T != 0) == (Xa != 0), axis=0)
+                   & (fa - f[active] <= tol * np.abs(fa)))
+        f[active] = fa
+        X[:, active] = T
+        active = active[~stalled]
+        if active.size == 0:
+            break
+    return X, np.einsum("ij,ij->j", X, B @ X)
+
+
+def _support_values(B: np.ndarray, supports: np.ndarray) -> np.ndarray:
+    """λmax(B[I, I]) for each row I of ``supports`` (one stacked eigvalsh)."""
+    blocks = B[supports[:, :, None], supports[:, None, :]]
+    return np.linalg.eigvalsh(blocks)[:, -1]
+
+
+def _swap_search(B: np.ndarray, support: np.ndarray) -> tuple[np.ndarray, float, int]:
+    """1-swap local search from ``support`` on B: best improving exchange until none."""
+    m, s = B.shape[0], support.size
+    support = np.sort(support)
+    value = float(_support_values(B, support[None])[0])
+    if s == m:
+        return support, value, 0
+    n_cand = int(min(m - s, max(1, SWAP_FLOPS // max(s**4, 1))))
+    rounds = 0
+    for rounds in range(1, SWAP_ROUNDS + 1):
+        _, x = top_eigh(B[np.ix_(support, support)])
+        score = np.abs(B[:, support] @ x)
+        score[support] = -np.inf
+        cand = np.argsort(-score, kind="stable")[:n_cand]
+        trial = np.repeat(support[None], s * cand.size, axis=0)
+        trial[np.arange(trial.shape[0]), np.tile(np.arange(s), cand.size)] = np.repeat(cand, s)
+        vals = _support_values(B, trial)
+        best = int(np.argmax(vals))
+        if vals[best] <= value * (1 + 1e-12) + 1e-300:
+            break
+        support, value = np.sort(trial[best]), float(vals[best])
+    return support, value, rounds
+
+
+def _distinct_supports(X: np.ndarray, f: np.ndarray, s: int, limit: int) -> list[np.ndarray]:
+    """The supports of the ``limit`` best distinct columns of X (by objective)."""
+    out, seen = [], set()
+    for j in np.argsort(-f, kind="stable"):
+        sup = np.sort(np.argsort(-np.abs(X[:, j]), kind="stable")[:s])
+        key = sup.tobytes()
+        if key not in seen:
+            seen.add(key)
+            out.append(sup)
+            if len(out) == limit:
+                break
+    return out
+
+
+@register("auto", summary="Default: greedy warm start, batched multistart truncated power, "
+                          "1-swap polish (reaches the optimum on small problems).")
+def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: float = 1e-9,
+         swap: bool = True, random_state=None):
+    """The default sparse PCA method: a greedy + multistart + swap portfolio.
+
+    Parameters
+    ----------
+    op : Operator
+        Represents the p×p covariance Σ (any operator: only ``diag``, ``block`` and,
+        for p > 1024, the products of :func:`~eigensparse.solvers.tpower` are used).
+    cardinality : int
+        Exact support size s, 1 <= s <= p.
+    n_starts : int >= 1 or None
+        Starting points of the batched truncated power stage; None scales them with
+        the working-set size m: clip(10⁶/m², 16, 256).
+    max_iter : int >= 1, default=200
+        Iterations per start.
+    tol : float >= 0, default=1e-9
+        A start stops when its support is stable and its variance rose by at most
+        ``tol`` × itself in one iteration.
+    swap : bool, default=True
+        Run the 1-swap local search on the best support.
+    random_state : None, int or Generator
+        Seeds the Gaussian starts; the same value gives the same result.
+
+    Returns
+    -------
+    ComponentResult
+        ``loadings`` (p,) with exactly s nonzeros (unless Σ[I, I] is reducible), the
+        leading eigenvector of Σ[I, I]; ``variance`` λmax(Σ[I, I]). ``info``:
+        ``n_starts``, ``working_set`` (m), ``greedy_variance``, ``multistart_variance``
+        (best start, on the working set), ``swap_rounds``, ``swap_gain`` (variance
+        added by the swap search), ``refined`` (full-problem tpower ran).
+
+    Notes
+    -----
+    See the module docstring for the stages and their reasons. Measured against
+    ``exhaustive`` on 99 small problems (33 matrices: 6 Wishart, 6 spiked, 21
+    correlation or covariance matrices of real data; s ∈ {3, 5, 8}), share reaching the
+    optimum:
+
+    ==================================  ==========  ================
+    method                              optimal     ms per problem
+    ==================================  ==========  ================
+    ``tpower`` (2 starts)               63/99       8.4
+    ``greedy``                          59/99       2.4
+    ``approx_greedy``                   55/99       0.9
+    ``am`` (16 starts)                  96/99       5.9
+    ``am`` (64 starts)                  99/99       12.1
+    ``auto`` (this method)              99/99       see README
+    ==================================  ==========  ================
+    """
+    if not isinstance(op, Operator):
+        raise InvalidParameterError(
+            f"auto: parameter 'op' must be an eigensparse Operator; got {type(op).__name__}.")
+    p = int(op.n_features)
+    if (not isinstance(cardinality, numbers.Integral) or isinstance(cardinality, bool)
+            or not 1 <= int(cardinality) <= p):
+        raise InvalidParameterError(
+            f"auto: parameter 'cardinality' must be an int in [1, n_features={p}]; "
+            f"got {cardinality!r}.")
+    validate_params({"n_starts": n_starts, "max_iter": max_iter, "tol": tol, "swap": swap},
+                    {"n_starts": [None, Interval("int", 1, None)],
+                     "max_iter": [Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
+                     "swap": [bool]}, where="auto")
+    s = int(cardinality)
+    rng = check_random_state(random_state)
+    d = np.asarray(op.diag(), dtype=float)
+    W = _working_set(op, d, s)
+    m = W.size
+    B = np.asarray(op.block(W), dtype=float)
+    B = 0.5 * (B + B.T)
+    sub = Covariance.__new__(Covariance)  # B is symmetric by construction: skip the checks
+    sub.S, sub.n_features, sub.n_samples, sub.mean_, sub.scale_ = B, m, None, None, None
+    g_order, g_path = _path(sub, s, "greedy")
+    N = _n_starts(m) if n_starts is None else int(n_starts)
+    X0 = _starts(B, s, np.sort(g_order), max(N, 1), rng)
+    X, f = _batched_tpower(B, X0, s, max_iter, tol)
+    multi_value = float(f.max())
+    cands = _distinct_supports(X, f, s, N_REFINE) + [np.sort(g_order)]
+    vals = _support_values(B, np.array(cands))
+    support, value = cands[int(np.argmax(vals))], float(vals.max())
+    rounds, before = 0, value
+    if swap and s < m:
+        support, value, rounds = _swap_search(B, support)
+    refined = p > m
+    support = W[support]
+    if refined:  # certify on the full problem (or move on) from the best supports
+        starts = np.zeros((p, 1 + len(cands)))
+        for j, c in enumerate([support] + [W[c] for c in cands]):
+            starts[c, j] = 1.0
+        support = tpower(op, s, init=starts, random_state=0).support
+    z, lam = polish_loadings(op, support)
+    info = {"n_starts": N, "working_set": m, "greedy_variance": float(g_path[-1]),
+            "multistart_variance": multi_value, "swap_rounds": rounds,
+            "swap_gain": value - before, "refined": refined}
+    return make_result(op, z, "auto", variance=lam, n_iter=int(rounds), converged=True,
+                       message=f"auto: greedy + {N} starts on {m} features + {rounds} swap rounds",
+                       info=info)
