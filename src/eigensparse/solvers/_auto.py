@@ -51,19 +51,21 @@ __all__ = ["auto"]
 #: the warm start: the approximate greedy path (handbook Alg. 3; "greedy" for Alg. 2)
 WARM_START = "approx"
 #: the whole problem is the working set up to this many features
-DENSE_FEATURES = 1024
+DENSE_FEATURES = 256
 #: working-set size beyond DENSE_FEATURES: max(WORKING_SET_MIN, WORKING_SET_PER_CARD·s)
 WORKING_SET_MIN = 256
 WORKING_SET_PER_CARD = 8
 #: starts N = clip(START_FLOPS / m², MIN_STARTS, MAX_STARTS) for a working set of m features
-START_FLOPS = 1_000_000
+START_FLOPS = 320_000
 MIN_STARTS = 16
 MAX_STARTS = 256
-#: exchanges evaluated exactly per round of the swap search (those of best lower bound)
+#: exchanges evaluated exactly per round of the swap search (those of best lower bound):
+#: SWAP_EXACT, fewer for large s (at most SWAP_FLOPS / s³, at least 4)
 SWAP_EXACT = 32
+SWAP_FLOPS = 200_000
 #: at most this many swap rounds
 SWAP_ROUNDS = 64
-#: supports handed to the full-problem refinement when p > DENSE_FEATURES
+#: distinct multistart supports compared (with the warm start's) before the swap search
 N_REFINE = 4
 
 
@@ -71,14 +73,16 @@ def _n_starts(m: int) -> int:
     return int(min(MAX_STARTS, max(MIN_STARTS, START_FLOPS // max(m * m, 1))))
 
 
-def _working_set(op: Operator, d: np.ndarray, s: int) -> np.ndarray:
+def _working_set(op: Operator, d: np.ndarray, s: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The working set W (sorted feature indices) and, when it was needed to build W, the
+    warm-start support in feature indices (else None: it is computed on Σ[W, W])."""
     p = op.n_features
     if p <= DENSE_FEATURES:
-        return np.arange(p)
+        return np.arange(p), None
     m = min(p, max(WORKING_SET_MIN, WORKING_SET_PER_CARD * s))
     top = np.argsort(-d, kind="stable")[:m]
-    greedy_support = _path(op, s, "approx")[0]
-    return np.union1d(top, greedy_support)
+    warm = np.sort(_path(op, s, WARM_START)[0])
+    return np.union1d(top, warm), warm
 
 
 def _starts(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, rng) -> np.ndarray:
@@ -161,7 +165,8 @@ def _swap_search(B: np.ndarray, support: np.ndarray) -> tuple[np.ndarray, float,
     rounds = 0
     for rounds in range(1, SWAP_ROUNDS + 1):
         bound = _swap_bounds(B, support, lam, z)
-        flat = np.argsort(-bound, axis=None, kind="stable")[:min(SWAP_EXACT, s * (m - s))]
+        n_exact = min(SWAP_EXACT, max(4, SWAP_FLOPS // s**3), s * (m - s))
+        flat = np.argsort(-bound, axis=None, kind="stable")[:n_exact]
         pos, cand = np.unravel_index(flat, bound.shape)
         trial = np.repeat(support[None], flat.size, axis=0)
         trial[np.arange(flat.size), pos] = cand
@@ -190,7 +195,7 @@ def _distinct_supports(X: np.ndarray, f: np.ndarray, s: int, limit: int) -> list
 
 @register("auto", summary="Default: greedy warm start, batched multistart truncated power, "
                           "1-swap polish (reaches the optimum on small problems).")
-def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: float = 1e-6,
+def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: float = 1e-4,
          swap: bool = True, random_state=None):
     """The default sparse PCA method: a greedy + multistart + swap portfolio.
 
@@ -206,7 +211,7 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         the working-set size m: clip(10⁶/m², 16, 256).
     max_iter : int >= 1, default=200
         Iterations per start.
-    tol : float >= 0, default=1e-6
+    tol : float >= 0, default=1e-4
         A start stops when its support is stable and its variance rose by at most
         ``tol`` × itself in one iteration.
     swap : bool, default=True
@@ -219,7 +224,7 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     ComponentResult
         ``loadings`` (p,) with exactly s nonzeros (unless Σ[I, I] is reducible), the
         leading eigenvector of Σ[I, I]; ``variance`` λmax(Σ[I, I]). ``info``:
-        ``n_starts``, ``working_set`` (m), ``greedy_variance``, ``multistart_variance``
+        ``n_starts``, ``working_set`` (m), ``warm_start_variance``, ``multistart_variance``
         (best start, on the working set), ``swap_rounds``, ``swap_gain`` (variance
         added by the swap search), ``refined`` (full-problem tpower ran).
 
@@ -257,18 +262,21 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     s = int(cardinality)
     rng = check_random_state(random_state)
     d = np.asarray(op.diag(), dtype=float)
-    W = _working_set(op, d, s)
+    W, warm = _working_set(op, d, s)
     m = W.size
     B = np.asarray(op.block(W), dtype=float)
     B = 0.5 * (B + B.T)
-    sub = Covariance.__new__(Covariance)  # B is symmetric by construction: skip the checks
-    sub.S, sub.n_features, sub.n_samples, sub.mean_, sub.scale_ = B, m, None, None, None
-    g_order, g_path = _path(sub, s, WARM_START)
+    if warm is None:
+        sub = Covariance.__new__(Covariance)  # B is symmetric by construction: no checks
+        sub.S, sub.n_features, sub.n_samples, sub.mean_, sub.scale_ = B, m, None, None, None
+        warm = np.sort(_path(sub, s, WARM_START)[0])
+    else:
+        warm = np.searchsorted(W, warm)
     N = _n_starts(m) if n_starts is None else int(n_starts)
-    X0 = _starts(B, s, np.sort(g_order), max(N, 1), rng)
+    X0 = _starts(B, s, warm, N, rng)
     X, f = _batched_tpower(B, X0, s, max_iter, tol)
     multi_value = float(f.max())
-    cands = _distinct_supports(X, f, s, N_REFINE) + [np.sort(g_order)]
+    cands = _distinct_supports(X, f, s, N_REFINE) + [warm]
     vals = _support_values(B, np.array(cands))
     support, value = cands[int(np.argmax(vals))], float(vals.max())
     rounds, before = 0, value
@@ -276,13 +284,12 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         support, value, rounds = _swap_search(B, support)
     refined = p > m
     support = W[support]
-    if refined:  # certify on the full problem (or move on) from the best supports
-        starts = np.zeros((p, 1 + len(cands)))
-        for j, c in enumerate([support] + [W[c] for c in cands]):
-            starts[c, j] = 1.0
-        support = tpower(op, s, init=starts, random_state=0).support
+    if refined:  # certify on the full problem (or move on) from the best support
+        start = np.zeros(p)
+        start[support] = 1.0
+        support = tpower(op, s, init=start, random_state=0).support
     z, lam = polish_loadings(op, support)
-    info = {"n_starts": N, "working_set": m, "greedy_variance": float(g_path[-1]),
+    info = {"n_starts": N, "working_set": m, "warm_start_variance": float(vals[-1]),
             "multistart_variance": multi_value, "swap_rounds": rounds,
             "swap_gain": value - before, "refined": refined}
     return make_result(op, z, "auto", variance=lam, n_iter=int(rounds), converged=True,
