@@ -189,6 +189,10 @@ def _engine(name):
     return first_order_relaxation
 
 
+#: relative tolerance (of max Σ_ii) under which two variances count as tied
+TIE_RTOL = 1e-9
+
+
 class _Blocks:
     """Dense principal blocks Σ[K, K] for prefixes K of the variance order (cached)."""
 
@@ -197,12 +201,16 @@ class _Blocks:
         self.d = np.asarray(op.diag(), dtype=float)
         self.order = np.argsort(-self.d, kind="stable")
         self.dsorted = self.d[self.order]
+        #: variances closer than this are tied (a correlation matrix's diagonal is 1 only
+        #: up to rounding); a feature with Σ_ii <= ρ + tie is eliminated at ρ
+        self.tie = TIE_RTOL * max(float(self.dsorted[0]), 0.0) if self.d.size else 0.0
         self.S = np.zeros((0, 0))
         self.psd_checked = 0
         self.check_psd = not op.has_data
 
     def n_kept(self, rho) -> int:
-        return int(np.count_nonzero(self.dsorted > rho))
+        """Features kept at penalty ρ: Σ_ii > ρ beyond rounding (Σ_ii > ρ + tie)."""
+        return int(np.count_nonzero(self.dsorted > rho + self.tie))
 
     def block(self, k) -> np.ndarray:
         if k > self.S.shape[0]:
@@ -341,7 +349,7 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
     # ---------------- penalty given, no cardinality: solve at ρ -----------------------
     if s is None:
         rho = float(penalty)
-        if not dmax > rho:
+        if blocks.n_kept(rho) == 0:
             info = dict(base_info, penalty=rho, objective=0.0, certified=True,
                         bound_kind="l0-penalized: the empty support is optimal",
                         n_features=p)
@@ -363,7 +371,7 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
                 f"{n_pos}.")
         if penalty is not None:
             rho = float(penalty)
-            if not dmax > rho:
+            if blocks.n_kept(rho) == 0:
                 raise InvalidParameterError(
                     f"{method}: penalty ρ={rho:.6g} >= max Σ_ii={dmax:.6g} eliminates every "
                     f"feature, so no component of cardinality {s} exists at this penalty; give a "
@@ -473,20 +481,27 @@ def _penalty_search(solve, tried, blocks, s, max_penalties, method):
     """
     d = blocks.dsorted
     n_pos = int(np.count_nonzero(d > 0))
+    solved = {}
 
     def rho_for(k):
         """The largest breakpoint keeping at least the k features of largest variance:
-        the first sorted variance strictly below d_(k) (ties kept together), else 0."""
+        the first sorted variance below d_(k) by more than rounding (``blocks.tie``; tied
+        variances, e.g. a correlation matrix's unit diagonal, stay together), else 0."""
         if k >= n_pos:
             return 0.0
-        below = np.flatnonzero(d[k:] < d[k - 1])
+        below = np.flatnonzero(d[k:] < d[k - 1] - blocks.tie)
         return float(d[k + below[0]]) if below.size and d[k + below[0]] > 0 else 0.0
+
+    def solve_once(rho):  # ties make several k share one breakpoint: solve each ρ once
+        if rho not in solved:
+            solved[rho] = solve(rho)
+        return solved[rho]
 
     hi_k, hi_rho = s - 1, float(d[s - 1])  # cardinality < s guaranteed there
     lo = None
     k = min(2 * s, n_pos)
     while True:
-        rec = solve(rho_for(k))
+        rec = solve_once(rho_for(k))
         if rec.card == s:
             return rec, True
         if rec.card > s:
@@ -504,7 +519,7 @@ def _penalty_search(solve, tried, blocks, s, max_penalties, method):
     # bisection over the sorted variances: hi_k features kept -> card < s, lo_k -> card > s
     while lo_k - hi_k > 1 and len(tried) < max_penalties:
         mid = (lo_k + hi_k) // 2
-        rec = solve(rho_for(mid))
+        rec = solve_once(rho_for(mid))
         if rec.card == s:
             return rec, True
         if rec.card > s:
@@ -517,7 +532,7 @@ def _penalty_search(solve, tried, blocks, s, max_penalties, method):
     lo_rho = best.rho
     while len(tried) < max_penalties and hi_rho > lo_rho * (1 + 1e-7):
         mid = float(np.sqrt(lo_rho * hi_rho)) if lo_rho > 0 else 0.5 * hi_rho
-        rec = solve(mid)
+        rec = solve_once(mid)
         if rec.card == s:
             return rec, True
         if rec.card > s:
