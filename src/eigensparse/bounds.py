@@ -40,6 +40,7 @@ __all__ = [
     "dspca_cardinality_bound",
     "penalized_scaling_bound",
     "cardinality_upper_bounds",
+    "monotone_upper_bounds",
     "VarianceCardinalityPath",
     "variance_cardinality_path",
 ]
@@ -434,7 +435,8 @@ class VarianceCardinalityPath:
     variances : ndarray (K,)
         λmax(Σ_II) of the method's support of each cardinality (a lower bound on v(k)).
     upper_bounds : ndarray (K,)
-        The smallest valid upper bound on v(k) found.
+        The smallest valid upper bound on v(k) found, also over the bounds on v(k'),
+        k' >= k (the optimum is nondecreasing in k): a nondecreasing array.
     certified : ndarray of bool (K,)
         Support proven optimal (Prop. 2 certificate, or a bound equal to the variance).
     supports : list of ndarray
@@ -477,6 +479,17 @@ class VarianceCardinalityPath:
         ax.set_ylabel("variance" + (" / λmax(Σ)" if normalize else ""))
         ax.legend(fontsize=8)
         return ax
+
+
+def monotone_upper_bounds(bounds) -> np.ndarray:
+    """Upper bounds on v(1), ..., v(K) tightened by monotonicity of the optimum.
+
+    v(k) = max{xᵀΣx : ‖x‖=1, ‖x‖₀ <= k} is nondecreasing in k, so any bound on v(k')
+    with k' >= k also bounds v(k): the result is the suffix minimum
+    ``min_{k' >= k} bounds[k']`` (shape (K,), nondecreasing).
+    """
+    b = np.asarray(bounds, dtype=float)
+    return np.minimum.accumulate(b[::-1])[::-1]
 
 
 def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
@@ -567,7 +580,8 @@ def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
             best = np.minimum(best, sol.dual + rho * ks)
         bounds["dspca"] = best
     allb = np.vstack([np.asarray(v, dtype=float) for v in bounds.values()])
-    ub = np.maximum(np.nanmin(allb, axis=0), variances)
+    ub = monotone_upper_bounds(np.nanmin(allb, axis=0))
+    ub = np.maximum(ub, variances)
     certified |= (ub - variances) <= 1e-9 * np.maximum(variances, 1e-300)
     return VarianceCardinalityPath(cardinalities=ks, variances=variances, upper_bounds=ub,
                                    certified=certified, supports=supports, bounds=bounds,

@@ -284,10 +284,11 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         support, value, rounds = _swap_search(B, support)
     refined = p > m
     support = W[support]
-    if refined:  # certify on the full problem (or move on) from the best support
-        start = np.zeros(p)
-        start[support] = 1.0
-        support = tpower(op, s, init=start, random_state=0).support
+    if refined:  # certify on the full problem (or move on) from the best and warm supports
+        starts = np.zeros((p, 2))
+        starts[support, 0] = 1.0
+        starts[W[warm], 1] = 1.0
+        support = tpower(op, s, init=starts, random_state=0).support
     z, lam = polish_loadings(op, support)
     info = {"n_starts": N, "working_set": m, "warm_start_variance": float(vals[-1]),
             "multistart_variance": multi_value, "swap_rounds": rounds,
