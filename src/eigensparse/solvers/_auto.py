@@ -3,34 +3,39 @@ problems and stays fast on large ones.
 
 What it does (one component, exact cardinality s), and why:
 
-1. **Working set.** W = every feature when p <= ``DENSE_FEATURES`` (1024), else the
-   ``max(256, 8s)`` features of largest variance together with the greedy support. The
+1. **Working set.** W = every feature when p <= ``DENSE_FEATURES`` (256), else the
+   ``max(256, 8s)`` features of largest variance together with the warm-start support. The
    dense block B = Σ[W, W] comes from one ``op.block`` call (a slice when the operator
    layer has formed the Gram matrix, see ``eigensparse.operators._gram``).
-2. **Warm start.** The full greedy path on B (handbook Alg. 2): good on spiked data, and
-   it secures at least greedy's variance.
+2. **Warm start.** The approximate greedy path (handbook Alg. 3; ``WARM_START``): good on
+   spiked data, it is one of the starts, so the result is at least as good; it costs
+   O(s) columns and s small eigendecompositions (the full greedy path costs about 10×
+   more and did not change any result of the table below).
 3. **Batched multistart truncated power** on B: the greedy solution, the classic
    top-variance start, ``e_i`` for the features of largest column energy ‖B[:, i]‖
    (which breaks the ties of a correlation matrix's unit diagonal), and Gaussian
    starts, all advanced as one BLAS-3 block ``B·X`` (converged columns leave the
    block). The number of starts N scales with the problem under a fixed flop budget:
    N = clip(``START_FLOPS`` / m², 16, 256) for a working set of m features (256 starts
-   up to m ≈ 60, 64 at m = 120, 16 from m ≈ 250); random starts come from
+   up to m ≈ 35, 32 at m = 100, 16 from m ≈ 140); random starts come from
    ``random_state`` only, so the result is deterministic.
-4. **Swap polish.** On the best support, 1-swap local search: every exchange of a
-   support feature with one of the c outside features of largest |(Bx)_j| is evaluated
-   exactly (λmax of all the s×s blocks in one stacked ``eigvalsh``) and the best
-   improving one taken, until none improves (c limited by a flop budget for large s).
+4. **Swap polish.** On the best support, 1-swap local search: a lower bound on the
+   variance after each exchange (support feature i out, feature j in) is the top
+   eigenvalue of a 2×2 matrix (the old eigenvector without i, plus e_j), for all s·m
+   exchanges in O(s·m); the ``SWAP_EXACT`` best are evaluated exactly (λmax of the s×s
+   blocks in one stacked ``eigvalsh``) and the best improving one taken, until none
+   improves.
    Truncated power fixed points are often one swap away from the optimum on
    correlation matrices; this step catches those.
-5. **Full problem.** For p > ``DENSE_FEATURES`` the best supports found on W start
-   :func:`~eigensparse.solvers.tpower` on the full operator (its working sets certify
-   that no feature outside could enter, or move on). Finally the loadings are the
+5. **Full problem.** For p > ``DENSE_FEATURES`` the best support found on W and the
+   warm start's start :func:`~eigensparse.solvers.tpower` on the full operator (its
+   working sets certify that no feature outside could enter, or move on). Finally the loadings are the
    leading eigenvector of Σ[I, I] (``polish``).
 
-Measured on 99 small problems (p 12–22; Wishart, spiked, correlation matrices of
+Measured on 297 small problems (p 12–22; Wishart, spiked, correlation matrices of
 breast cancer, wine, diabetes, pitprops, leukemia, MNIST and 20 newsgroups subsets;
 s ∈ {3, 5, 8}) against ``exhaustive``: see :func:`auto`'s docstring for the table.
+The 2-start ``tpower`` (the previous default) reached the optimum on 181 of them.
 """
 from __future__ import annotations
 
@@ -203,12 +208,12 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     ----------
     op : Operator
         Represents the p×p covariance Σ (any operator: only ``diag``, ``block`` and,
-        for p > 1024, the products of :func:`~eigensparse.solvers.tpower` are used).
+        for p > 256, the products of :func:`~eigensparse.solvers.tpower` are used).
     cardinality : int
         Exact support size s, 1 <= s <= p.
     n_starts : int >= 1 or None
         Starting points of the batched truncated power stage; None scales them with
-        the working-set size m: clip(10⁶/m², 16, 256).
+        the working-set size m: clip(3.2·10⁵/m², 16, 256).
     max_iter : int >= 1, default=200
         Iterations per start.
     tol : float >= 0, default=1e-4
@@ -231,20 +236,27 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     Notes
     -----
     See the module docstring for the stages and their reasons. Measured against
-    ``exhaustive`` on 99 small problems (33 matrices: 6 Wishart, 6 spiked, 21
-    correlation or covariance matrices of real data; s ∈ {3, 5, 8}), share reaching the
-    optimum:
+    ``exhaustive`` on 297 small problems (three random draws of 33 matrices: 6 Wishart,
+    6 spiked, 21 correlation or covariance matrices of subsets of real data — breast
+    cancer, wine, diabetes with products, pitprops, leukemia, MNIST, 20 newsgroups —
+    each with s ∈ {3, 5, 8}; p from 12 to 22), share of problems where the method
+    reaches the optimum, and mean time per problem (2 shared cores under load: compare
+    within the column only):
 
     ==================================  ==========  ================
     method                              optimal     ms per problem
     ==================================  ==========  ================
-    ``tpower`` (2 starts)               63/99       8.4
-    ``greedy``                          59/99       2.4
-    ``approx_greedy``                   55/99       0.9
-    ``am`` (16 starts)                  96/99       5.9
-    ``am`` (64 starts)                  99/99       12.1
-    ``auto`` (this method)              99/99       see README
+    ``approx_greedy``                   161/297     2.4
+    ``tpower`` (2 starts)               181/297     21.5
+    ``greedy``                          185/297     7.2
+    ``am`` (16 starts)                  281/297     19.4
+    ``am`` (64 starts)                  297/297     32.4
+    ``auto`` (this method)              297/297     27.8
     ==================================  ==========  ================
+
+    Without the swap search and with 8 starts ``auto`` misses 12 of these; with the swap
+    search and 8 starts, 2: the many starts do most of the work on small problems, the
+    swap search is the cheap safety net for the larger ones, where starts are fewer.
     """
     if not isinstance(op, Operator):
         raise InvalidParameterError(
