@@ -39,17 +39,16 @@ The 2-start ``tpower`` (the previous default) reached the optimum on 181 of them
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .._linalg import top_eigh
-from .._validation import Interval, InvalidParameterError, validate_params
+from .._validation import Interval, validate_params
 from ..operators import Covariance, Operator
 from . import register
 from ._am import hard_threshold, tpower
 from ._common import check_random_state, make_result, polish_loadings
 from ._greedy import _path
+from ._simple import _check_problem
 
 __all__ = ["auto"]
 
@@ -258,20 +257,12 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     search and 8 starts, 2: the many starts do most of the work on small problems, the
     swap search is the cheap safety net for the larger ones, where starts are fewer.
     """
-    if not isinstance(op, Operator):
-        raise InvalidParameterError(
-            f"auto: parameter 'op' must be an eigensparse Operator; got {type(op).__name__}.")
+    s = _check_problem(op, cardinality, "auto")
     p = int(op.n_features)
-    if (not isinstance(cardinality, numbers.Integral) or isinstance(cardinality, bool)
-            or not 1 <= int(cardinality) <= p):
-        raise InvalidParameterError(
-            f"auto: parameter 'cardinality' must be an int in [1, n_features={p}]; "
-            f"got {cardinality!r}.")
     validate_params({"n_starts": n_starts, "max_iter": max_iter, "tol": tol, "swap": swap},
                     {"n_starts": [None, Interval("int", 1, None)],
                      "max_iter": [Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
                      "swap": [bool]}, where="auto")
-    s = int(cardinality)
     rng = check_random_state(random_state)
     d = np.asarray(op.diag(), dtype=float)
     W, warm = _working_set(op, d, s)
