@@ -165,3 +165,12 @@ def test_variance_cardinality_path_bounds_are_monotone_and_valid():
     assert np.all(np.diff(ub) >= -1e-12)
     for k in range(1, 7):
         assert ub[k - 1] >= exhaustive(es.Covariance(C), k).variance - 1e-9
+
+
+def test_sparse_columns_without_gram_match_the_dense_operator():
+    X = sp.random(40, 400, density=0.05, random_state=5, format="csr")
+    op = SparseData(X, center=True)
+    assert op.gram() is None
+    ref = DenseData(X.toarray()).to_dense()
+    for idx in (np.array([5]), np.arange(0, 400, 5)):  # implicit and sparse-product routes
+        np.testing.assert_allclose(op.columns(idx), ref[:, idx], atol=1e-12)
