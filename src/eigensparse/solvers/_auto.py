@@ -17,7 +17,7 @@ What it does (one component, exact cardinality s), and why:
    starts, all advanced as one BLAS-3 block ``B·X`` (converged columns leave the
    block). The number of starts N scales with the problem under a fixed flop budget:
    N = clip(``START_FLOPS`` / m², 16, 256) for a working set of m features (256 starts
-   up to m ≈ 35, 32 at m = 100, 16 from m ≈ 140); random starts come from
+   up to m ≈ 25, 64 at m = 50, 16 from m = 100); random starts come from
    ``random_state`` only, so the result is deterministic.
 4. **Swap polish.** On the best support, 1-swap local search: a lower bound on the
    variance after each exchange (support feature i out, feature j in) is the top
@@ -60,7 +60,7 @@ DENSE_FEATURES = 256
 WORKING_SET_MIN = 256
 WORKING_SET_PER_CARD = 8
 #: starts N = clip(START_FLOPS / m², MIN_STARTS, MAX_STARTS) for a working set of m features
-START_FLOPS = 320_000
+START_FLOPS = 160_000
 MIN_STARTS = 16
 MAX_STARTS = 256
 #: exchanges evaluated exactly per round of the swap search (those of best lower bound):
@@ -212,7 +212,7 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         Exact support size s, 1 <= s <= p.
     n_starts : int >= 1 or None
         Starting points of the batched truncated power stage; None scales them with
-        the working-set size m: clip(3.2·10⁵/m², 16, 256).
+        the working-set size m: clip(1.6·10⁵/m², 16, 256).
     max_iter : int >= 1, default=200
         Iterations per start.
     tol : float >= 0, default=1e-4
