@@ -6,8 +6,9 @@
   scikit-learn reached; target: >= 100× faster at >= its adjusted variance.
 * MNIST, first 5000 test images, k = 1, s = 50, both from the SAME precomputed
   covariance ``np.cov(X)`` (abess ``fit(Sigma=S, n=5000)`` with its eigvals PSD check
-  stubbed out, which the singular covariance fails by rounding; eigensparse
-  ``Covariance(S)``); target: >= 5× faster than abess at >= 2.5052.
+  stubbed out, which the singular covariance fails by rounding; and abess as shipped,
+  check included, on S + 1e-9·mean(Σ_ii)·I; eigensparse ``Covariance(S)``); target:
+  >= 5× faster than abess at >= 2.5052.
 
 Single thread by default (``--threads``; exported before numpy loads). Seconds are the
 best of repeated runs (a few seconds' budget each). Needs ``abess`` (``pip install -e
@@ -46,6 +47,12 @@ def _evaluate(op, components):
     return float(np.sum(adjusted_variance(op, C))), [int(c) for c in (C != 0).sum(axis=1)]
 
 
+def _verdict(wall_ratio, cpu_ratio, need, quality_ok) -> str:
+    ok = wall_ratio >= need and quality_ok
+    return (f"{wall_ratio:.1f}x wall, {cpu_ratio:.1f}x cpu faster (need {need}x) "
+            + ("HOLDS" if ok else "MISSED"))
+
+
 def news(rows):
     import eigensparse as es
     from eigensparse.datasets import load_20news
@@ -60,18 +67,18 @@ def news(rows):
             warnings.simplefilter("ignore")
             return SparsePCA(n_components=3, alpha=4, random_state=0).fit(dense)
 
-    est, t_sk, _, _ = timed_cpu(sk, budget=5.0, max_runs=3)
+    est, t_sk, _, c_sk = timed_cpu(sk, budget=5.0, max_runs=3)
     v_sk, cards = _evaluate(op, est.components_)
     cards_es = [int(c) for c in (np.asarray(est.components_) != 0).sum(axis=1)]
-    res, t_es, _, _ = timed_cpu(lambda: es.sparse_pca(X, n_components=3, cardinality=cards_es,
-                                                      random_state=0), budget=3.0, max_runs=20)
+    res, t_es, _, c_es = timed_cpu(lambda: es.sparse_pca(X, n_components=3, cardinality=cards_es,
+                                                         random_state=0), budget=3.0, max_runs=20)
     v_es, _ = _evaluate(op, res.components)
     rows += [{"problem": "20news k=3 (sklearn alpha=4 cards)", "method": "sklearn SparsePCA",
-              "seconds": fmt_seconds(t_sk), "variance": f"{v_sk:.5g}", "cards": str(cards), "ratio": ""},
+              "seconds": fmt_seconds(t_sk), "cpu": fmt_seconds(min(c_sk)), "variance": f"{v_sk:.5g}", "cards": str(cards), "ratio": ""},
              {"problem": "", "method": f"eigensparse {res.method}", "seconds": fmt_seconds(t_es),
+              "cpu": fmt_seconds(min(c_es)),
               "variance": f"{v_es:.5g}", "cards": str(cards_es),
-              "ratio": f"{t_sk / t_es:.0f}x faster" + (" HOLDS" if t_sk / t_es >= 100 and v_es >= v_sk
-                                                       else " MISSED")}]
+              "ratio": _verdict(t_sk / t_es, min(c_sk) / min(c_es), 100, v_es >= v_sk)}]
 
 
 def mnist(rows, threads):
@@ -90,20 +97,31 @@ def mnist(rows, threads):
     orig = np.linalg.eigvals
     np.linalg.eigvals = lambda a: np.zeros(1)
     try:
-        est, t_ab, _, _ = timed_cpu(ab, budget=5.0, max_runs=10)
+        est, t_ab, _, c_ab = timed_cpu(ab, budget=5.0, max_runs=10)
     finally:
         np.linalg.eigvals = orig
+    # abess as shipped (with its check) on S + 1e-9·mean(Σ_ii)·I, which passes it
+    S_ridge = S + 1e-9 * float(np.mean(np.diag(S))) * np.eye(S.shape[0])
+    _, t_chk, _, c_chk = timed_cpu(
+        lambda: SparsePCA(support_size=50, thread=threads).fit(Sigma=S_ridge, n=X.shape[0]),
+        budget=5.0, max_runs=5)
     op = es.Covariance(S)
-    v_ab, c_ab = _evaluate(op, np.asarray(est.coef_).T)
-    res, t_es, _, _ = timed_cpu(lambda: es.sparse_pca(es.Covariance(S), n_components=1, cardinality=50,
-                                                      random_state=0), budget=3.0, max_runs=20)
-    v_es, c_es = _evaluate(op, res.components)
+    v_ab, k_ab = _evaluate(op, np.asarray(est.coef_).T)
+    res, t_es, _, c_es = timed_cpu(lambda: es.sparse_pca(es.Covariance(S), n_components=1,
+                                                         cardinality=50, random_state=0),
+                                   budget=3.0, max_runs=20)
+    v_es, k_es = _evaluate(op, res.components)
     rows += [{"problem": "MNIST-5000 k=1 s=50 (same covariance)", "method": "abess (no PSD check)",
-              "seconds": fmt_seconds(t_ab), "variance": f"{v_ab:.5g}", "cards": str(c_ab), "ratio": ""},
+              "seconds": fmt_seconds(t_ab), "cpu": fmt_seconds(min(c_ab)), "variance": f"{v_ab:.5g}",
+              "cards": str(k_ab), "ratio": ""},
+             {"problem": "", "method": "abess (as shipped, S + 1e-9·I)", "seconds": fmt_seconds(t_chk),
+              "cpu": fmt_seconds(min(c_chk)), "variance": "", "cards": "",
+              "ratio": _verdict(t_chk / t_es, min(c_chk) / min(c_es), 5, v_es >= 2.5052)
+              + " (eigensparse vs this row)"},
              {"problem": "", "method": f"eigensparse {res.method}", "seconds": fmt_seconds(t_es),
-              "variance": f"{v_es:.5g}", "cards": str(c_es),
-              "ratio": f"{t_ab / t_es:.1f}x faster" + (" HOLDS" if t_ab / t_es >= 5 and v_es >= 2.5052
-                                                       else " MISSED")}]
+              "cpu": fmt_seconds(min(c_es)),
+              "variance": f"{v_es:.5g}", "cards": str(k_es),
+              "ratio": _verdict(t_ab / t_es, min(c_ab) / min(c_es), 5, v_es >= 2.5052)}]
 
 
 def main(argv=None) -> int:
@@ -120,6 +138,7 @@ def main(argv=None) -> int:
     print(f"threads={THREADS}; seconds = best of repeats; variance = adjusted (Zou et al.) "
           "on the problem's own covariance")
     print_table(rows, [("problem", "problem"), ("method", "method"), ("seconds", "seconds"),
+                       ("cpu", "cpu s"),
                        ("variance", "adj. variance"), ("cards", "cardinalities"), ("ratio", "target")])
     return 0
 
