@@ -42,6 +42,7 @@ __all__ = [
     "penalized_scaling_bound",
     "cardinality_upper_bounds",
     "gershgorin_bounds",
+    "monotone_upper_bounds",
 ]
 
 #: certification tolerance (relative to the support's variance)
@@ -421,3 +422,14 @@ def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None
 # --------------------------------------------------------------------------------------
 # variance vs cardinality (handbook Fig. 7)
 # --------------------------------------------------------------------------------------
+def monotone_upper_bounds(bounds) -> np.ndarray:
+    """Upper bounds on v(1), ..., v(K) tightened by monotonicity of the optimum.
+
+    v(k) = max{xᵀΣx : ‖x‖=1, ‖x‖₀ <= k} is nondecreasing in k, so any bound on v(k')
+    with k' >= k also bounds v(k): the result is the suffix minimum
+    ``min_{k' >= k} bounds[k']`` (shape (K,), nondecreasing).
+    """
+    b = np.asarray(bounds, dtype=float)
+    return np.minimum.accumulate(b[::-1])[::-1]
+
+

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .bounds import (_as_op, _check_card, _lambda_max_op, certify_support, gershgorin_bounds,
+                     monotone_upper_bounds,
                      penalized_scaling_bound)
 from .screening import Breakpoints
 from .relaxation import bca_relaxation
@@ -28,7 +29,8 @@ class VarianceCardinalityPath:
     variances : ndarray (K,)
         λmax(Σ_II) of the method's support of each cardinality (a lower bound on v(k)).
     upper_bounds : ndarray (K,)
-        The smallest valid upper bound on v(k) found.
+        The smallest valid upper bound on v(k) found, also over the bounds on v(k'),
+        k' >= k (the optimum is nondecreasing in k): a nondecreasing array.
     certified : ndarray of bool (K,)
         Support proven optimal (Prop. 2 certificate, or a bound equal to the variance).
     supports : list of ndarray
@@ -151,7 +153,7 @@ def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
             best = np.minimum(best, sol.dual + rho * ks)
         bounds["dspca"] = best
     allb = np.vstack([np.asarray(v, dtype=float) for v in bounds.values()])
-    ub = np.maximum(np.nanmin(allb, axis=0), variances)
+    ub = np.maximum(monotone_upper_bounds(np.nanmin(allb, axis=0)), variances)
     certified |= (ub - variances) <= 1e-9 * np.maximum(variances, 1e-300)
     return VarianceCardinalityPath(cardinalities=ks, variances=variances, upper_bounds=ub,
                                    certified=certified, supports=supports, bounds=bounds,
