@@ -32,8 +32,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from eigensparse.solvers._bca import bca_relaxation  # noqa: E402
-from eigensparse.solvers._dspca import first_order_relaxation  # noqa: E402
+from eigensparse.relaxation import bca_relaxation, first_order_relaxation  # noqa: E402
 
 TARGET = 1e-3
 

@@ -127,7 +127,8 @@ def bench_dask(args, rows):
     from eigensparse.datasets import load_kos
     from eigensparse.io import read_uci_bow
     from eigensparse.operators import SparseData
-    from eigensparse.operators._dask import DaskData, from_uci_chunks
+    from eigensparse.io.dask_chunks import from_uci_chunks
+    from eigensparse.operators.dask import DaskData
 
     datasets = [("kos", lambda: (load_kos().data, None))]
     if not args.no_corpus:
@@ -149,7 +150,7 @@ def bench_dask(args, rows):
                       dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as client:
         # workers import the library once, outside every timing
-        client.run(lambda: __import__("eigensparse.operators._dask").__name__)
+        client.run(lambda: __import__("eigensparse.operators.dask").__name__)
         for name, load in datasets:
             X, path = load()
             print(f"[{name}] {X.shape[0]} x {X.shape[1]}, {X.nnz} nonzeros", flush=True)

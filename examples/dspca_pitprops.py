@@ -20,8 +20,8 @@ from itertools import combinations
 import numpy as np
 
 import eigensparse as es
-from eigensparse.bounds import variance_cardinality_path
 from eigensparse.datasets import load_pitprops
+from eigensparse.diagnostics import variance_cardinality_path
 
 from _dspca_common import save_figure
 

@@ -20,8 +20,8 @@ import sys
 import numpy as np
 
 import eigensparse as es
-from eigensparse.bounds import variance_cardinality_path
 from eigensparse.datasets import fetch_senate
+from eigensparse.diagnostics import variance_cardinality_path
 
 from _dspca_common import fetch_or_exit, save_figure
 

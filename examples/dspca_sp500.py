@@ -20,8 +20,8 @@ from _dspca_common import parse_args  # noqa: I001
 import numpy as np
 
 import eigensparse as es
-from eigensparse.bounds import variance_cardinality_path
 from eigensparse.datasets import fetch_sp500
+from eigensparse.diagnostics import variance_cardinality_path
 
 from _dspca_common import fetch_or_exit, save_figure
 

@@ -16,7 +16,7 @@ from _dspca_common import parse_args  # noqa: I001  (sets single-threaded BLAS f
 import numpy as np
 
 import eigensparse as es
-from eigensparse.bounds import variance_cardinality_path
+from eigensparse.diagnostics import variance_cardinality_path
 from eigensparse.datasets import load_kos
 
 from _dspca_common import save_figure

@@ -7,9 +7,10 @@ import pytest
 import eigensparse as es
 from eigensparse import Covariance, InvalidParameterError
 from eigensparse.bounds import (cardinality_upper_bounds, certify_support, dspca_dual_bound,
-                                penalized_scaling_bound, variance_cardinality_path)
+                                penalized_scaling_bound)
+from eigensparse.diagnostics import variance_cardinality_path
 from eigensparse.solvers import get_solver
-from eigensparse.solvers._bca import bca_relaxation
+from eigensparse.relaxation import bca_relaxation
 
 
 def _exhaustive(S, s):

@@ -6,17 +6,11 @@ import pytest
 
 from eigensparse import SparsePCA, sparse_pca
 from eigensparse._validation import InvalidParameterError
-from eigensparse.datasets import load_kos
-from eigensparse.operators import SparseData, as_operator
+from eigensparse.operators import as_operator
 
 pytestmark = pytest.mark.skipif(
     "client" not in inspect.signature(as_operator).parameters,
     reason="the Dask/device wiring of as_operator is not applied")
-
-
-@pytest.fixture(scope="module")
-def kos():
-    return load_kos().data
 
 
 def test_dask_array_selects_dask_operator(kos):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg as sla
 
-__all__ = ["fix_sign", "top_eigh", "support_of", "normalize_on_support"]
+__all__ = ["fix_sign", "top_eigh", "lambda_max_symmetric", "support_of", "normalize_on_support"]
 
 
 def fix_sign(x: np.ndarray) -> np.ndarray:
@@ -30,6 +30,18 @@ def top_eigh(S: np.ndarray) -> tuple[float, np.ndarray]:
         return float(S[0, 0]), np.ones(1)
     w, v = sla.eigh(S, subset_by_index=[m - 1, m - 1], driver="evr")
     return float(w[0]), v[:, 0]
+
+
+def lambda_max_symmetric(M: np.ndarray) -> float:
+    """λmax of the symmetric part ½(M + Mᵀ) of a dense square matrix (0 when empty)."""
+    M = np.asarray(M, dtype=float)
+    M = 0.5 * (M + M.T)
+    n = M.shape[0]
+    if n == 0:
+        return 0.0
+    if n == 1:
+        return float(M[0, 0])
+    return float(sla.eigh(M, eigvals_only=True, subset_by_index=[n - 1, n - 1], driver="evr")[0])
 
 
 def support_of(x: np.ndarray) -> np.ndarray:

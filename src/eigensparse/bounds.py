@@ -24,14 +24,15 @@ Trivial bounds on v(s) are also provided: λmax(Σ), the sum of the s largest va
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
+from ._linalg import lambda_max_symmetric
 from ._validation import InvalidParameterError
 from .operators import Operator, as_operator
+from .screening import Breakpoints
 
 __all__ = [
     "Certificate",
@@ -40,24 +41,14 @@ __all__ = [
     "dspca_cardinality_bound",
     "penalized_scaling_bound",
     "cardinality_upper_bounds",
-    "VarianceCardinalityPath",
-    "variance_cardinality_path",
+    "gershgorin_bounds",
+    "monotone_upper_bounds",
 ]
 
 #: certification tolerance (relative to the support's variance)
 CERT_RTOL = 1e-9
 #: above this size a λmax is computed by Lanczos instead of a dense eigensolver
 _DENSE_MAX = 400
-
-
-def _lam_max_sym(M) -> float:
-    M = 0.5 * (M + M.T)
-    n = M.shape[0]
-    if n == 0:
-        return 0.0
-    if n == 1:
-        return float(M[0, 0])
-    return float(sla.eigh(M, eigvals_only=True, subset_by_index=[n - 1, n - 1], driver="evr")[0])
 
 
 def _lam_max_gram(W) -> float:
@@ -67,7 +58,7 @@ def _lam_max_gram(W) -> float:
         return 0.0
     if min(r, q) <= _DENSE_MAX:
         G = W.T @ W if q <= r else W @ W.T
-        return max(_lam_max_sym(G), 0.0)
+        return max(lambda_max_symmetric(G), 0.0)
     lin = spla.LinearOperator((q, q), matvec=lambda v: W.T @ (W @ v), dtype=float)
     w = spla.eigsh(lin, k=1, which="LA", tol=1e-12, return_eigenvectors=False)
     return max(float(w[0]), 0.0)
@@ -118,7 +109,7 @@ def dspca_dual_bound(S, U, penalty=None, *, atol=1e-12) -> float:
         if viol > atol * max(1.0, rho):
             raise InvalidParameterError(
                 f"U is not dual feasible: max |U_ij| exceeds ρ={rho:.6g} by {viol:.3g}.")
-    return _lam_max_sym(S + U)
+    return lambda_max_symmetric(S + U)
 
 
 def dspca_cardinality_bound(dual_value: float, penalty: float, cardinality: int) -> float:
@@ -153,9 +144,9 @@ def penalized_scaling_bound(op, penalties=None, *, max_working_set=2000):
     op = _as_op(op)
     d = np.asarray(op.diag(), dtype=float)
     rhos = _default_grid(d) if penalties is None else np.atleast_1d(np.asarray(penalties, float))
-    order = np.argsort(-d, kind="stable")
-    ds = d[order]
-    counts = np.array([int(np.count_nonzero(ds > r)) for r in rhos])
+    bp = Breakpoints.of(d)
+    order, ds = bp.order, bp.sorted_variances
+    counts = np.array([bp.n_kept(r) for r in rhos])
     ok = (counts <= max_working_set) & (counts > 0)
     if not np.any(ok):
         return np.zeros(0), np.zeros(0)
@@ -166,7 +157,7 @@ def penalized_scaling_bound(op, penalties=None, *, max_working_set=2000):
     for r, k in zip(rhos[ok], counts[ok]):
         c = np.sqrt(np.clip(1.0 - r / ds[:k], 0, None))
         out_r.append(float(r))
-        out_h.append(_lam_max_sym(B[:k, :k] * np.outer(c, c)) if k <= 2000 else np.nan)
+        out_h.append(lambda_max_symmetric(B[:k, :k] * np.outer(c, c)) if k <= 2000 else np.nan)
     return np.asarray(out_r), np.asarray(out_h)
 
 
@@ -276,8 +267,8 @@ def certify_support(op, support, *, penalty=None, n_grid=48, n_refine=30,
         return Certificate(I, False, lam, None, None, None, None, None, 0,
                            f"empty ρ interval: max over i∉I of (a_iᵀx)² = {lo:.6g} >= "
                            f"min over i∈I = {hi:.6g}")
-    order = np.argsort(-d, kind="stable")
-    ds = d[order]
+    bp = Breakpoints.of(d)
+    order = bp.order
     if penalty is not None:
         rhos = np.array([_check_rho(penalty)])
         if not lo < rhos[0] < hi:
@@ -289,7 +280,7 @@ def certify_support(op, support, *, penalty=None, n_grid=48, n_refine=30,
         else:
             rhos = np.linspace(lo, hi, n_grid + 2)[1:-1]
     # working sets: features with Σ_ii > ρ (I always included: Σ_ii >= (a_iᵀx)² > ρ)
-    counts = np.array([int(np.count_nonzero(ds > r)) for r in rhos])
+    counts = np.array([bp.n_kept(r) for r in rhos])
     ok = counts <= max_working_set
     if not np.any(ok):
         return Certificate(I, False, lam, None, (lo, hi), None, None, None, 0,
@@ -378,9 +369,24 @@ def certify_support(op, support, *, penalty=None, n_grid=48, n_refine=30,
 def _lambda_max_op(op: Operator) -> float:
     p = op.n_features
     if p <= 2000:
-        return _lam_max_sym(op.to_dense())
+        return lambda_max_symmetric(op.to_dense())
     lin = spla.LinearOperator((p, p), matvec=op.matvec, dtype=float)
     return float(spla.eigsh(lin, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])
+
+
+def gershgorin_bounds(op: Operator, max_cardinality: int) -> np.ndarray:
+    """Gershgorin bounds on v(k), k = 1..K: max_i Σ_ii + the k−1 largest |Σ_ij|, j ≠ i.
+
+    Forms the dense p × p matrix |Σ| (O(p²) memory); shape (K,).
+    """
+    S = np.abs(op.to_dense())
+    diag = np.diag(S).copy()
+    np.fill_diagonal(S, 0.0)
+    K = int(max_cardinality)
+    srt = -np.sort(-S, axis=1)
+    cs = np.cumsum(srt[:, : K - 1], axis=1) if K > 1 else np.zeros((S.shape[0], 0))
+    return np.asarray([float(diag.max())] + [float((diag + cs[:, k - 2]).max())
+                                             for k in range(2, K + 1)])
 
 
 def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None,
@@ -404,14 +410,7 @@ def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None
     if gershgorin is None:
         gershgorin = p <= 3000
     if gershgorin:
-        S = np.abs(op.to_dense())
-        diag = np.diag(S).copy()
-        np.fill_diagonal(S, 0.0)
-        if s > 1:
-            top = -np.sort(-S, axis=1)[:, : s - 1].sum(axis=1)
-        else:
-            top = np.zeros(p)
-        out["gershgorin"] = float((diag + top).max())
+        out["gershgorin"] = float(gershgorin_bounds(op, s)[s - 1])
     if penalized:
         r, h = penalized_scaling_bound(op)
         if r.size:
@@ -423,153 +422,14 @@ def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None
 # --------------------------------------------------------------------------------------
 # variance vs cardinality (handbook Fig. 7)
 # --------------------------------------------------------------------------------------
+def monotone_upper_bounds(bounds) -> np.ndarray:
+    """Upper bounds on v(1), ..., v(K) tightened by monotonicity of the optimum.
 
-@dataclass
-class VarianceCardinalityPath:
-    """Per cardinality k = 1..K: variance reached, best upper bound, certification.
-
-    Attributes
-    ----------
-    cardinalities : ndarray (K,)
-    variances : ndarray (K,)
-        λmax(Σ_II) of the method's support of each cardinality (a lower bound on v(k)).
-    upper_bounds : ndarray (K,)
-        The smallest valid upper bound on v(k) found.
-    certified : ndarray of bool (K,)
-        Support proven optimal (Prop. 2 certificate, or a bound equal to the variance).
-    supports : list of ndarray
-    bounds : dict name -> ndarray (K,)
-        Every bound computed ("lambda_max", "sum_top_variances", "gershgorin",
-        "penalized", "certificate", "dspca").
-    method : str
-    total_variance : float
+    v(k) = max{xᵀΣx : ‖x‖=1, ‖x‖₀ <= k} is nondecreasing in k, so any bound on v(k')
+    with k' >= k also bounds v(k): the result is the suffix minimum
+    ``min_{k' >= k} bounds[k']`` (shape (K,), nondecreasing).
     """
-
-    cardinalities: np.ndarray
-    variances: np.ndarray
-    upper_bounds: np.ndarray
-    certified: np.ndarray
-    supports: list
-    bounds: dict
-    method: str
-    total_variance: float
-    info: dict = field(default_factory=dict)
-
-    @property
-    def relative_gap(self) -> np.ndarray:
-        return (self.upper_bounds - self.variances) / np.maximum(self.upper_bounds, 1e-300)
-
-    def plot(self, ax=None, *, normalize=False):
-        """Variance (line) and upper bounds (markers) against cardinality (matplotlib)."""
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6, 4))
-        f = 1.0 / self.bounds["lambda_max"][0] if normalize else 1.0
-        ax.plot(self.cardinalities, self.variances * f, "k-", label=f"{self.method} (variance)")
-        markers = {"penalized": "s", "certificate": "o", "dspca": "D", "gershgorin": "^"}
-        for name, mk in markers.items():
-            if name in self.bounds:
-                ax.plot(self.cardinalities, self.bounds[name] * f, mk, mfc="none",
-                        label=f"bound: {name}")
-        ax.plot(self.cardinalities, self.upper_bounds * f, "r--", label="best upper bound")
-        ax.set_xlabel("cardinality")
-        ax.set_ylabel("variance" + (" / λmax(Σ)" if normalize else ""))
-        ax.legend(fontsize=8)
-        return ax
+    b = np.asarray(bounds, dtype=float)
+    return np.minimum.accumulate(b[::-1])[::-1]
 
 
-def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
-                              certificate=True, relaxation=None, penalized=True,
-                              relaxation_penalties=12, center=True, scale=False,
-                              random_state=None) -> VarianceCardinalityPath:
-    """Variance reached and best upper bound for each cardinality 1..max_cardinality.
-
-    Parameters
-    ----------
-    data_or_op : data matrix, scipy.sparse matrix or Operator
-    max_cardinality : int
-    method : str, default="greedy"
-        A solver name. Methods that return a path (``info["path_supports"]`` and
-        ``info["path_variances"]``, as ``greedy`` and ``approx_greedy`` do) are called
-        once; others once per cardinality.
-    certificate : bool
-        Test each support with :func:`certify_support` (bound and certification).
-    relaxation : bool or None
-        Also bound with the DSPCA dual solved by block coordinate ascent at
-        ``relaxation_penalties`` penalties (default: when p <= 300).
-    penalized : bool
-        The cheap ℓ0 dual bound of :func:`penalized_scaling_bound`.
-
-    Returns
-    -------
-    VarianceCardinalityPath
-    """
-    from .solvers import get_solver
-
-    op = _as_op(data_or_op, center=center, scale=scale)
-    p = op.n_features
-    K = _check_card(max_cardinality, p, "max_cardinality")
-    spec = get_solver(method)
-    res = spec.func(op, K, random_state=random_state)
-    ks = np.arange(1, K + 1)
-    if "path_supports" in res.info and "path_variances" in res.info:
-        supports = [np.sort(np.asarray(S_, dtype=np.intp)) for S_ in res.info["path_supports"]][:K]
-        variances = np.asarray(res.info["path_variances"], dtype=float)[:K]
-    else:
-        supports, variances = [], []
-        for k in ks:
-            r = res if k == K else spec.func(op, int(k), random_state=random_state)
-            supports.append(np.asarray(r.support))
-            variances.append(r.variance)
-        variances = np.asarray(variances, dtype=float)
-    d = np.asarray(op.diag(), dtype=float)
-    ds = np.sort(d)[::-1]
-    bounds = {"lambda_max": np.full(K, _lambda_max_op(op)),
-              "sum_top_variances": np.cumsum(ds[:K])}
-    if p <= 3000:
-        S = np.abs(op.to_dense())
-        diag = np.diag(S).copy()
-        np.fill_diagonal(S, 0.0)
-        srt = -np.sort(-S, axis=1)
-        cs = np.cumsum(srt[:, : K - 1], axis=1) if K > 1 else np.zeros((p, 0))
-        g = [float(diag.max())] + [float((diag + cs[:, k - 2]).max()) for k in range(2, K + 1)]
-        bounds["gershgorin"] = np.asarray(g)
-    if penalized:
-        r, h = penalized_scaling_bound(op)
-        if r.size:
-            bounds["penalized"] = np.array([float(np.nanmin(h + r * k)) for k in ks])
-    certified = np.zeros(K, dtype=bool)
-    if certificate:
-        cb = np.full(K, np.inf)
-        for j, S_ in enumerate(supports):
-            c = certify_support(op, S_)
-            certified[j] = c.certified
-            if c.bound is not None:
-                cb[j] = c.bound
-        bounds["certificate"] = cb
-    if relaxation is None:
-        relaxation = p <= 300
-    if relaxation:
-        from .solvers._bca import bca_relaxation
-
-        order = np.argsort(-d, kind="stable")
-        pos = ds[ds > 0]
-        rhos = np.unique(np.geomspace(pos[min(K, pos.size - 1)] * 0.05, pos[0], relaxation_penalties
-                                      + 1)[:-1]) if pos.size > 1 else np.zeros(0)
-        best = np.full(K, np.inf)
-        for rho in rhos:
-            k = int(np.count_nonzero(ds > rho))
-            if k == 0:
-                continue
-            Sb = op.block(order[:k])
-            sol = bca_relaxation(Sb, rho, tol=1e-4)
-            best = np.minimum(best, sol.dual + rho * ks)
-        bounds["dspca"] = best
-    allb = np.vstack([np.asarray(v, dtype=float) for v in bounds.values()])
-    ub = np.maximum(np.nanmin(allb, axis=0), variances)
-    certified |= (ub - variances) <= 1e-9 * np.maximum(variances, 1e-300)
-    return VarianceCardinalityPath(cardinalities=ks, variances=variances, upper_bounds=ub,
-                                   certified=certified, supports=supports, bounds=bounds,
-                                   method=method, total_variance=float(d.sum()),
-                                   info={"result": res})

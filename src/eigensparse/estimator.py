@@ -53,7 +53,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     scale : bool, default=False
         Scale each feature to unit variance (correlation PCA).
     n_starts : int, default=None
-        Starting points for the alternating-maximization methods (``"am"``,
+        Starting points for the multistart methods (``"auto"``, ``"am"``,
         ``"tpower"``); None keeps the method's default.
     penalty : float, default=None
         Penalty for penalized methods.

@@ -33,7 +33,7 @@ __all__ = ["MethodSpec", "DEFAULT_METHOD", "KINDS", "register_method", "get_meth
            "method_names", "methods", "options_of"]
 
 #: the method every front door uses when none is named (defined here only)
-DEFAULT_METHOD = "tpower"
+DEFAULT_METHOD = "auto"
 
 KINDS = ("single", "joint")
 

@@ -3,12 +3,13 @@
 Commands
 --------
 topics   sparse principal components of a bag-of-words corpus, printed as topics
+fit      sparse principal components of a data file (CSV/TSV, .npy, .npz, Matrix Market)
+         or of a precomputed covariance
 methods  list the available methods (from the method registry)
 
 Every data command builds its options from :mod:`._options` (components, method and
 its registry-generated options, scaling and centering, output) and prints and writes
-its result with :mod:`._report` (one table, one JSON schema), so a further command
-(e.g. ``fit`` for CSV/npy/covariance input) reuses both.
+its result with :mod:`._report` (one table, one JSON schema).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ __all__ = ["main", "build_parser"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import _methods, _topics
+    from . import _fit, _methods, _topics
 
     parser = argparse.ArgumentParser(
         prog="eigensparse",
@@ -29,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "number of nonzero loadings.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in (_topics, _methods):
+    for command in (_topics, _fit, _methods):
         command.add_parser(sub)
     return parser
 
@@ -44,7 +45,9 @@ def main(argv=None) -> int:
     from .._validation import InvalidParameterError
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # as parse_args, through the command's one-line error when it has one
+        getattr(args, "usage_error", parser.error)(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:
         parser.print_help()
         return 0

@@ -6,7 +6,8 @@ import argparse
 import inspect
 
 __all__ = ["CLIError", "positive_int", "add_component_options", "add_method_options",
-           "add_center_options", "add_output_options", "method_options", "SHARED_OPTIONS"]
+           "add_center_options", "add_output_options", "method_options", "solver_arguments",
+           "one_line_errors", "SHARED_OPTIONS"]
 
 #: method options with a shared flag of their own (not generated per method)
 SHARED_OPTIONS = ("penalty",)
@@ -26,13 +27,17 @@ def positive_int(text):
     return v
 
 
-def add_component_options(p, *, default_cardinality: int, default_deflation: str):
-    """-k, -s, --method (registry names), --deflation, --penalty, --random-state."""
+def add_component_options(p, *, default_cardinality, default_deflation: str, default_components=5):
+    """-k, -s, --method (registry names), --deflation, --penalty, --random-state.
+
+    ``default_cardinality`` is only shown in the help (-s defaults to None: the command's
+    own rule); ``default_components`` is -k's default (None: ``sparse_pca``'s rule)."""
     from ..multi import DEFLATIONS
     from ..registry import DEFAULT_METHOD, method_names
 
-    p.add_argument("-k", "--n-components", type=positive_int, default=5,
-                   help="number of components (default 5)")
+    shown = "min(5, n_features)" if default_components is None else default_components
+    p.add_argument("-k", "--n-components", type=positive_int, default=default_components,
+                   help=f"number of components (default {shown})")
     p.add_argument("-s", "--cardinality", type=positive_int, default=None,
                    help=f"nonzero loadings per component (default {default_cardinality}; "
                         "none with --penalty)")
@@ -59,6 +64,18 @@ def add_output_options(p):
                    "(strict JSON, written atomically)")
     p.add_argument("--plot", metavar="DIR", help="write PNG diagnostics to DIR")
     p.add_argument("-v", "--verbose", action="store_true", help="print timings (phase table)")
+
+
+def one_line_errors(p):
+    """Make the (sub)parser ``p`` report a usage error as one line, ``PROG: error: MESSAGE``
+    (no usage block), exit status 2; :func:`eigensparse.cli.main` uses the same for
+    arguments it does not recognize."""
+    def error(message):
+        p.exit(2, f"{p.prog}: error: {message}\n")
+
+    p.error = error
+    p.set_defaults(usage_error=error)
+    return p
 
 
 def _value(text: str):
@@ -94,11 +111,14 @@ def _method_option_table() -> dict:
 
 def add_method_options(p):
     """One flag per option of the registered methods (read from their signatures); only
-    the flags given reach the method, whose own defaults apply otherwise."""
+    the flags given reach the method, whose own defaults apply otherwise. A flag the
+    command already defines (e.g. ``--n-jobs`` of ``topics``) keeps the command's meaning."""
     g = p.add_argument_group("method options (generated from the method registry; each "
                              "applies to the methods named)")
     for name, (defaults, owners) in sorted(_method_option_table().items()):
         flag = "--" + name.replace("_", "-")
+        if flag in p._option_string_actions or "--no-" + flag[2:] in p._option_string_actions:
+            continue
         who = ", ".join(owners)
         default = defaults[0]
         shown = repr(default) if all(d == default for d in defaults) else "each method's own"
@@ -118,3 +138,16 @@ def add_method_options(p):
 def method_options(args) -> dict:
     """The method options given on the command line."""
     return {k[4:]: v for k, v in vars(args).items() if k.startswith("opt_")}
+
+
+def solver_arguments(args, *, cardinality=None) -> dict:
+    """The keyword arguments of :func:`eigensparse.sparse_pca` read from the shared
+    options: ``n_components``, ``cardinality`` (``-s``, else ``cardinality``), ``method``
+    (``--method``, else the registry default), ``deflation``, ``penalty``,
+    ``random_state`` and the method options given."""
+    from ..registry import DEFAULT_METHOD
+
+    return dict(n_components=args.n_components,
+                cardinality=args.cardinality if args.cardinality is not None else cardinality,
+                method=args.method or DEFAULT_METHOD, deflation=args.deflation,
+                penalty=args.penalty, random_state=args.random_state, **method_options(args))

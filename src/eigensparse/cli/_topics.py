@@ -14,8 +14,8 @@ import time
 from dataclasses import replace
 
 from ._options import (CLIError, add_center_options, add_component_options, add_method_options,
-                       add_output_options, method_options, positive_int)
-from ._report import report
+                       add_output_options, method_options, positive_int, solver_arguments)
+from ._report import print_timings, report
 
 __all__ = ["add_parser", "run"]
 
@@ -150,20 +150,15 @@ def _in_memory(args) -> int:
     unit = args.scaling in IN_MEMORY_SCALINGS
     X = scale_matrix(X, "count" if unit else args.scaling)
     t1 = time.perf_counter()
-    cardinality = args.cardinality
-    if cardinality is None and args.penalty is None:
-        cardinality = DEFAULT_TOPIC_CARDINALITY
     client = None
     if args.scheduler:
-        from ..operators._dask import connect
+        from ..operators.dask import connect
 
         client = connect(args.scheduler, timeout=args.scheduler_timeout)
     try:
-        res = sparse_pca(X, n_components=args.n_components, cardinality=cardinality,
-                         method=args.method or _default_method(), deflation=args.deflation,
-                         center=args.center, scale=unit, random_state=args.random_state,
-                         client=client, device=args.device, penalty=args.penalty,
-                         **method_options(args))
+        res = sparse_pca(X, center=args.center, scale=unit, client=client, device=args.device,
+                         **solver_arguments(args, cardinality=None if args.penalty is not None
+                                            else DEFAULT_TOPIC_CARDINALITY))
     finally:
         if client is not None:
             client.close()
@@ -174,12 +169,5 @@ def _in_memory(args) -> int:
     report(res, args, header=_header(name, X.shape[0], X.shape[1], res, args, where),
            extra_json={"corpus": name, "n_docs": int(X.shape[0]), "n_words": int(X.shape[1]),
                        "scaling": args.scaling, "center": args.center})
-    if args.verbose:
-        print(f"timings: load {t1 - t0:.2f}s, solve {t2 - t1:.2f}s", file=sys.stderr)
+    print_timings(args, load=t1 - t0, solve=t2 - t1)
     return 0
-
-
-def _default_method():
-    from ..registry import DEFAULT_METHOD
-
-    return DEFAULT_METHOD

@@ -17,7 +17,6 @@ else ``~/.cache/eigensparse``), verified by SHA-256, or read from a local copy (
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import Interval, validate_params
+from ._bunch import Bunch
 
 _FETCH = ("fetch_senate", "fetch_sp500", "fetch_leukemia", "fetch_mnist", "fetch_nytimes",
           "fetch_pubmed")
@@ -49,32 +49,6 @@ def __getattr__(name):  # lazy: the generator compiles numba kernels
 
         return getattr(_remote, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@dataclass
-class Bunch:
-    """A dataset: ``data`` (samples × features, or a covariance), ``feature_names`` and extras.
-
-    ``sample_names`` names the rows when the source does (senators, dates); ``filenames``
-    maps each file name of a downloaded data set to its local path.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from eigensparse.datasets import Bunch
-    >>> b = Bunch(np.eye(2), ["x", "y"], "a toy data set")
-    >>> b.data.shape, b.feature_names, b.target is None
-    ((2, 2), ['x', 'y'], True)
-    """
-
-    data: object
-    feature_names: list
-    description: str
-    target: np.ndarray | None = None
-    target_names: list | None = None
-    n_samples: int | None = None
-    sample_names: list | None = None
-    filenames: dict | None = None
 
 
 def _path(name):

@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from ._bunch import Bunch
 from ._remote import REMOTE_FILES, ChecksumError, _doc, _fetch_all
 
 __all__ = ["fetch_senate", "fetch_sp500", "fetch_leukemia", "fetch_mnist", "fetch_nytimes",
@@ -13,8 +14,6 @@ __all__ = ["fetch_senate", "fetch_sp500", "fetch_leukemia", "fetch_mnist", "fetc
 
 
 def _bunch(**kw):
-    from . import Bunch
-
     return Bunch(**kw)
 
 

@@ -6,9 +6,10 @@ import scipy.sparse as sp
 
 from .._validation import InvalidParameterError
 from ._base import Operator, RestrictedOperator
+from ._check import check_operator
 from ._covariance import Covariance
 from ._deflated import HotellingDeflated, ProjectionDeflated, SchurDeflated
-from ._dask import DaskData, is_dask_array, scatter_rows
+from .dask import DaskData, is_dask_array, resolve_client, scatter_rows
 from ._dense import DenseData, SparseData
 from ._xp import ArrayAPIData, is_array_api_array, to_device
 
@@ -24,6 +25,7 @@ __all__ = [
     "DaskData",
     "ArrayAPIData",
     "as_operator",
+    "check_operator",
 ]
 
 
@@ -64,9 +66,7 @@ def as_operator(data, *, center: bool = True, scale: bool = False, client=None,
         if client is not None:
             if not sp.issparse(data):
                 data = np.asarray(data)
-            from ._dask import _resolve_client
-
-            client = _resolve_client(client)
+            client = resolve_client(client)
             return DaskData(scatter_rows(data, client=client, lineage=True), center=center,
                             scale=scale, client=client)
         return ArrayAPIData(to_device(data, device), center=center, scale=scale)

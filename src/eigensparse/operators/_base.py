@@ -99,18 +99,16 @@ class Operator(ABC):
     def factor(self) -> "Operator":
         """An operator with ``has_data=True`` representing the same Σ.
 
-        Data operators return themselves; others return a dense square root from an
-        eigendecomposition (``A = Λ^½ Qᵀ``, only the positive part), which costs O(p³).
+        Data operators return themselves. Operators that only hold Σ override this with
+        a dense square root from an eigendecomposition (``A = Λ^½ Qᵀ``, only the positive
+        part, O(p³); see :func:`eigensparse.operators._dense.dense_square_root`), which
+        lives above this module so that the base class imports no back-end.
         """
         if self.has_data:
             return self
-        from ._dense import DenseData
-
-        S = self.to_dense()
-        w, Q = np.linalg.eigh(S)
-        keep = w > max(w.max(), 0) * 1e-13
-        A = (Q[:, keep] * np.sqrt(w[keep])).T
-        return DenseData._from_factor(A)
+        raise InvalidParameterError(
+            f"this {self.kind} has no data square root and does not define factor(); "
+            "override factor() (e.g. with operators._dense.dense_square_root).")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} p={self.n_features} n={self.n_samples}>"
@@ -158,6 +156,12 @@ class RestrictedOperator(Operator):
 
     def restrict(self, idx):
         return self.parent.restrict(self.idx[np.asarray(idx, dtype=np.intp)])
+
+    def factor(self):
+        """A[:, idx] for a square root A of the parent (Σ[idx, idx] = A[:, idx]ᵀ A[:, idx])."""
+        if self.has_data:
+            return self
+        return RestrictedOperator(self.parent.factor(), self.idx)
 
     def dot(self, X):
         X, vec = _as_2d(X)

@@ -5,6 +5,7 @@ import numpy as np
 
 from .._validation import InvalidParameterError, check_finite_array
 from ._base import Operator, _as_2d
+from ._dense import dense_square_root
 
 __all__ = ["Covariance"]
 
@@ -88,6 +89,10 @@ class Covariance(Operator):
 
     def columns(self, idx):
         return self.S[:, np.asarray(idx, dtype=np.intp)]
+
+    def factor(self):
+        """A dense square root of Σ (see :func:`~eigensparse.operators._dense.dense_square_root`)."""
+        return dense_square_root(self)
 
     def restrict(self, idx):
         new = Covariance.__new__(Covariance)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import Operator, _as_2d
+from ._dense import dense_square_root
 
 __all__ = ["HotellingDeflated", "ProjectionDeflated", "SchurDeflated"]
 
@@ -25,6 +26,10 @@ class _Deflated(Operator):
         self.n_features, self.n_samples = parent.n_features, parent.n_samples
         self.w = parent.matvec(x)
         self.c = float(x @ self.w)
+
+    def factor(self):
+        """Itself when a data square root survives the deflation, else a dense one."""
+        return self if self.has_data else dense_square_root(self)
 
 
 class HotellingDeflated(_Deflated):

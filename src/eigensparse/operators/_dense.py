@@ -7,6 +7,7 @@ import scipy.sparse as sp
 
 from .._validation import InvalidParameterError, check_data_shape, check_finite_array
 from ._base import Operator, _as_2d
+from ._gram import GramCache
 
 __all__ = ["DenseData", "SparseData"]
 
@@ -25,7 +26,20 @@ def scale_from_variance(var: np.ndarray, scale: bool) -> np.ndarray:
     return sd
 
 
-class DenseData(Operator):
+def dense_square_root(op: Operator) -> "DenseData":
+    """A data operator A with AᵀA = Σ for an operator that only holds Σ.
+
+    From the eigendecomposition Σ = Q Λ Qᵀ: A = Λ₊^½ Q₊ᵀ over the eigenvalues above
+    1e-13·λmax (the positive part), O(p³) time, shape (rank, p).
+    """
+    S = op.to_dense()
+    w, Q = np.linalg.eigh(S)
+    keep = w > max(w.max(), 0) * 1e-13
+    A = (Q[:, keep] * np.sqrt(w[keep])).T
+    return DenseData._from_factor(A)
+
+
+class DenseData(GramCache, Operator):
     """Σ = AᵀA with A = (X − 1μᵀ) D⁻¹ / √n for a dense X (n_samples, n_features).
 
     Parameters
@@ -79,30 +93,24 @@ class DenseData(Operator):
         new = type(self).__new__(type(self))
         new.__dict__.update(self.__dict__)
         new._A = np.ascontiguousarray(self._A[:, idx])
-        if self.__dict__.get("_S") is not None:
-            new._S = self._S[np.ix_(idx, idx)]
+        self._slice_gram(new, idx)
         new.mean_, new.scale_ = self.mean_[idx], self.scale_[idx]
         new.n_features = int(len(idx))
         return new
 
-    #: Σ = AᵀA is formed once (lazily) when the data are tall (n >= p) and p is at most
-    #: this: every later product then costs p² instead of 2np per vector.
-    GRAM_MAX_FEATURES = 4096
+    def _product_cost(self):
+        n, p = self._A.shape
+        return 2.0 * n * p
 
-    def _gram(self):
-        S = self.__dict__.get("_S")
-        if S is None and self.n_samples >= self.n_features and self.n_features <= self.GRAM_MAX_FEATURES:
-            S = self._A.T @ self._A  # NumPy recognises AᵀA and calls syrk
-            S = 0.5 * (S + S.T)
-            self._S = S
-        return S
+    def _form_gram(self):
+        return self._A.T @ self._A  # NumPy recognises AᵀA and calls syrk
 
     def diag(self):
         return np.einsum("ij,ij->j", self._A, self._A)
 
     def matmat(self, V):
         V, _ = _as_2d(V)
-        S = self._gram()
+        S = self.gram()
         return S @ V if S is not None else self._A.T @ (self._A @ V)
 
     def quad(self, V):
@@ -112,7 +120,7 @@ class DenseData(Operator):
 
     def block(self, idx):
         idx = np.asarray(idx, dtype=np.intp)
-        S = self._gram()
+        S = self.gram()
         if S is not None:
             return S[np.ix_(idx, idx)]
         Ai = self._A[:, idx]
@@ -120,7 +128,7 @@ class DenseData(Operator):
 
     def columns(self, idx):
         idx = np.asarray(idx, dtype=np.intp)
-        S = self._gram()
+        S = self.gram()
         if S is not None:
             return S[:, idx]
         return self._A.T @ self._A[:, idx]
@@ -139,7 +147,13 @@ class DenseData(Operator):
         return self._A[:, np.asarray(idx, dtype=np.intp)]
 
 
-class SparseData(Operator):
+#: SparseData.columns of at most this many features (greedy steps, single columns) use
+#: implicit products Xᵀ(X·E) (dense E): on KOS 10× faster for one column than the
+#: sparse-sparse product Xᵀ·X[:, I], still 2× for 32 columns
+IMPLICIT_COLUMNS_MAX = 64
+
+
+class SparseData(GramCache, Operator):
     """Σ = AᵀA with A = (X − 1μᵀ) D⁻¹ / √n for a scipy.sparse X, never densified.
 
     Products use Σv = D⁻¹(Xᵀ(X D⁻¹v) − n μ μᵀ D⁻¹v)/n; memory is O(nnz + p·b) for a
@@ -177,7 +191,14 @@ class SparseData(Operator):
         new._X = new._XT.T.tocsr()
         new.mean_, new.scale_, new._diag = self.mean_[idx], self.scale_[idx], self._diag[idx]
         new.n_features = int(len(idx))
+        self._slice_gram(new, idx)
         return new
+
+    def _product_cost(self):
+        return 2.0 * self._X.nnz + 2.0 * (self.n_samples + self.n_features)
+
+    def _form_gram(self):
+        return self._centered_gram()
 
     def diag(self):
         return self._diag.copy()
@@ -200,28 +221,41 @@ class SparseData(Operator):
 
     def matmat(self, V):
         V, _ = _as_2d(V)
-        return self.rdot(self.dot(V))
+        S = self.gram()
+        return S @ V if S is not None else self.rdot(self.dot(V))
 
     def quad(self, V):
         AV = self.dot(V)
         return float(AV @ AV) if np.ndim(V) == 1 else np.einsum("ij,ij->j", AV, AV)
 
+    def _centered_gram(self, rows=None, cols=None) -> np.ndarray:
+        """Σ[rows, cols] (feature indices; None: all) from sparse rows of Xᵀ, centered and
+        scaled; costs O(nnz of the touched features' documents)."""
+        pick = lambda idx: (self._XT, slice(None)) if idx is None else (self._XT[idx], idx)  # noqa: E731
+        (R, ri), (C, ci) = pick(rows), pick(cols)
+        G = (R @ C.T).toarray() / self.n_samples
+        if self.center:
+            G -= np.outer(self.mean_[ri], self.mean_[ci])
+        return G / np.outer(self.scale_[ri], self.scale_[ci])
+
     def block(self, idx):
         idx = np.asarray(idx, dtype=np.intp)
-        Xi = self._XT[idx]  # |I| × n sparse
-        G = (Xi @ Xi.T).toarray() / self.n_samples
-        if self.center:
-            G -= np.outer(self.mean_[idx], self.mean_[idx])
-        sd = self.scale_[idx]
-        return G / np.outer(sd, sd)
+        S = self.gram()
+        if S is not None:
+            return S[np.ix_(idx, idx)]
+        return self._centered_gram(idx, idx)
 
     def columns(self, idx):
         idx = np.asarray(idx, dtype=np.intp)
+        S = self.gram()
+        if S is not None:
+            return S[:, idx]
+        if idx.size <= IMPLICIT_COLUMNS_MAX:  # Σ·E by two sparse mat-mats: O(nnz·|I|)
+            E = np.zeros((self.n_features, idx.size))
+            E[idx, np.arange(idx.size)] = 1.0
+            return self.rdot(self.dot(E))
         # Xᵀ X[:, I] through the sparse columns: cost O(nnz of the touched rows)
-        G = (self._XT @ self._XT[idx].T).toarray() / self.n_samples
-        if self.center:
-            G -= np.outer(self.mean_, self.mean_[idx])
-        return G / np.outer(self.scale_, self.scale_[idx])
+        return self._centered_gram(None, idx)
 
     def restrict(self, idx):
         return self._sub(np.asarray(idx, dtype=np.intp))

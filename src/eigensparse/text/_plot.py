@@ -23,7 +23,6 @@ def variance_by_cardinality(result, cardinalities=None, *, method=None, random_s
 
     Returns (cardinalities, variances, leading eigenvalue of the working set).
     """
-    from .._dispatch import plan_components, solve_components
     from ..operators import Covariance
 
     S = result.covariance
@@ -31,18 +30,57 @@ def variance_by_cardinality(result, cardinalities=None, *, method=None, random_s
     if cardinalities is None:
         top = max(10, 3 * int(np.max(np.atleast_1d(result.cardinality))))
         cardinalities = list(range(1, min(top, m) + 1))
-    method = method or result.method
     op = Covariance(S, n_samples=result.n_docs)
+    vals = first_component_variances(op, method or result.method, cardinalities,
+                                     random_state=random_state)
+    lam = float(np.linalg.eigvalsh(S)[-1])
+    return list(cardinalities), vals, lam
+
+
+def first_component_variances(op, method, cardinalities, *, random_state=0) -> np.ndarray:
+    """Variance of the first component that ``method`` finds on the operator ``op`` for
+    each cardinality (NaN where the method cannot reach that cardinality)."""
+    from .._dispatch import plan_components, solve_components
+
     vals = []
     for s in cardinalities:
         try:
-            plan = plan_components(method, n_features=m, n_components=1, cardinality=int(s),
-                                   random_state=random_state)
+            plan = plan_components(method, n_features=op.n_features, n_components=1,
+                                   cardinality=int(s), random_state=random_state)
             vals.append(float(solve_components(op, plan)[0].variance))
         except Exception:  # a method that cannot do this cardinality: leave a gap
             vals.append(np.nan)
-    lam = float(np.linalg.eigvalsh(S)[-1])
-    return list(cardinalities), np.array(vals), lam
+    return np.array(vals)
+
+
+def draw_variance_curve(ax, cardinalities, variances, leading, *, method, chosen=None,
+                        unit="features"):
+    """Draw the variance-cardinality curve of the first component on ``ax``: ``variances``
+    against ``cardinalities``, the ``leading`` eigenvalue (plain PCA) and, when given, the
+    ``chosen`` point ``(cardinality, variance)``."""
+    ax.plot(cardinalities, variances, "o-", color="C0", label=f"sparse PC 1 ({method})")
+    ax.axhline(leading, color="C2", ls="--", lw=1, label=f"leading eigenvalue {leading:.3g} (PCA)")
+    if chosen is not None:
+        ax.plot([chosen[0]], [chosen[1]], "s", ms=9, mfc="none", color="C3",
+                label=f"chosen: {chosen[0]} {unit}")
+    ax.set_xlabel(f"cardinality ({unit})")
+    ax.set_ylabel("variance")
+    ax.set_title("Variance vs cardinality (first component)")
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+
+
+def pyplot(caller: str):
+    """matplotlib.pyplot with the Agg back-end, or a one-line error naming ``caller``."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - optional dependency
+        raise InvalidParameterError(
+            f"{caller} needs matplotlib (pip install 'eigensparse[plot]').") from exc
+    return plt
 
 
 def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = None) -> list[str]:
@@ -58,14 +96,7 @@ def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = Non
 
     Files are written atomically (temporary file, then rename).
     """
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - optional dependency
-        raise InvalidParameterError(
-            "plot_topics_diagnostics needs matplotlib (pip install 'eigensparse[plot]').") from exc
+    plt = pyplot("plot_topics_diagnostics")
     outdir = os.fspath(outdir)
     os.makedirs(outdir, exist_ok=True)
     paths = []
@@ -104,17 +135,9 @@ def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = Non
         cards = list(range(1, min(max_cardinality, result.covariance.shape[0]) + 1))
     ks, vals, lam = variance_by_cardinality(result, cards)
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(ks, vals, "o-", color="C0", label=f"sparse PC 1 ({result.method})")
-    ax.axhline(lam, color="C2", ls="--", lw=1, label=f"leading eigenvalue {lam:.3g} (PCA)")
-    if result.topics:
-        t0 = result.topics[0]
-        ax.plot([t0.cardinality], [t0.variance], "s", ms=9, mfc="none", color="C3",
-                label=f"chosen: {t0.cardinality} words")
-    ax.set_xlabel("cardinality (words)")
-    ax.set_ylabel("variance")
-    ax.set_title("Variance vs cardinality (first component)")
-    ax.legend(fontsize=8)
-    ax.grid(True, alpha=0.3)
+    t0 = result.topics[0] if result.topics else None
+    draw_variance_curve(ax, ks, vals, lam, method=result.method, unit="words",
+                        chosen=None if t0 is None else (t0.cardinality, t0.variance))
     fig.tight_layout()
     p = os.path.join(outdir, "variance_vs_cardinality.png")
     _save(fig, p)

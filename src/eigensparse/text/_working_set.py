@@ -21,7 +21,6 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import InvalidParameterError
 from ..operators import Covariance
 from ._passes import say
 

@@ -14,10 +14,9 @@ distributed = pytest.importorskip("distributed")
 
 from eigensparse import sparse_pca  # noqa: E402
 from eigensparse._validation import InvalidParameterError  # noqa: E402
-from eigensparse.datasets import load_kos  # noqa: E402
-from eigensparse.operators import DenseData, SparseData  # noqa: E402
-from eigensparse.operators._dask import (DaskComputeError, DaskData, connect,  # noqa: E402
-                                         from_uci_chunks, scatter_rows)
+from eigensparse.operators import DenseData, SparseData, check_operator  # noqa: E402
+from eigensparse.io.dask_chunks import from_uci_chunks  # noqa: E402
+from eigensparse.operators.dask import DaskComputeError, DaskData, connect, scatter_rows  # noqa: E402
 
 TOL = 1e-10
 
@@ -25,11 +24,6 @@ TOL = 1e-10
 def _rel(a, b):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
-
-
-@pytest.fixture(scope="module")
-def kos():
-    return load_kos().data
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +72,7 @@ def test_products_match_sparse_data_local_scheduler(kos, center, scale):
     assert _rel(sub.block([0, 3, 7]), rsub.block([0, 3, 7])) < TOL
     assert _rel(sub.restrict([1, 2]).block([0, 1]), rsub.block([1, 2])) < TOL
     assert _rel(sub.rdot(Y), rsub.rdot(Y)) < TOL
+    check_operator(op, rtol=TOL)
 
 
 def test_dense_chunks_match_dense_data(kos):
@@ -91,6 +86,7 @@ def test_dense_chunks_match_dense_data(kos):
     assert _rel(op.block([5, 0, 199]), ref.block([5, 0, 199])) < TOL
     assert _rel(op.rdot(ref.dot(V)), ref.rdot(ref.dot(V))) < TOL
     assert np.array_equal(op.compute_dense(), X)
+    check_operator(op, rtol=TOL)
 
 
 def test_fit_on_cluster_equals_in_memory(kos, cluster_client):

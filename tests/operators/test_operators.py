@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from eigensparse import InvalidParameterError
 from eigensparse.multi import deflate
-from eigensparse.operators import Covariance, DenseData, SparseData, as_operator
+from eigensparse.operators import Covariance, DenseData, SparseData, as_operator, check_operator
 
 TOL = 1e-10
 
@@ -64,6 +64,8 @@ def test_operator_equals_dense_covariance(center, scale, seed):
             y = rng.standard_normal((X.shape[0], 2))
             assert np.abs(op.rdot(y) - A.T @ y).max() < TOL
             assert np.abs(R.dot(V[idx]) - A[:, idx] @ V[idx]).max() < TOL
+        check_operator(op, rtol=TOL)
+        check_operator(R, rtol=TOL)
         F = op.factor()
         assert F.has_data
         assert np.abs(F.to_dense() - S).max() < 1e-9
@@ -94,6 +96,7 @@ def test_deflated_operators_match_formulas(scheme):
     ref = {"hotelling": S - c * np.outer(x, x), "projection": P @ S @ P, "orthogonal": P @ S @ P,
            "schur": S - np.outer(S @ x, S @ x) / c}[scheme]
     D = op.to_dense()
+    check_operator(op, rtol=TOL)
     assert np.abs(D - ref).max() < TOL
     assert np.abs(op.diag() - np.diag(ref)).max() < TOL
     idx = [0, 3, 6]
@@ -161,3 +164,24 @@ def test_data_operators_reject_bad_input(X, match):
     if X.ndim == 2:
         with pytest.raises(InvalidParameterError, match=match):
             as_operator(sp.csr_matrix(X))
+
+
+def test_check_operator_catches_broken_products():
+    X = _data(3)
+
+    class WrongAdjoint(DenseData):
+        def rdot(self, Y):
+            return 1.01 * super().rdot(Y)
+
+    class WrongDiag(DenseData):
+        def diag(self):
+            return super().diag() + 1e-3
+
+    errors = check_operator(DenseData(X))
+    assert errors["adjoint (Ax)·z = x·(Aᵀz)"] < 1e-12 and len(errors) == 13
+    with pytest.raises(AssertionError, match="adjoint"):
+        check_operator(WrongAdjoint(X))
+    with pytest.raises(AssertionError, match="diag = Σ e_i"):
+        check_operator(WrongDiag(X))
+    with pytest.raises(InvalidParameterError, match="Operator"):
+        check_operator(np.eye(3))

@@ -17,8 +17,7 @@ from eigensparse import sparse_pca
 from eigensparse._validation import InvalidParameterError
 from eigensparse.operators import Covariance, DenseData, SparseData
 from eigensparse.solvers import SOLVERS
-from eigensparse.solvers import _am
-from eigensparse.solvers._am import (FORMULATIONS, am, hard_threshold, soft_threshold_l1_ball,
+from eigensparse.solvers.am import (FORMULATIONS, am, hard_threshold, soft_threshold_l1_ball,
                                      tpower)
 
 ALL = sorted(FORMULATIONS)

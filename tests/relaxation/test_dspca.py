@@ -8,8 +8,7 @@ import eigensparse as es
 from eigensparse import Covariance, InvalidParameterError
 from eigensparse.screening import penalty_breakpoints, safe_elimination
 from eigensparse.solvers import get_solver
-from eigensparse.solvers._bca import bca_relaxation
-from eigensparse.solvers._dspca import first_order_relaxation, primal_value
+from eigensparse.relaxation import bca_relaxation, first_order_relaxation, primal_value
 
 
 def _wishart(p, seed, m=None):

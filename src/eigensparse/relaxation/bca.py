@@ -23,7 +23,9 @@ therefore sets β = ½·tol·φ̂² / p from the current estimate φ̂ of φ and
 relative duality gap, computed exactly every sweep.
 
 The inner loops are compiled with numba (``cache=True``), O(p²) per column, O(K p³) in
-all for K sweeps. Features with Σ_ii <= ρ are removed first (safe elimination).
+all for K sweeps. Features with Σ_ii <= ρ should be removed first (safe elimination,
+:mod:`eigensparse.screening`); the ``bca`` solver (:mod:`eigensparse.solvers._relaxation`)
+does so.
 """
 from __future__ import annotations
 
@@ -32,11 +34,9 @@ import time
 import numba
 import numpy as np
 
-from ..operators import Operator
-from . import register
-from ._dspca import RelaxationSolution, dual_value, primal_value, relaxation_component
+from .problem import RelaxationSolution, dual_value, primal_value
 
-__all__ = ["bca", "bca_relaxation"]
+__all__ = ["bca_relaxation"]
 
 
 @numba.njit(cache=True)
@@ -245,49 +245,3 @@ def bca_relaxation(S, rho, *, tol=1e-3, max_sweeps=200, warm_start=None, cd_tol=
                               seconds=time.perf_counter() - t0, state=(X, V),
                               info={"cd_passes": int(passes), "beta": beta,
                                     "stopping": stopping})
-
-
-@register("bca", penalized=True, cost="O(m³) per sweep on the m features left by elimination",
-          summary="DSPCA relaxation by block coordinate ascent (Zhang & El Ghaoui 2011), "
-                  "safe elimination, penalty search for a target cardinality.")
-def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
-        max_sweeps=200, support_tol=1e-3, max_penalties=40, certify=True):
-    """DSPCA by block coordinate ascent, with safe elimination and penalty search.
-
-    Parameters
-    ----------
-    op : Operator
-        The covariance Σ (must be positive semidefinite; checked by eigenvalues on the
-        working set).
-    cardinality : int or None
-        Target number of nonzero loadings s. The penalty ρ is then searched (bisection
-        over the sorted variances, then between them, with warm starts and elimination
-        at every step) and the returned loadings have exactly s nonzeros (polished on
-        the support). None requires ``penalty``.
-    penalty : float >= 0, optional
-        Solve at this ρ directly (used when ``cardinality`` is None).
-    tol : float, default=1e-3
-        Relative duality gap at which each relaxation solve stops.
-    max_sweeps : int, default=200
-        Sweeps over the columns per relaxation solve.
-    support_tol : float, default=1e-3
-        Support of the relaxation's component: |z_i| > support_tol·max|z| for z the
-        leading eigenvector of Z.
-    max_penalties : int, default=40
-        Most relaxations solved by the penalty search.
-    certify : bool, default=True
-        Also run the optimality test of handbook Prop. 2 on the returned support.
-    random_state : ignored (deterministic).
-
-    Returns
-    -------
-    ComponentResult
-        ``upper_bound`` bounds max{xᵀΣx : ‖x‖₀ <= card(result)} (see info["bound_kind"]);
-        ``gap`` = upper_bound − variance; info has "objective" (relaxation value), "dual",
-        "relaxation_gap", "certified", "penalty", "working_set_size",
-        "n_penalties_tried", "penalties_tried", "X" (Z on the working set), "U",
-        "working_set".
-    """
-    return relaxation_component(op, cardinality, penalty, engine="bca", method="bca", tol=tol,
-                                max_iter=max_sweeps, support_tol=support_tol,
-                                max_penalties=max_penalties, certify=certify)

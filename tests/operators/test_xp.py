@@ -8,7 +8,7 @@ pytest.importorskip("array_api_compat")
 from eigensparse import sparse_pca  # noqa: E402
 from eigensparse._validation import InvalidParameterError  # noqa: E402
 from eigensparse.datasets import load_kos  # noqa: E402
-from eigensparse.operators import DenseData  # noqa: E402
+from eigensparse.operators import DenseData, check_operator  # noqa: E402
 from eigensparse.operators._xp import ArrayAPIData, is_array_api_array, to_numpy  # noqa: E402
 
 
@@ -77,6 +77,7 @@ def test_products_match_numpy(kos_small, backend, dtype, tol):
     assert is_array_api_array(op.dot(Vd)) and is_array_api_array(op.rdot(op.asarray(Y)))
     assert is_array_api_array(op.quad(Vd))
     assert _rel(to_numpy(op.rdot(op.dot(Vd))), ref.matmat(V)) < tol
+    check_operator(op, rtol=tol)
 
 
 @pytest.mark.parametrize("backend", ["strict", "torch"])
@@ -238,7 +239,7 @@ def test_tpower_and_sparse_pca_on_device_match_numpy(kos_120):
 
 def test_device_x_steps_match_numpy():
     xs = _strict()
-    from eigensparse.solvers._am import (hard_threshold, l0_penalty_threshold, l1_penalty_threshold,
+    from eigensparse.solvers.am import (hard_threshold, l0_penalty_threshold, l1_penalty_threshold,
                                          soft_threshold_l1_ball)
 
     V = np.random.default_rng(3).standard_normal((40, 7))

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from eigensparse import InvalidParameterError, SparseData, sparse_pca
 from eigensparse.datasets import load_kos
 from eigensparse.datasets.synthetic_corpus import make_synthetic_corpus, topic_precision
-from eigensparse.io import UCICorpus, read_uci_bow
+from eigensparse.io import read_uci_bow
 from eigensparse.text import (extract_topics, plot_topics_diagnostics, word_statistics,
                               working_set_covariance, write_json)
 

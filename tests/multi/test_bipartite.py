@@ -8,8 +8,9 @@ import scipy.sparse as sp
 import eigensparse
 from eigensparse import Covariance, DenseData, InvalidParameterError, SparseData, sparse_pca
 from eigensparse.multi import get_joint
-from eigensparse.multi._bipartite import (_Gram, _State, _rematch, _swap_round, bipartite,
-                                          epsilon_net, match_supports)
+from eigensparse.multi.bipartite import bipartite, epsilon_net, match_supports
+from eigensparse.multi.bipartite.refine import _rematch, _State, _swap_round
+from eigensparse.multi.bipartite.search import Gram as _Gram
 
 
 # ---------------------------------------------------------------------------------------
@@ -227,7 +228,7 @@ def test_reproducible_and_time_budget():
 
 
 def test_small_gram_cache_gives_the_same_result(monkeypatch):
-    import eigensparse.multi._bipartite as mod
+    import eigensparse.multi.bipartite as mod
 
     X = sp.random(100, 1200, density=0.05, random_state=4, format="csr")
     op = SparseData(X, center=False)

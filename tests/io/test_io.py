@@ -3,7 +3,6 @@ binary cache (atomic, trusted only when it matches its source), other formats.""
 import gzip
 import json
 import os
-import zlib
 
 import numpy as np
 import pytest

@@ -1,0 +1,161 @@
+"""Diagnostics that run solvers: the variance–cardinality path with its bounds.
+
+Above :mod:`eigensparse.solvers` (it runs one) and :mod:`eigensparse.bounds` (it
+bounds every cardinality of the path with them).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .bounds import (_as_op, _check_card, _lambda_max_op, certify_support, gershgorin_bounds,
+                     monotone_upper_bounds,
+                     penalized_scaling_bound)
+from .screening import Breakpoints
+from .relaxation import bca_relaxation
+from .solvers import get_solver
+
+__all__ = ["VarianceCardinalityPath", "variance_cardinality_path"]
+
+
+@dataclass
+class VarianceCardinalityPath:
+    """Per cardinality k = 1..K: variance reached, best upper bound, certification.
+
+    Attributes
+    ----------
+    cardinalities : ndarray (K,)
+    variances : ndarray (K,)
+        λmax(Σ_II) of the method's support of each cardinality (a lower bound on v(k)).
+    upper_bounds : ndarray (K,)
+        The smallest valid upper bound on v(k) found, also over the bounds on v(k'),
+        k' >= k (the optimum is nondecreasing in k): a nondecreasing array.
+    certified : ndarray of bool (K,)
+        Support proven optimal (Prop. 2 certificate, or a bound equal to the variance).
+    supports : list of ndarray
+    bounds : dict name -> ndarray (K,)
+        Every bound computed ("lambda_max", "sum_top_variances", "gershgorin",
+        "penalized", "certificate", "dspca").
+    method : str
+    total_variance : float
+    """
+
+    cardinalities: np.ndarray
+    variances: np.ndarray
+    upper_bounds: np.ndarray
+    certified: np.ndarray
+    supports: list
+    bounds: dict
+    method: str
+    total_variance: float
+    info: dict = field(default_factory=dict)
+
+    @property
+    def relative_gap(self) -> np.ndarray:
+        return (self.upper_bounds - self.variances) / np.maximum(self.upper_bounds, 1e-300)
+
+    def plot(self, ax=None, *, normalize=False):
+        """Variance (line) and upper bounds (markers) against cardinality (matplotlib)."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 4))
+        f = 1.0 / self.bounds["lambda_max"][0] if normalize else 1.0
+        ax.plot(self.cardinalities, self.variances * f, "k-", label=f"{self.method} (variance)")
+        markers = {"penalized": "s", "certificate": "o", "dspca": "D", "gershgorin": "^"}
+        for name, mk in markers.items():
+            if name in self.bounds:
+                ax.plot(self.cardinalities, self.bounds[name] * f, mk, mfc="none",
+                        label=f"bound: {name}")
+        ax.plot(self.cardinalities, self.upper_bounds * f, "r--", label="best upper bound")
+        ax.set_xlabel("cardinality")
+        ax.set_ylabel("variance" + (" / λmax(Σ)" if normalize else ""))
+        ax.legend(fontsize=8)
+        return ax
+
+
+def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
+                              certificate=True, relaxation=None, penalized=True,
+                              relaxation_penalties=12, center=True, scale=False,
+                              random_state=None) -> VarianceCardinalityPath:
+    """Variance reached and best upper bound for each cardinality 1..max_cardinality.
+
+    Parameters
+    ----------
+    data_or_op : data matrix, scipy.sparse matrix or Operator
+    max_cardinality : int
+    method : str, default="greedy"
+        A solver name. Methods that return a path (``info["path_supports"]`` and
+        ``info["path_variances"]``, as ``greedy`` and ``approx_greedy`` do) are called
+        once; others once per cardinality.
+    certificate : bool
+        Test each support with :func:`certify_support` (bound and certification).
+    relaxation : bool or None
+        Also bound with the DSPCA dual solved by block coordinate ascent at
+        ``relaxation_penalties`` penalties (default: when p <= 300).
+    penalized : bool
+        The cheap ℓ0 dual bound of :func:`penalized_scaling_bound`.
+
+    Returns
+    -------
+    VarianceCardinalityPath
+    """
+    op = _as_op(data_or_op, center=center, scale=scale)
+    p = op.n_features
+    K = _check_card(max_cardinality, p, "max_cardinality")
+    spec = get_solver(method)
+    res = spec.func(op, K, random_state=random_state)
+    ks = np.arange(1, K + 1)
+    if "path_supports" in res.info and "path_variances" in res.info:
+        supports = [np.sort(np.asarray(S_, dtype=np.intp)) for S_ in res.info["path_supports"]][:K]
+        variances = np.asarray(res.info["path_variances"], dtype=float)[:K]
+    else:
+        supports, variances = [], []
+        for k in ks:
+            r = res if k == K else spec.func(op, int(k), random_state=random_state)
+            supports.append(np.asarray(r.support))
+            variances.append(r.variance)
+        variances = np.asarray(variances, dtype=float)
+    d = np.asarray(op.diag(), dtype=float)
+    bp = Breakpoints.of(d)
+    ds = bp.sorted_variances
+    bounds = {"lambda_max": np.full(K, _lambda_max_op(op)),
+              "sum_top_variances": np.cumsum(ds[:K])}
+    if p <= 3000:
+        bounds["gershgorin"] = gershgorin_bounds(op, K)
+    if penalized:
+        r, h = penalized_scaling_bound(op)
+        if r.size:
+            bounds["penalized"] = np.array([float(np.nanmin(h + r * k)) for k in ks])
+    certified = np.zeros(K, dtype=bool)
+    if certificate:
+        cb = np.full(K, np.inf)
+        for j, S_ in enumerate(supports):
+            c = certify_support(op, S_)
+            certified[j] = c.certified
+            if c.bound is not None:
+                cb[j] = c.bound
+        bounds["certificate"] = cb
+    if relaxation is None:
+        relaxation = p <= 300
+    if relaxation:
+        pos = ds[ds > 0]
+        rhos = np.unique(np.geomspace(pos[min(K, pos.size - 1)] * 0.05, pos[0], relaxation_penalties
+                                      + 1)[:-1]) if pos.size > 1 else np.zeros(0)
+        best = np.full(K, np.inf)
+        for rho in rhos:
+            kept = bp.kept(rho)
+            if kept.size == 0:
+                continue
+            Sb = op.block(kept)
+            sol = bca_relaxation(Sb, rho, tol=1e-4)
+            best = np.minimum(best, sol.dual + rho * ks)
+        bounds["dspca"] = best
+    allb = np.vstack([np.asarray(v, dtype=float) for v in bounds.values()])
+    ub = np.maximum(monotone_upper_bounds(np.nanmin(allb, axis=0)), variances)
+    certified |= (ub - variances) <= 1e-9 * np.maximum(variances, 1e-300)
+    return VarianceCardinalityPath(cardinalities=ks, variances=variances, upper_bounds=ub,
+                                   certified=certified, supports=supports, bounds=bounds,
+                                   method=method, total_variance=float(d.sum()),
+                                   info={"result": res})

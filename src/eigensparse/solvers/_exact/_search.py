@@ -1,0 +1,193 @@
+"""Best-first branch and bound over supports (see :mod:`._bounds` for the node bounds).
+
+Tree. The root is (F = ∅, A = the variables that survive screening). A node (F, A) is
+branched on one free variable j ∈ R = A \\ F into "j in" (F ∪ {j}, A) and "j out"
+(F, A \\ {j}); every support S ⊆ A with F ⊆ S, |S| = s lies in exactly one child, so the
+children's values have the parent's value as their maximum and no support is lost.
+j is the free variable carrying the largest weight in the top eigenvector of the node's
+eigenvalue bound: removing it lowers that bound the most, and including it follows the
+incumbent direction. Nodes with few completions (C(|R|, k) small) are closed exactly by a
+batched scan; nodes with k = 0 or |R| = k are single supports.
+
+Order. Best-first: the open node with the largest bound is expanded next (a batch of
+the best ones at a time), so ``max(incumbent, largest open bound)`` is a valid global
+upper bound at every moment and shrinks as the search proceeds.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._bounds import (enumerate_completions, gershgorin_bound, soft_eig_bound, trace_bound,
+                      block_lmax)
+
+__all__ = ["Search"]
+
+#: nodes with at most this many completions are closed by an exact batched scan
+ENUM_MAX = 300
+#: every this many bounded nodes propose F + the heaviest free variables as a support
+PROPOSE_EVERY = 8
+#: factor between the penalties tried when the inherited one does not prune
+RHO_STEP = 1.6
+
+
+@dataclass
+class Search:
+    """State of one branch and bound for max λmax(Σ[S, S]), |S| = s.
+
+    Parameters
+    ----------
+    S : ndarray (p, p)
+        Σ (symmetric positive semi-definite).
+    s : int
+        Cardinality.
+    incumbent : float
+        Value of ``best`` (λmax(Σ[best, best])).
+    best : ndarray of int (s,)
+        Incumbent support.
+    tol : float
+        Relative optimality tolerance: a node is pruned when its bound is
+        <= incumbent·(1 + tol).
+    scale : ndarray (p,) or None
+        Weights of the clipping level of :func:`._bounds.soft_eig_bound` (None: uniform).
+    """
+
+    S: np.ndarray
+    s: int
+    incumbent: float
+    best: np.ndarray
+    tol: float
+    scale: np.ndarray | None = None
+    nodes: int = 0
+    leaves: int = 0
+    closed_supports: int = 0
+    heap: list = field(default_factory=list)
+    bound_calls: dict = field(default_factory=lambda: {"cheap": 0, "eig": 0, "enum": 0})
+
+    def __post_init__(self):
+        self.absS = np.abs(self.S)
+        np.fill_diagonal(self.absS, 0.0)
+        self.d = np.diag(self.S).copy()
+        self._tie = itertools.count()
+        self._lock = threading.Lock()
+
+    # ---------------------------------------------------------------- bounds
+    @property
+    def cut(self) -> float:
+        return self.incumbent + self.tol * abs(self.incumbent)
+
+    def _offer(self, val: float, support: np.ndarray):
+        with self._lock:
+            if val > self.incumbent:
+                self.incumbent = float(val)
+                self.best = np.sort(np.asarray(support, dtype=np.intp))
+
+    def evaluate(self, F: np.ndarray, R: np.ndarray, rho: float, parent_bound: float = np.inf):
+        """Bound (or close) the node (F, F ∪ R). Returns None when closed/pruned, else
+        (bound, rho, branching variable). Offers any support it meets to the incumbent.
+        The parent's bound also bounds the child (its supports are among the parent's)."""
+        k = self.s - F.size
+        self.nodes += 1
+        if k == 0 or R.size == k:
+            sup = F if k == 0 else np.concatenate([F, R])
+            self.leaves += 1
+            self._offer(float(block_lmax(self.S, sup[None, :])[0]), sup)
+            return None
+        if math.comb(R.size, k) <= ENUM_MAX:
+            self.bound_calls["enum"] += 1
+            self.closed_supports += math.comb(R.size, k)
+            val, sup = enumerate_completions(self.S, F, R, k)
+            self._offer(val, sup)
+            return None
+        self.bound_calls["cheap"] += 1
+        cut = self.cut
+        if min(trace_bound(self.d, F, R, k), gershgorin_bound(self.absS, self.d, F, R, k)) <= cut:
+            return None
+        bound, rho, v = self._eig_bound(F, R, k, rho, cut)
+        bound = min(bound, parent_bound)
+        vr = np.abs(v[F.size:])
+        if self.nodes % PROPOSE_EVERY == 0:
+            # incumbent from the bound's eigenvector: F plus the k heaviest free variables
+            sup = np.concatenate([F, R[np.argsort(-vr, kind="stable")[:k]]])
+            self._offer(float(block_lmax(self.S, sup[None, :])[0]), sup)
+        if bound <= self.cut:
+            return None
+        return bound, rho, int(R[int(np.argmax(vr))])
+
+    def _eig_bound(self, F, R, k, rho, cut):
+        """The soft-thresholded eigenvalue bound at the inherited penalty; when it does not
+        prune, a local descent on ρ (steps by a factor RHO_STEP up, then down), keeping the
+        smallest value found. Every value tried is a valid bound, so the minimum is too."""
+        self.bound_calls["eig"] += 1
+        best, v = soft_eig_bound(self.S, F, R, k, rho, self.scale)
+        best_rho = rho
+        if best <= cut:
+            return best, best_rho, v
+        start = rho if rho > 0 else 1e-2 * (1.0 if self.scale is not None else float(self.d.max()))
+        for factor in (RHO_STEP, 1.0 / RHO_STEP):
+            r, improved = start * factor, False
+            for _ in range(8):
+                self.bound_calls["eig"] += 1
+                b, w = soft_eig_bound(self.S, F, R, k, r, self.scale)
+                if b >= best:
+                    break
+                best, best_rho, v, improved = b, r, w, True
+                if best <= cut:
+                    return best, best_rho, v
+                r *= factor
+            if improved or rho == 0:
+                break
+        return best, best_rho, v
+
+    # ------------------------------------------------------------------ tree
+    def push(self, F, R, item):
+        bound, rho, j = item
+        heapq.heappush(self.heap, (-bound, next(self._tie), F, R, rho, j))
+
+    @property
+    def upper_bound(self) -> float:
+        """max(incumbent, largest open bound): no support is better than this."""
+        top = -self.heap[0][0] if self.heap else -np.inf
+        return max(self.incumbent, top)
+
+    def gap(self) -> float:
+        ub = self.upper_bound
+        return max(ub - self.incumbent, 0.0) / max(abs(ub), 1e-300)
+
+    def root(self, allowed: np.ndarray, rho: float):
+        item = self.evaluate(np.zeros(0, dtype=np.intp), np.asarray(allowed, dtype=np.intp), rho)
+        if item is not None:
+            self.push(np.zeros(0, dtype=np.intp), np.asarray(allowed, dtype=np.intp), item)
+
+    def run(self, *, deadline: float, max_nodes: int, batch: int = 8, pool=None, progress=None):
+        """Expand nodes best-first until the gap closes, the time or the node budget runs out.
+
+        Returns True when the tree was exhausted (nothing open above the cut)."""
+        while self.heap:
+            if time.perf_counter() >= deadline or self.nodes >= max_nodes:
+                return False
+            if -self.heap[0][0] <= self.cut:
+                self.heap.clear()  # every open bound is at most the incumbent (within tol)
+                break
+            work = []
+            while self.heap and len(work) < batch and -self.heap[0][0] > self.cut:
+                neg, _, F, R, rho, j = heapq.heappop(self.heap)
+                Rj = R[R != j]
+                work.append((np.append(F, j), Rj, rho, -neg))  # j in
+                work.append((F, Rj, rho, -neg))                # j out
+            if pool is not None and len(work) > 1:
+                items = list(pool.map(lambda w: self.evaluate(*w), work))
+            else:
+                items = [self.evaluate(*w) for w in work]
+            for (F, R, _, _), item in zip(work, items):
+                if item is not None and item[0] > self.cut:
+                    self.push(F, R, item)
+            if progress is not None:
+                progress(self)
+        return True

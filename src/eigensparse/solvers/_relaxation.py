@@ -1,0 +1,386 @@
+"""The ``dspca`` and ``bca`` methods: one sparse component from the DSPCA relaxation.
+
+The relaxation and its engines live in :mod:`eigensparse.relaxation` (first-order
+method for ``dspca``, block coordinate ascent for ``bca``); this module adds what turns
+them into a sparse-PCA solver: safe elimination and the penalty search for a target
+cardinality (:func:`eigensparse.screening.penalty_search` over the variance breakpoints,
+with warm starts and elimination at every step: the NYTimes workflow of Zhang & El
+Ghaoui 2011), the sparse component read off Z and polished, and the bounds attached to
+the result.
+
+Bounds. For a result of cardinality k the ``upper_bound`` bounds
+max{xᵀΣx : ‖x‖₂ = 1, ‖x‖₀ <= k}: for every ρ tried and the dual U found there,
+
+    max_{‖x‖₀<=k} xᵀΣx  <=  ψ(ρ) + ρk  <=  φ_K(ρ) + ρk  <=  λmax(Σ_KK + U) + ρk,
+
+with ψ the ℓ0-penalized value (weak duality), K the features surviving elimination at ρ
+(exact for ψ), and φ_K >= ψ_K because rank-one Z = xxᵀ has ‖Z‖₁ = ‖x‖₁² <= ‖x‖₀.
+"""
+from __future__ import annotations
+
+import numbers
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._linalg import fix_sign
+from .._result import ComponentResult
+from .._validation import InvalidParameterError
+from ..bounds import certify_support
+from ..operators import Operator
+from ..relaxation import (PrefixBlocks, RelaxationSolution, bca_relaxation, embed_warm_start,
+                          first_order_relaxation, leading_support)
+from ..screening import Breakpoints, penalty_search
+from . import register
+from ._common import polish_loadings
+
+__all__ = ["dspca", "bca", "relaxation_component"]
+
+#: engine name -> (function, name of its iteration-limit option)
+_ENGINES = {"first_order": (first_order_relaxation, "max_iter"),
+            "bca": (bca_relaxation, "max_sweeps")}
+#: geometric refinement of ρ between two consecutive breakpoints stops at this ratio
+_REFINE_RTOL = 1e-7
+
+
+@dataclass
+class RelaxationTrial:
+    """One relaxation solved at one penalty."""
+
+    penalty: float
+    #: features kept by safe elimination (a prefix of the variance order)
+    working_set_size: int
+    solution: RelaxationSolution
+    #: leading eigenvector of Z (working-set coordinates)
+    leading_vector: np.ndarray
+    #: its thresholded support (working-set coordinates)
+    support: np.ndarray
+
+    @property
+    def cardinality(self) -> int:
+        return int(self.support.size)
+
+
+class _RelaxationRun:
+    """Every relaxation solved for one component (kept for the bounds)."""
+
+    def __init__(self, op: Operator, engine: str, tol, max_iter, time_limit, support_tol):
+        self.blocks = PrefixBlocks(op)
+        self.engine = engine
+        self.solver, iter_name = _ENGINES[engine]
+        self.options = {"tol": tol}
+        if max_iter is not None:
+            self.options[iter_name] = int(max_iter)
+        if time_limit is not None:
+            self.options["time_limit"] = time_limit
+        self.support_tol = support_tol
+        self.trials: list[RelaxationTrial] = []
+
+    def solve(self, rho, warm_start=None) -> RelaxationTrial:
+        """Solve on the features kept at ``rho``; ``warm_start`` = (state, its size)."""
+        k = self.blocks.n_kept(rho)
+        S = self.blocks.block(k)
+        ws = None if warm_start is None else embed_warm_start(*warm_start, k, self.engine)
+        sol = self.solver(S, rho, warm_start=ws, **self.options)
+        z, supp = leading_support(sol.Z, self.support_tol)
+        trial = RelaxationTrial(float(rho), k, sol, z, supp)
+        self.trials.append(trial)
+        return trial
+
+    def search_step(self, rho, warm_start, kept):
+        """The ``solve`` callback of :func:`~eigensparse.screening.penalty_search`."""
+        trial = self.solve(rho, warm_start)
+        return trial.cardinality, trial, (trial.solution.state, trial.working_set_size)
+
+
+def _empty_result(op, rho, method, message, info):
+    p = op.n_features
+    return ComponentResult(loadings=np.zeros(p), support=np.zeros(0, dtype=np.intp), variance=0.0,
+                           method=method, n_iter=0, converged=True, upper_bound=0.0, gap=0.0,
+                           message=message, info=info)
+
+
+def _check_args(op, cardinality, penalty, method, tol, support_tol):
+    if not isinstance(op, Operator):
+        raise InvalidParameterError(
+            f"{method}: parameter 'op' must be an eigensparse Operator; got {type(op).__name__}.")
+    p = op.n_features
+    if cardinality is not None and (not isinstance(cardinality, numbers.Integral)
+                                    or isinstance(cardinality, bool)
+                                    or not 1 <= int(cardinality) <= p):
+        raise InvalidParameterError(
+            f"{method}: parameter 'cardinality' must be an int in [1, n_features={p}] or None "
+            f"(with a penalty); got {cardinality!r}.")
+    if penalty is not None and (isinstance(penalty, bool) or not isinstance(penalty, numbers.Real)
+                                or not np.isfinite(penalty) or penalty < 0):
+        raise InvalidParameterError(
+            f"{method}: parameter 'penalty' must be a finite real number >= 0 (the ℓ1 penalty ρ); "
+            f"got {penalty!r}.")
+    if cardinality is None and penalty is None:
+        raise InvalidParameterError(
+            f"{method}: give a target 'cardinality' (the penalty is then searched) or a "
+            "'penalty' ρ >= 0.")
+    for name, val in (("tol", tol), ("support_tol", support_tol)):
+        if isinstance(val, bool) or not isinstance(val, numbers.Real) or not 0 < val < 1:
+            raise InvalidParameterError(
+                f"{method}: parameter {name!r} must be a real number in (0, 1); got {val!r}.")
+
+
+def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, method: str,
+                         tol=1e-3, max_iter=None, support_tol=1e-3, max_penalties=40,
+                         certify=True, time_limit=None) -> ComponentResult:
+    """One sparse component from the DSPCA relaxation (see :func:`dspca` / :func:`bca`)."""
+    _check_args(op, cardinality, penalty, method, tol, support_tol)
+    if (isinstance(max_penalties, bool) or not isinstance(max_penalties, numbers.Integral)
+            or max_penalties < 1):
+        raise InvalidParameterError(
+            f"{method}: parameter 'max_penalties' must be an int >= 1; got {max_penalties!r}.")
+    t_start = time.perf_counter()
+    run = _RelaxationRun(op, engine, tol, max_iter, time_limit, support_tol)
+    dmax = float(run.blocks.dsorted[0])
+    if cardinality is None:
+        rho = float(penalty)
+        if not dmax > rho:
+            return _all_eliminated(op, rho, dmax, method, engine)
+        chosen, search_hit = run.solve(rho), True
+    else:
+        chosen, search_hit = _solve_for_cardinality(run, op, int(cardinality), penalty,
+                                                    max_penalties, method)
+    x, lam = _sparse_component(op, run, chosen, cardinality, method)
+    return _make_result(op, run, chosen, x, lam, cardinality, search_hit, certify, method,
+                        t_start)
+
+
+def _all_eliminated(op, rho, dmax, method, engine):
+    """The empty component: ρ >= max Σ_ii eliminates every feature."""
+    info = {"penalty": rho, "working_set_size": 0, "n_penalties_tried": 0, "engine": engine,
+            "objective": 0.0, "certified": True,
+            "bound_kind": "l0-penalized: the empty support is optimal",
+            "n_features": op.n_features}
+    return _empty_result(
+        op, rho, method,
+        f"penalty ρ={rho:.6g} >= the largest variance max Σ_ii={dmax:.6g}: safe "
+        "elimination removes every feature, so the solution is empty (all loadings 0). "
+        "Use a smaller penalty (below max Σ_ii) or give a target cardinality.", info)
+
+
+def _solve_for_cardinality(run, op, s, penalty, max_penalties, method):
+    """(the trial used, whether its relaxation has exactly s nonzeros)."""
+    p = op.n_features
+    breakpoints = Breakpoints.of(run.blocks.d)
+    n_pos = breakpoints.n_positive
+    if s > n_pos:
+        raise InvalidParameterError(
+            f"{method}: target cardinality {s} is unreachable: only {n_pos} of the {p} "
+            "features have positive variance, and a zero-variance feature can never carry "
+            f"a nonzero optimal loading. Use cardinality <= {n_pos}.")
+    if penalty is None:
+        # ρ = d_(s) keeps fewer than s features; the search doubles the working set from
+        # 2s, bisects over the breakpoints, then geometrically between two of them
+        search = penalty_search(run.search_step, s, breakpoints=breakpoints,
+                                refine_rtol=_REFINE_RTOL, max_solves=max_penalties)
+        return search.best.result, search.hit
+    rho = float(penalty)
+    dmax = float(run.blocks.dsorted[0])
+    if not dmax > rho:
+        raise InvalidParameterError(
+            f"{method}: penalty ρ={rho:.6g} >= max Σ_ii={dmax:.6g} eliminates every "
+            f"feature, so no component of cardinality {s} exists at this penalty; give a "
+            "smaller penalty or leave it out to search it.")
+    chosen = run.solve(rho)
+    return chosen, chosen.cardinality == s
+
+
+def _sparse_component(op, run, chosen, top, method):
+    """Loadings on the relaxation's support (its ``top`` largest entries when a
+    cardinality is targeted), polished; (x, variance)."""
+    p = op.n_features
+    K = run.blocks.order[:chosen.working_set_size]
+    if top is None:
+        supp_local = chosen.support
+    else:
+        supp_local = np.argsort(-np.abs(chosen.leading_vector), kind="stable")[:top]
+    x, lam = polish_loadings(op, np.sort(K[supp_local]))
+    if top is not None and np.count_nonzero(x) < top:
+        # degenerate block: the polished eigenvector has exact zeros; keep the relaxation's
+        # own loadings on the s features instead (still exactly s nonzeros)
+        z = np.zeros(p)
+        z[K[supp_local]] = chosen.leading_vector[supp_local]
+        if np.count_nonzero(z) == top:
+            x = fix_sign(z / np.linalg.norm(z))
+            lam = float(op.quad(x))
+    card = int(np.count_nonzero(x))
+    if top is not None and card < top:
+        raise InvalidParameterError(
+            f"{method}: target cardinality {top} is unreachable: the best support of {top} "
+            f"features the relaxation points to has an optimal loading vector with only {card} "
+            f"nonzero(s) (even at penalty 0 the relaxation's component has "
+            f"{int(np.count_nonzero(chosen.leading_vector))} nonzero loading(s)); use "
+            f"cardinality <= {card} or another method.")
+    return x, lam
+
+
+def _upper_bound(op, run, x, lam, card, certify):
+    """(bound on max{xᵀΣx : ‖x‖₀ <= card}, whether it certifies x, the certificate)."""
+    bounds = [float(t.solution.dual + t.penalty * card) for t in run.trials]
+    ub = min(min(bounds), float(run.blocks.dsorted[:card].sum()))
+    cert = None
+    if certify and card > 0:
+        try:
+            cert = certify_support(op, np.flatnonzero(x), n_grid=12, n_refine=8,
+                                   max_working_set=1000)
+        except InvalidParameterError:
+            cert = None
+        if cert is not None and cert.bound is not None:
+            ub = min(ub, cert.bound)
+    ub = max(ub, lam)  # round-off: a valid bound is never below an achieved value
+    certified = bool((cert is not None and cert.certified) or ub - lam <= 1e-9 * max(lam, 1e-300))
+    return ub, certified, cert
+
+
+def _make_result(op, run, chosen, x, lam, s, search_hit, certify, method, t_start):
+    """The ComponentResult with its bounds, message and info (see :func:`bca`)."""
+    p, engine, sol = op.n_features, run.engine, chosen.solution
+    card = int(np.count_nonzero(x))
+    ub, certified, cert = _upper_bound(op, run, x, lam, card, certify)
+    tried = run.trials
+    if s is None:
+        msg = (f"DSPCA ({engine}) at ρ={chosen.penalty:.6g}: working set "
+               f"{chosen.working_set_size} of {p} features, relative duality gap "
+               f"{sol.relative_gap:.2e}, cardinality {card}")
+    else:
+        msg = (f"DSPCA ({engine}) penalty search for cardinality {s}: ρ={chosen.penalty:.6g} "
+               f"after {len(tried)} penalties, working set {chosen.working_set_size} of {p}")
+        if not search_hit:
+            msg += (f"; no penalty tried gave exactly {s} nonzeros (nearest above: "
+                    f"{chosen.cardinality}), so the {s} largest loadings of that solution were "
+                    "kept")
+    if certified:
+        msg += "; support certified optimal"
+    info = {
+        "objective": float(sol.primal),
+        "dual": float(sol.dual),
+        "relaxation_gap": float(sol.gap),
+        "relaxation_relative_gap": float(sol.relative_gap),
+        "certified": certified,
+        "certificate": cert,
+        "penalty": float(chosen.penalty),
+        "working_set_size": int(chosen.working_set_size),
+        "max_working_set_size": int(max(t.working_set_size for t in tried)),
+        "n_penalties_tried": len(tried),
+        "penalties_tried": [(t.penalty, t.working_set_size, t.cardinality) for t in tried],
+        "relaxation_cardinality": chosen.cardinality,
+        "search_hit": bool(search_hit),
+        "bound_kind": (f"cardinality: upper_bound >= max{{xᵀΣx : ‖x‖₂=1, ‖x‖₀ <= {card}}} "
+                       "(min over the penalties tried of λmax(Σ_KK+U)+ρ·card, the sum of the "
+                       f"{card} largest variances, and the Prop. 2 certificate's bound)"),
+        "penalized_upper_bound": float(sol.dual),
+        "penalized_bound_kind": ("λmax(Σ_KK+U) at the chosen ρ bounds the DSPCA relaxation on the "
+                                 "working set and the ℓ0-penalized value ψ(ρ) on all features"),
+        "X": sol.Z,
+        "U": sol.U,
+        "working_set": run.blocks.order[:chosen.working_set_size],
+        "engine": engine,
+        "seconds": time.perf_counter() - t_start,
+        "relaxation_converged": bool(sol.converged),
+    }
+    return ComponentResult(loadings=x, support=np.flatnonzero(x), variance=float(lam),
+                           method=method, n_iter=int(sum(t.solution.n_iter for t in tried)),
+                           converged=bool(sol.converged and search_hit),
+                           upper_bound=float(ub), gap=float(ub - lam), message=msg, info=info)
+
+
+@register("dspca", penalized=True,
+          cost="O(m³) per iteration (eigendecomposition) on m screened features",
+          summary="DSPCA relaxation by Nesterov's smoothed first-order method (handbook §3.1), "
+                  "safe elimination, penalty search for a target cardinality.")
+def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
+          max_iter=20000, support_tol=1e-3, max_penalties=40, certify=True, time_limit=None):
+    """DSPCA by the smoothed first-order method, with safe elimination and penalty search.
+
+    Parameters
+    ----------
+    op : Operator
+        The covariance Σ (positive semidefinite; checked by eigenvalues on the working set
+        for operators without a data square root).
+    cardinality : int or None
+        Target number of nonzero loadings s: ρ is searched (bisection over the sorted
+        variances, warm starts, elimination at each step) and the loadings have exactly
+        s nonzeros (the s largest of the relaxation's component, polished). If a penalty
+        is also given, the relaxation is solved at that penalty only.
+    penalty : float >= 0, optional
+        The ℓ1 penalty ρ (used directly when ``cardinality`` is None). ρ >= max Σ_ii gives
+        an empty solution (explained in ``message``).
+    tol : float, default=1e-3
+        Relative duality gap at which each relaxation solve stops.
+    max_iter : int, default=20000
+        First-order iterations per relaxation solve (each costs one p×p eigendecomposition).
+    support_tol : float, default=1e-3
+        Support of the relaxation's component: |z_i| > support_tol·max|z|, z the leading
+        eigenvector of Z.
+    max_penalties : int, default=40
+        Most relaxations solved by the penalty search.
+    certify : bool, default=True
+        Run the handbook Prop. 2 optimality test on the returned support.
+    time_limit : float or None
+        Seconds per relaxation solve.
+    random_state : ignored (deterministic).
+
+    Returns
+    -------
+    ComponentResult
+        See ``bca``: ``upper_bound`` (on max xᵀΣx over cardinality <= card(result)),
+        ``gap``, info["objective"], ["dual"], ["certified"], ["penalty"],
+        ["working_set_size"], ["n_penalties_tried"], ["X"], ["U"].
+    """
+    return relaxation_component(op, cardinality, penalty, engine="first_order", method="dspca",
+                                tol=tol, max_iter=max_iter, support_tol=support_tol,
+                                max_penalties=max_penalties, certify=certify,
+                                time_limit=time_limit)
+
+
+@register("bca", penalized=True, cost="O(m³) per sweep on the m features left by elimination",
+          summary="DSPCA relaxation by block coordinate ascent (Zhang & El Ghaoui 2011), "
+                  "safe elimination, penalty search for a target cardinality.")
+def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
+        max_sweeps=200, support_tol=1e-3, max_penalties=40, certify=True):
+    """DSPCA by block coordinate ascent, with safe elimination and penalty search.
+
+    Parameters
+    ----------
+    op : Operator
+        The covariance Σ (must be positive semidefinite; checked by eigenvalues on the
+        working set).
+    cardinality : int or None
+        Target number of nonzero loadings s. The penalty ρ is then searched (bisection
+        over the sorted variances, then between them, with warm starts and elimination
+        at every step) and the returned loadings have exactly s nonzeros (polished on
+        the support). None requires ``penalty``.
+    penalty : float >= 0, optional
+        Solve at this ρ directly (used when ``cardinality`` is None).
+    tol : float, default=1e-3
+        Relative duality gap at which each relaxation solve stops.
+    max_sweeps : int, default=200
+        Sweeps over the columns per relaxation solve.
+    support_tol : float, default=1e-3
+        Support of the relaxation's component: |z_i| > support_tol·max|z| for z the
+        leading eigenvector of Z.
+    max_penalties : int, default=40
+        Most relaxations solved by the penalty search.
+    certify : bool, default=True
+        Also run the optimality test of handbook Prop. 2 on the returned support.
+    random_state : ignored (deterministic).
+
+    Returns
+    -------
+    ComponentResult
+        ``upper_bound`` bounds max{xᵀΣx : ‖x‖₀ <= card(result)} (see info["bound_kind"]);
+        ``gap`` = upper_bound − variance; info has "objective" (relaxation value), "dual",
+        "relaxation_gap", "certified", "penalty", "working_set_size",
+        "n_penalties_tried", "penalties_tried", "X" (Z on the working set), "U",
+        "working_set".
+    """
+    return relaxation_component(op, cardinality, penalty, engine="bca", method="bca", tol=tol,
+                                max_iter=max_sweeps, support_tol=support_tol,
+                                max_penalties=max_penalties, certify=certify)

@@ -1,0 +1,170 @@
+"""Branch and bound ``method="exact"``: brute-force agreement, certificates, budgets."""
+import warnings
+
+import numpy as np
+import pytest
+
+from eigensparse import InvalidParameterError, sparse_pca
+from eigensparse.datasets import load_pitprops, make_spiked_covariance
+from eigensparse.operators import Covariance
+from eigensparse.solvers._exact import ExactSearchWarning, exact
+from eigensparse.solvers._exact._bounds import (block_lmax, gershgorin_bound, soft_eig_bound,
+                                                trace_bound)
+from eigensparse.solvers._exhaustive import exhaustive
+
+
+def _wishart(p, n, seed):
+    A = np.random.default_rng(seed).standard_normal((n, p))
+    return A.T @ A / n
+
+
+def _spiked(p, seed):
+    X, _, _ = make_spiked_covariance(60, p, support_size=5, signal=3.0, random_state=seed)
+    return np.cov(X, rowvar=False)
+
+
+def _real_corr(p, seed):
+    from sklearn.datasets import load_breast_cancer
+
+    X = load_breast_cancer().data
+    idx = np.sort(np.random.default_rng(seed).choice(X.shape[1], p, replace=False))
+    return np.corrcoef(X[:, idx], rowvar=False)
+
+
+PROBLEMS = [("wishart", 12, 3, 0), ("wishart", 16, 5, 1), ("wishart", 20, 4, 2),
+            ("wishart-lowrank", 18, 6, 3), ("spiked", 20, 5, 4), ("spiked", 24, 7, 5),
+            ("corr", 22, 6, 6), ("corr", 26, 8, 7), ("corr", 30, 5, 8)]
+
+
+def _make(kind, p, seed):
+    if kind == "wishart":
+        return _wishart(p, 2 * p, seed)
+    if kind == "wishart-lowrank":
+        return _wishart(p, p // 3, seed)
+    if kind == "spiked":
+        return _spiked(p, seed)
+    return _real_corr(p, seed)
+
+
+@pytest.mark.parametrize("kind,p,s,seed", PROBLEMS)
+def test_agrees_with_brute_force(kind, p, s, seed):
+    S = _make(kind, p, seed)
+    op = Covariance(S)
+    r = exact(op, s, random_state=0, progress=False)
+    e = exhaustive(op, s, max_supports=1e7)
+    assert r.info["certified"] and r.converged
+    assert abs(r.variance - e.variance) <= 1e-9 * max(1.0, e.variance)
+    assert r.upper_bound >= e.variance - 1e-9 * e.variance
+    assert r.support.size == s
+    assert np.isclose(r.loadings @ S @ r.loadings, r.variance, rtol=1e-10)
+
+
+def test_pitprops_every_cardinality():
+    S = np.asarray(load_pitprops().data, dtype=float)
+    op = Covariance(S)
+    for s in range(1, 14):
+        r = exact(op, s, progress=False)
+        e = exhaustive(op, s)
+        assert r.info["certified"]
+        assert abs(r.variance - e.variance) <= 1e-9 * e.variance
+
+
+def test_node_budget_gives_honest_uncertified_result():
+    S = _wishart(60, 30, 11)
+    op = Covariance(S)
+    with pytest.warns(ExactSearchWarning, match="relative gap"):
+        r = exact(op, 8, max_nodes=1, progress=False, screen=False, random_state=0)
+    assert not r.info["certified"] and not r.converged
+    assert r.info["relative_gap"] > 0 and r.gap > 0
+    assert r.upper_bound >= r.variance
+    assert r.info["nodes"] <= 3
+    # the bound is above a many-start heuristic's value
+    from eigensparse.solvers.am import am
+    assert r.upper_bound >= am(op, 8, n_starts=200, random_state=1).variance
+
+
+def test_deterministic():
+    S = _spiked(40, 3)
+    a = exact(Covariance(S), 6, random_state=5, progress=False)
+    b = exact(Covariance(S), 6, random_state=5, progress=False)
+    assert np.array_equal(a.loadings, b.loadings) and a.info["nodes"] == b.info["nodes"]
+
+
+def test_threads_give_the_same_optimum():
+    S = _real_corr(30, 2)
+    a = exact(Covariance(S), 7, progress=False)
+    b = exact(Covariance(S), 7, progress=False, n_jobs=2)
+    assert b.info["certified"] and abs(a.variance - b.variance) <= 1e-12 * a.variance
+
+
+@pytest.mark.parametrize("opts,match", [({"max_time": 0}, "max_time"), ({"max_time": -1.0}, "max_time"),
+                                        ({"max_nodes": 0}, "max_nodes"), ({"tol": -1e-3}, "tol"),
+                                        ({"n_jobs": 0}, "n_jobs"), ({"progress": "yes"}, "progress")])
+def test_bad_options(opts, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        exact(Covariance(np.eye(5)), 2, **opts)
+
+
+def test_bad_cardinality():
+    with pytest.raises(InvalidParameterError, match="cardinality"):
+        exact(Covariance(np.eye(5)), 6)
+    with pytest.raises(InvalidParameterError, match="cardinality"):
+        sparse_pca(Covariance(np.eye(5)), n_components=1, cardinality=0, method="exact")
+
+
+def test_node_bounds_are_valid():
+    """Every bound >= the best completion found by brute force, on random nodes."""
+    import itertools
+
+    rng = np.random.default_rng(0)
+    for trial in range(30):
+        p, s = 12, int(rng.integers(2, 7))
+        S = _wishart(p, int(rng.integers(3, 30)), trial)
+        absS = np.abs(S)
+        np.fill_diagonal(absS, 0)
+        perm = rng.permutation(p)
+        f = int(rng.integers(0, s))
+        F, R = np.sort(perm[:f]), np.sort(perm[f:f + int(rng.integers(s - f, p - f + 1))])
+        k = s - f
+        best = max(block_lmax(S, np.concatenate([F, T])[None, :])[0]
+                   for T in itertools.combinations(R, k))
+        tiny = 1e-10 * best
+        assert trace_bound(np.diag(S), F, R, k) >= best - tiny
+        if k >= 1:
+            assert gershgorin_bound(absS, np.diag(S), F, R, k) >= best - tiny
+        for rho in (0.0, 0.1, 0.5, 2.0):
+            assert soft_eig_bound(S, F, R, k, rho)[0] >= best - tiny
+            w = np.sqrt(np.diag(S))
+            assert soft_eig_bound(S, F, R, k, rho, w)[0] >= best - tiny
+
+
+@pytest.mark.parametrize("deflation", ["schur", "disjoint"])
+def test_multi_component(deflation):
+    S = _real_corr(20, 9)
+    res = sparse_pca(Covariance(S), n_components=3, cardinality=4, method="exact",
+                     deflation=deflation, progress=False)
+    assert all(r.info["certified"] for r in res.results)
+    if deflation == "disjoint":
+        # the first component is the global optimum; the second the optimum on the rest
+        assert np.isclose(res.variances[0], exhaustive(Covariance(S), 4).variance, rtol=1e-9)
+        rest = np.setdiff1d(np.arange(20), res.supports[0])
+        sub = exhaustive(Covariance(S[np.ix_(rest, rest)]), 4).variance
+        assert np.isclose(res.variances[1], sub, rtol=1e-9)
+        assert len(set(np.concatenate(res.supports))) == 12
+
+
+def test_time_budget_and_progress_bar(capsys):
+    S = _wishart(80, 40, 12)
+    with pytest.warns(ExactSearchWarning):
+        r = exact(Covariance(S), 10, max_time=1e-3, progress=True, screen=False)
+    assert not r.info["certified"] and r.upper_bound > r.variance
+    assert r.info["time"] < 30
+
+
+def test_never_below_many_am_starts():
+    from eigensparse.solvers.am import am
+
+    S = _real_corr(30, 4)
+    r = exact(Covariance(S), 6, progress=False)
+    best_am = am(Covariance(S), 6, n_starts=500, random_state=0).variance
+    assert r.info["certified"] and r.variance >= best_am * (1 - 1e-12)
