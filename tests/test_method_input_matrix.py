@@ -19,10 +19,6 @@ KINDS = ("dense", "csr", "covariance", "dataframe", "list")
 OPTIONS = {"am": dict(n_starts=4), "bipartite": dict(n_candidates=50), "emspca": dict(n_starts=2),
            "tpower": dict(n_starts=2), "spanspca": dict(n_samples=50),
            "dspca": dict(tol=1e-2, max_iter=300, max_penalties=10)}
-#: the other helper's branch fixes these; the lead removes the markers after merging it
-BCA_CORRELATION = pytest.mark.xfail(
-    strict=False, reason="bca on a correlation matrix (diagonal 1 up to rounding) can crash: "
-                         "fixed on branch `defaults` (issue 10)")
 
 
 def _data():
@@ -64,8 +60,7 @@ def _cases():
         for kind in KINDS:
             for center in (True, False):
                 for scale in (False, True):
-                    marks = [BCA_CORRELATION] if m == "bca" and scale and kind != "covariance" else []
-                    yield pytest.param(m, kind, center, scale, marks=marks,
+                    yield pytest.param(m, kind, center, scale,
                                        id=f"{m}-{kind}-center={center}-scale={scale}")
 
 
@@ -116,11 +111,10 @@ def _gaussian_10():
 
 
 @pytest.mark.parametrize("data", ["matrix", "gaussian10"])
-@pytest.mark.parametrize("method", [
-    pytest.param(m, marks=[BCA_CORRELATION] if m == "bca" else []) for m in method_names()])
+@pytest.mark.parametrize("method", method_names())
 def test_every_method_on_np_corrcoef(method, data):
     """A correlation matrix from np.corrcoef (diagonal 1 only up to rounding); the
-    second one made bca crash before the `defaults` branch."""
+    second one made bca crash (AttributeError) before the `defaults` branch."""
     R = np.corrcoef((X if data == "matrix" else _gaussian_10()).T)
     res = sparse_pca(Covariance(R), n_components=K, cardinality=S, method=method,
                      random_state=0, **OPTIONS.get(method, {}))

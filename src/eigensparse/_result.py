@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ._summary import _fmt, component_repr, format_summary, result_repr, summary_html
+
 __all__ = ["ComponentResult", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable"]
 
 #: the name and version of the one JSON schema (see :meth:`SparsePCAResult.to_dict`)
@@ -64,8 +66,6 @@ class ComponentResult:
         return int(self.support.size)
 
     def __repr__(self) -> str:
-        from ._summary import component_repr
-
         return component_repr(self)
 
 
@@ -118,8 +118,6 @@ class SparsePCAResult:
     feature_unit = "features"
 
     def __repr__(self) -> str:
-        from ._summary import result_repr
-
         return result_repr(self)
 
     def summary(self, n_loadings: int = 5, title: str | None = None) -> str:
@@ -148,13 +146,9 @@ class SparsePCAResult:
         SparsePCAResult: 2 components, 6 features, method 'greedy', deflation 'schur', order 'variance'
         ...
         """
-        from ._summary import format_summary
-
         return format_summary(self, n_loadings=n_loadings, title=title)
 
     def _repr_html_(self) -> str:
-        from ._summary import summary_html
-
         return summary_html(self)
 
     @property
@@ -244,15 +238,6 @@ class SparsePCAResult:
         for f in foot:
             lines.append(f[0].ljust(lw) + "  " + "  ".join(v.ljust(w) for v, w in zip(f[1:], width)).rstrip())
         return "\n".join(lines)
-
-
-def _fmt(v: float) -> str:
-    if v is None or not math.isfinite(v):
-        return str(v)
-    a = abs(v)
-    if a != 0 and (a < 1e-3 or a >= 1e5):
-        return f"{v:.3e}"
-    return f"{v:.4g}"
 
 
 def jsonable(obj):

@@ -3,15 +3,18 @@
 
 The numbers come from the result's own JSON view
 (:meth:`eigensparse.SparsePCAResult.component_dict`), so the table, the HTML and the
-JSON schema always agree; this module only lays them out.
+JSON schema always agree; this module only lays them out. It sits in the lowest layer,
+beside :mod:`eigensparse._result` (which delegates to it); of eigensparse it imports
+only :mod:`eigensparse._validation`.
 """
 from __future__ import annotations
 
 import html
+import math
 
 import numpy as np
 
-from ._result import _fmt
+from ._validation import InvalidParameterError
 
 __all__ = ["component_repr", "result_repr", "summary_rows", "format_summary", "summary_html",
            "SUMMARY_COLUMNS"]
@@ -22,6 +25,15 @@ SUMMARY_COLUMNS = ("PC", "card", "variance", "adj. var", "cum. %", "bound", "gap
 
 _BOUND_NOTE = ("bound, gap: the solver's, on the operator it saw (the original Σ for the "
                "component found first, the deflated Σ for later ones: info['found_at'])")
+
+
+def _fmt(v: float) -> str:
+    if v is None or not math.isfinite(v):
+        return str(v)
+    a = abs(v)
+    if a != 0 and (a < 1e-3 or a >= 1e5):
+        return f"{v:.3e}"
+    return f"{v:.4g}"
 
 
 def _num(v) -> str:
@@ -147,8 +159,6 @@ def format_summary(res, n_loadings: int = 5, title: str | None = None) -> str:
     1 2 ... x... +0..., x... ...
     """
     if not isinstance(n_loadings, (int, np.integer)) or isinstance(n_loadings, bool) or n_loadings < 0:
-        from ._validation import InvalidParameterError
-
         raise InvalidParameterError(f"parameter 'n_loadings' must be an int >= 0; got {n_loadings!r}.")
     rows = summary_rows(res, n_loadings)
     table = [list(SUMMARY_COLUMNS)] + rows
