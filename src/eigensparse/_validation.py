@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 import numpy as np
+from sklearn.utils._param_validation import InvalidParameterError as _SklearnInvalidParameterError
 
 __all__ = [
     "InvalidParameterError",
@@ -20,14 +21,15 @@ __all__ = [
     "check_cardinalities",
     "check_finite_array",
     "check_data_shape",
+    "check_random_state",
 ]
 
 
-class InvalidParameterError(ValueError, TypeError):
+class InvalidParameterError(_SklearnInvalidParameterError):
     """Raised when a parameter has the wrong type or value.
 
-    Subclasses both ValueError and TypeError, as scikit-learn's does, so that
-    ``except ValueError`` catches it."""
+    A subclass of scikit-learn's ``InvalidParameterError`` (itself a ValueError and a
+    TypeError), so that code catching either class, or ``ValueError``, catches it."""
 
 
 @dataclass(frozen=True)
@@ -201,3 +203,18 @@ def check_data_shape(shape, name: str = "X") -> tuple[int, int]:
         raise InvalidParameterError(
             f"parameter {name!r} has 1 sample (shape {(n, p)}); a covariance needs at least 2 samples.")
     return n, p
+
+
+def check_random_state(random_state, name: str = "random_state") -> np.random.Generator:
+    """A numpy Generator from ``random_state`` (None, a non-negative int, a Generator or a
+    RandomState); anything else is an :class:`InvalidParameterError` naming ``name``."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    if random_state is None or (isinstance(random_state, numbers.Integral)
+                                and not isinstance(random_state, bool) and random_state >= 0):
+        return np.random.default_rng(None if random_state is None else int(random_state))
+    raise InvalidParameterError(
+        f"parameter {name!r} must be None, a non-negative int, a numpy Generator or a "
+        f"RandomState; got {random_state!r}.")
