@@ -90,4 +90,12 @@ class SparsePCAResult:
 
     @property
     def explained_variance_ratio(self) -> np.ndarray:
+        """``explained_variance / total_variance``; all zeros (with a RuntimeWarning) when
+        the total variance is 0 (constant data), never NaN."""
+        if not self.total_variance > 0:
+            import warnings
+
+            warnings.warn("total variance is 0 (constant data): explained_variance_ratio is "
+                          "set to 0.", RuntimeWarning, stacklevel=2)
+            return np.zeros_like(np.asarray(self.explained_variance, dtype=float))
         return self.explained_variance / self.total_variance

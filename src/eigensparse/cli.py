@@ -230,7 +230,7 @@ def _cmd_topics(args) -> int:
         doc = {"dataset": name, "n_documents": int(X.shape[0]), "n_words": int(X.shape[1]),
                "method": res.method, "deflation": res.deflation, "center": args.center,
                "total_variance": float(res.total_variance), "components": comps}
-        atomic_write_text(args.json, json.dumps(doc, indent=2))
+        atomic_write_text(args.json, json.dumps(doc, indent=2, allow_nan=False))
     return 0
 
 

@@ -143,7 +143,7 @@ def _fsync_dir(path):
 
 def _write_json_atomic(path, obj):
     with atomic_open(path, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=1, sort_keys=True)
+        json.dump(obj, f, indent=1, sort_keys=True, allow_nan=False)
 
 
 def _meta_crc(meta: dict) -> int:

@@ -38,6 +38,12 @@ DEFAULT_CHUNK_NNZ = 2_000_000
 _RAW_BLOCK = 1 << 22  # compressed bytes read at a time
 _TEXT_PIECE = 1 << 23  # decompressed bytes handed to the parser at a time
 _QUEUE_DEPTH = 3
+#: shortest entry line ("1 1 1\n"): a file of B body bytes holds at most B // 6 + 1 entries
+_MIN_ENTRY_BYTES = 6
+#: largest expansion of DEFLATE (gzip): 1032 decompressed bytes per compressed byte
+_MAX_GZIP_RATIO = 1032
+#: D and W up to this are accepted whatever the file size (their arrays are small)
+_SIZE_FLOOR = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -289,11 +295,42 @@ class _UCIStream:
                 raise _err(self.path, i + 1, f"header {name} must be >= {lo}; got {v}.")
             vals.append(v)
         self._pending = lines[3] if len(lines) > 3 else b""
+        self._check_header_size(vals, len(buf) - len(self._pending))
         self._line = 4
         self._seen = 0
+        self._max_doc = 0  # largest 1-based docID seen
         self._prev_doc = -1
         self._prev_word = -1
         return UCIHeader(vals[0], vals[1], vals[2], self.path)
+
+    def _check_header_size(self, vals, header_bytes):
+        """Refuse D, W, NNZ that the file's size cannot hold, before anything is
+        allocated from them: memory follows what is read, never what is claimed."""
+        if self.src.gz:
+            room = self.src.raw_size * _MAX_GZIP_RATIO
+            where = f"a {self.src.raw_size}-byte gzip file (at most {_MAX_GZIP_RATIO}x expansion)"
+        else:
+            room = max(self.src.raw_size - header_bytes, 0)
+            where = f"the {room} bytes after the header"
+        cap = room // _MIN_ENTRY_BYTES + 1
+        if vals[2] > cap:
+            raise _err(self.path, 3, f"header NNZ={vals[2]} cannot be right: {where} hold at most "
+                       f"{cap} entries; the header disagrees with the file.")
+        for i, what in ((0, "D (documents)"), (1, "W (words)")):
+            if vals[i] > max(cap, _SIZE_FLOOR):
+                raise _err(self.path, i + 1, f"header {what}={vals[i]} cannot be right for a file of "
+                           f"at most {cap} entries (more than {max(cap, _SIZE_FLOOR)} is refused); "
+                           "the header disagrees with the file.")
+
+    def _check_documents(self):
+        """After the body: D may exceed the largest docID (trailing empty documents) by
+        at most max(NNZ, 1024), so that arrays of length D stay sized by the body."""
+        h = self.header
+        extra = h.n_docs - self._max_doc
+        if extra > max(h.nnz, 1024):
+            raise _err(self.path, 1, f"header D={h.n_docs} documents but the largest docID in the "
+                       f"body is {self._max_doc} ({extra} trailing empty documents, more than "
+                       f"max(NNZ, 1024)); the header disagrees with the body.")
 
     def _parse(self, text: bytes, final: bool):
         """Parse whole lines ``text``; returns (doc, word, cnt, first_line, canonical)."""
@@ -314,6 +351,8 @@ class _UCIStream:
         self._line += nl
         self._seen += k
         self._prev_doc, self._prev_word = pd, pw
+        if k:
+            self._max_doc = max(self._max_doc, int(doc[:k].max()) + 1)
         # copies: the reserved arrays are about twice as long as needed
         return doc[:k].copy(), word[:k].copy(), cnt[:k].copy(), first, bool(canon)
 
@@ -365,6 +404,7 @@ class _UCIStream:
             raise _err(self.path, max(last + 1, 4),
                        f"the header says NNZ={self.header.nnz} (line 3) but the file ends after "
                        f"{self._seen} entries (last line {last}).")
+        self._check_documents()
 
     def chunks(self) -> Iterator[UCIChunk]:
         docs, words, cnts = [], [], []

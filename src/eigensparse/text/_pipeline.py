@@ -208,7 +208,7 @@ def _coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_s
         if keep.size == 0:
             cache[rho] = (0, None, rho, keep)
             return cache[rho]
-        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n)
+        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
         r = spec.func(op, None, random_state=seed, **trial_opts, penalty=float(rho))
         cache[rho] = (int(np.count_nonzero(r.loadings)), r, rho, keep)
         return cache[rho]
@@ -250,7 +250,7 @@ def _coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_s
         return None
     _, r, rho, keep = best
     if opts.get("certify"):
-        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n)
+        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
         r = spec.func(op, None, random_state=seed, **opts, penalty=float(rho))
         solves += 1
     info = dict(r.info) if isinstance(r.info, dict) else {}
@@ -548,7 +548,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
 
     def deflated(S_, ws_):
         """Dense covariance of ws_ deflated by the topics found so far (+ remaining set)."""
-        op = Covariance(S_, n_samples=n)
+        op = Covariance(S_, n_samples=n, check_psd=False)
         Q: list = []
         remaining = np.arange(ws_.size)
         for ids, vals, *_ in found:
@@ -629,7 +629,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
         if joint is not None:
             while True:
                 t0 = time.perf_counter()
-                results = joint.func(Covariance(S, n_samples=n), cards, random_state=seeds[0], **opts)
+                results = joint.func(Covariance(S, n_samples=n, check_psd=False), cards, random_state=seeds[0], **opts)
                 dt = (time.perf_counter() - t0) / max(1, len(results))
                 checks = [check(r.support, r.info.get("penalty"), ws.size, S) for r in results]
                 bad = [c for c in checks if not c[0]]
@@ -679,7 +679,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
                         r = None
                 if r is None:
                     sub = solve_set(m_solve, remaining)
-                    op = Covariance(S_cur[np.ix_(sub, sub)], n_samples=n)
+                    op = Covariance(S_cur[np.ix_(sub, sub)], n_samples=n, check_psd=False)
                     if needs_data:
                         op = op.factor()
                     o = dict(opts)
@@ -714,7 +714,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
                 if deflation == "disjoint":
                     remaining = np.setdiff1d(remaining, supp, assume_unique=True)
                 elif t + 1 < n_topics:
-                    S_cur = deflate(Covariance(S_cur, n_samples=n), x, deflation, Q).to_dense()
+                    S_cur = deflate(Covariance(S_cur, n_samples=n, check_psd=False), x, deflation, Q).to_dense()
                 if bar is not None:
                     bar.update(1)
                 t += 1
@@ -728,7 +728,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=5, met
     for i, (ids, vals, *_r) in enumerate(found):
         C[i, np.searchsorted(ws, ids)] = vals
     C = fix_sign(C)
-    base = Covariance(S, n_samples=n)
+    base = Covariance(S, n_samples=n, check_psd=False)
     variances = np.atleast_1d(base.quad(C.T)) if len(found) else np.zeros(0)
     expl = adjusted_variance(base, C) if len(found) else np.zeros(0)
     words_all = corpus.words

@@ -238,5 +238,9 @@ def write_json(path, obj) -> str:
     path = os.fspath(path)
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
-    atomic_write_text(path, json.dumps(_jsonable(obj), indent=2, allow_nan=True) + "\n")
+    try:  # strict JSON: a NaN or infinity is a bug to report, never a file to write
+        text = json.dumps(_jsonable(obj), indent=2, allow_nan=False)
+    except ValueError as exc:
+        raise ValueError(f"{path}: not written: the result holds NaN or infinity ({exc}).") from None
+    atomic_write_text(path, text + "\n")
     return path
