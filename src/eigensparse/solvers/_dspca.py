@@ -26,8 +26,10 @@ with ψ the ℓ0-penalized value (weak duality), K the features surviving elimin
 """
 from __future__ import annotations
 
+import math
 import numbers
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,7 +37,7 @@ from scipy import linalg as sla
 
 from .._linalg import fix_sign, top_eigh
 from .._result import ComponentResult
-from .._validation import InvalidParameterError
+from .._validation import Interval, InvalidParameterError, validate_params
 from ..operators import Operator
 from . import register
 from ._common import polish_loadings
@@ -303,9 +305,15 @@ def _check_args(op, cardinality, penalty, method, tol, support_tol):
 
 def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, method: str,
                          tol=1e-3, max_iter=None, support_tol=1e-3, max_penalties=40,
-                         certify=True, time_limit=None) -> ComponentResult:
-    """One sparse component from the DSPCA relaxation (see :func:`dspca` / ``bca``)."""
+                         certify=True, time_limit=None, max_time=None) -> ComponentResult:
+    """One sparse component from the DSPCA relaxation (see :func:`dspca` / ``bca``).
+
+    ``max_time`` (seconds, whole call): each relaxation gets the time left, the penalty
+    search stops when it is spent, and the best component so far is returned with a
+    RuntimeWarning (``converged=False``, ``info["stopped"] = "max_time"``)."""
     _check_args(op, cardinality, penalty, method, tol, support_tol)
+    validate_params({"max_time": max_time},
+                    {"max_time": [None, Interval("real", 0, None, closed="neither")]}, where=method)
     if (isinstance(max_penalties, bool) or not isinstance(max_penalties, numbers.Integral)
             or max_penalties < 1):
         raise InvalidParameterError(
@@ -324,7 +332,15 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
     tried: list[_Solve] = []
     last_state = [None, 0]
 
+    deadline = math.inf if max_time is None else t_start + float(max_time)
+
+    def out_of_time():
+        return time.perf_counter() >= deadline
+
     def solve(rho):
+        if max_time is not None:
+            left = max(deadline - time.perf_counter(), 1e-3)
+            kw["time_limit"] = left if time_limit is None else min(time_limit, left)
         k = blocks.n_kept(rho)
         S = blocks.block(k)
         ws = _embed_state(last_state[0], last_state[1], k, engine)
@@ -371,7 +387,8 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
             chosen = solve(rho)
             search_hit = chosen.card == s
         else:
-            chosen, search_hit = _penalty_search(solve, tried, blocks, s, max_penalties, method)
+            chosen, search_hit = _penalty_search(solve, tried, blocks, s, max_penalties, method,
+                                                 out_of_time)
         top = s
     sol = chosen.sol
     K = blocks.order[:chosen.k]
@@ -404,7 +421,7 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
     dsum = float(blocks.dsorted[:card].sum())
     ub = min(min(bounds), dsum)
     cert = None
-    if certify and card > 0:
+    if certify and card > 0 and not out_of_time():
         from ..bounds import certify_support
 
         try:
@@ -417,7 +434,12 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
     ub = max(ub, lam)  # round-off: a valid bound is never below an achieved value
     certified = bool((cert is not None and cert.certified) or ub - lam <= 1e-9 * max(lam, 1e-300))
     n_iter = int(sum(r.sol.n_iter for r in tried))
-    converged = bool(sol.converged and search_hit)
+    stopped = out_of_time()
+    converged = bool(sol.converged and search_hit and not stopped)
+    if stopped:
+        warnings.warn(f"{method}: stopped by max_time={max_time:g} s after {len(tried)} "
+                      f"relaxation(s); returning the best component so far (variance {lam:.6g}, "
+                      f"upper bound {max(min(bounds), lam):.6g}).", RuntimeWarning, stacklevel=3)
     if s is None:
         msg = (f"DSPCA ({engine}) at ρ={chosen.rho:.6g}: working set {chosen.k} of {p} features, "
                f"relative duality gap {sol.relative_gap:.2e}, cardinality {card}")
@@ -455,13 +477,14 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
         "engine": engine,
         "seconds": time.perf_counter() - t_start,
         "relaxation_converged": bool(sol.converged),
+        "stopped": "max_time" if stopped else None,
     }
     return ComponentResult(loadings=x, support=np.flatnonzero(x), variance=float(lam),
                            method=method, n_iter=n_iter, converged=converged,
                            upper_bound=float(ub), gap=float(ub - lam), message=msg, info=info)
 
 
-def _penalty_search(solve, tried, blocks, s, max_penalties, method):
+def _penalty_search(solve, tried, blocks, s, max_penalties, method, out_of_time=lambda: False):
     """Bisection for a penalty whose relaxation has exactly ``s`` nonzeros.
 
     ρ = d_(s) (the s-th largest variance) keeps fewer than s features, so its cardinality
@@ -493,7 +516,7 @@ def _penalty_search(solve, tried, blocks, s, max_penalties, method):
             lo = rec
             break
         hi_k, hi_rho = k, rec.rho
-        if k >= n_pos:
+        if k >= n_pos or out_of_time():
             break
         k = min(2 * k, n_pos)
     if lo is None:
@@ -502,7 +525,7 @@ def _penalty_search(solve, tried, blocks, s, max_penalties, method):
         return rec, False
     lo_k, best = k, lo
     # bisection over the sorted variances: hi_k features kept -> card < s, lo_k -> card > s
-    while lo_k - hi_k > 1 and len(tried) < max_penalties:
+    while lo_k - hi_k > 1 and len(tried) < max_penalties and not out_of_time():
         mid = (lo_k + hi_k) // 2
         rec = solve(rho_for(mid))
         if rec.card == s:
@@ -515,7 +538,7 @@ def _penalty_search(solve, tried, blocks, s, max_penalties, method):
             hi_k, hi_rho = mid, rec.rho
     # between two consecutive variances: geometric bisection on ρ
     lo_rho = best.rho
-    while len(tried) < max_penalties and hi_rho > lo_rho * (1 + 1e-7):
+    while len(tried) < max_penalties and hi_rho > lo_rho * (1 + 1e-7) and not out_of_time():
         mid = float(np.sqrt(lo_rho * hi_rho)) if lo_rho > 0 else 0.5 * hi_rho
         rec = solve(mid)
         if rec.card == s:
@@ -533,7 +556,8 @@ def _penalty_search(solve, tried, blocks, s, max_penalties, method):
           summary="DSPCA relaxation by Nesterov's smoothed first-order method (handbook §3.1), "
                   "safe elimination, penalty search for a target cardinality.")
 def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
-          max_iter=20000, support_tol=1e-3, max_penalties=40, certify=True, time_limit=None):
+          max_iter=20000, support_tol=1e-3, max_penalties=40, certify=True, time_limit=None,
+          max_time=None):
     """DSPCA by the smoothed first-order method, with safe elimination and penalty search.
 
     Parameters
@@ -562,6 +586,9 @@ def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, to
         Run the handbook Prop. 2 optimality test on the returned support.
     time_limit : float or None
         Seconds per relaxation solve.
+    max_time : float or None
+        Seconds for the whole call: when spent, the best component so far is returned
+        with a RuntimeWarning (``converged=False``).
     random_state : ignored (deterministic).
 
     Returns
@@ -574,4 +601,4 @@ def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, to
     return relaxation_component(op, cardinality, penalty, engine="first_order", method="dspca",
                                 tol=tol, max_iter=max_iter, support_tol=support_tol,
                                 max_penalties=max_penalties, certify=certify,
-                                time_limit=time_limit)
+                                time_limit=time_limit, max_time=max_time)
