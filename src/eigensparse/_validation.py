@@ -22,6 +22,7 @@ __all__ = [
     "check_finite_array",
     "check_data_shape",
     "check_random_state",
+    "check_sparse_structure",
 ]
 
 
@@ -172,7 +173,10 @@ def check_cardinalities(cardinality, n_components: int, n_features: int) -> list
 
 
 def check_finite_array(X, name: str = "X") -> None:
-    """Raise a clear error on NaN or infinite entries (dense or scipy.sparse)."""
+    """Raise a clear error on NaN or infinite entries (dense or scipy.sparse), and on a
+    malformed CSR/CSC structure (indices out of range, offsets that decrease), which
+    would otherwise reach compiled kernels."""
+    check_sparse_structure(X, name)
     data = X.data if hasattr(X, "tocsr") else X
     data = np.asarray(data)
     if data.dtype.kind not in "biuf":
@@ -186,6 +190,18 @@ def check_finite_array(X, name: str = "X") -> None:
             f"parameter {name!r} contains {n_nan} NaN and {n_inf} infinite value(s); "
             "sparse PCA needs finite numbers (impute or drop them first)."
         )
+
+
+def check_sparse_structure(X, name: str = "X") -> None:
+    """For a scipy.sparse CSR/CSC matrix: the full structural check of scipy (O(nnz))."""
+    if not hasattr(X, "check_format") or getattr(X, "format", None) not in ("csr", "csc"):
+        return
+    try:
+        X.check_format(full_check=True)
+    except (ValueError, TypeError, IndexError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidParameterError(
+            f"parameter {name!r} is a malformed sparse matrix ({why}).") from None
 
 
 def check_data_shape(shape, name: str = "X") -> tuple[int, int]:

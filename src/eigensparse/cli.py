@@ -22,6 +22,39 @@ class _CLIError(Exception):
     pass
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse with one-line errors (``eigensparse: error: ...``, exit code 2)."""
+
+    def error(self, message):
+        self.exit(2, f"eigensparse: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _one_line_warnings():
+    """Show warnings as one line each on stderr (``eigensparse: warning: ...``)."""
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"eigensparse: warning: {str(message).splitlines()[0]}", file=sys.stderr)
+
+    old, warnings.showwarning = warnings.showwarning, show
+    return old
+
+
+def _check_output_paths(args):
+    """Refuse output paths of the wrong kind before any work (one line, naming the option)."""
+    json_path, plot_dir = getattr(args, "json", None), getattr(args, "plot", None)
+    if json_path and os.path.isdir(json_path):
+        raise _CLIError(f"--json {json_path}: is a directory; give a file name")
+    if json_path and not os.path.isdir(os.path.dirname(os.path.abspath(json_path))) \
+            and os.path.exists(os.path.dirname(os.path.abspath(json_path))):
+        raise _CLIError(f"--json {json_path}: its parent is not a directory")
+    if plot_dir and os.path.exists(plot_dir) and not os.path.isdir(plot_dir):
+        raise _CLIError(f"--plot {plot_dir}: is a file; give a directory")
+    cache_dir = getattr(args, "cache_dir", None)
+    if cache_dir and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
+        raise _CLIError(f"--cache-dir {cache_dir}: is a file; give a directory")
+
+
 def _positive_int(text):
     try:
         v = int(text)
@@ -36,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ._api import DEFAULT_DEFLATION, DEFAULT_METHOD
     from .multi import DEFLATIONS
 
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="eigensparse",
         description="Sparse principal component analysis: readable components with an exact "
                     "number of nonzero loadings.")
@@ -253,8 +286,12 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
+    import warnings
+
+    old_showwarning = _one_line_warnings()
     try:
         if args.command == "topics":
+            _check_output_paths(args)
             return _cmd_topics(args)
         return _cmd_methods(args)
     except (_CLIError, InvalidParameterError, ValueError, OSError) as exc:
@@ -264,3 +301,5 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("eigensparse: interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.showwarning = old_showwarning

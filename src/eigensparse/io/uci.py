@@ -550,6 +550,7 @@ def read_vocabulary(path, n_words: int | None = None) -> list[str]:
     if words[-1] == "":
         words.pop()
     words = [w.rstrip("\r") for w in words]
+    _check_unique_words(path, words)
     if n_words is not None and len(words) != n_words:
         if len(words) < n_words:
             raise _err(path, len(words) + 1,
@@ -559,6 +560,18 @@ def read_vocabulary(path, n_words: int | None = None) -> list[str]:
                    f"vocabulary has {len(words)} words but the docword header says W={n_words}: "
                    f"it is longer than W (line {n_words + 1} is {words[n_words][:40]!r}).")
     return words
+
+
+def _check_unique_words(path, words):
+    """Refuse a vocabulary that names a word twice (topics would be ambiguous)."""
+    if len(set(words)) == len(words):
+        return
+    first = {}
+    for i, w in enumerate(words):
+        if w in first:
+            raise _err(path, i + 1, f"duplicate word {w[:40]!r} (first on line {first[w] + 1}); "
+                       "every vocabulary line must be a distinct word.")
+        first[w] = i
 
 
 def read_uci_bow(docword, vocab=None, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ,
