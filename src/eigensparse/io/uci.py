@@ -324,13 +324,14 @@ class _UCIStream:
 
     def _check_documents(self):
         """After the body: D may exceed the largest docID (trailing empty documents) by
-        at most max(NNZ, 1024), so that arrays of length D stay sized by the body."""
+        at most max(NNZ, largest docID), so that arrays of length D stay sized by the
+        body and a header claiming mostly absent documents is refused."""
         h = self.header
         extra = h.n_docs - self._max_doc
-        if extra > max(h.nnz, 1024):
+        if extra > max(h.nnz, self._max_doc):
             raise _err(self.path, 1, f"header D={h.n_docs} documents but the largest docID in the "
                        f"body is {self._max_doc} ({extra} trailing empty documents, more than "
-                       f"max(NNZ, 1024)); the header disagrees with the body.")
+                       f"max(NNZ, largest docID)); the header disagrees with the body.")
 
     def _parse(self, text: bytes, final: bool):
         """Parse whole lines ``text``; returns (doc, word, cnt, first_line, canonical)."""
