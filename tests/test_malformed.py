@@ -338,9 +338,14 @@ def _build_cache(tmp_path):
 
 
 def _read_all(c):
-    parts = [sp.csr_matrix((ch.data.astype(float), ch.indices, ch.indptr),
-                           shape=(ch.n_docs, c.n_words)) for ch in c.iter_chunks(chunk_nnz=100)]
-    return sp.vstack(parts).tocsr()
+    """The corpus as one CSR matrix (each chunk placed at its ``doc_start``)."""
+    rows, cols, vals = [], [], []
+    for ch in c.iter_chunks(chunk_nnz=100):
+        rows.append(ch.doc_start + np.repeat(np.arange(ch.n_docs), np.diff(ch.indptr)))
+        cols.append(ch.indices)
+        vals.append(ch.data.astype(float))
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                         shape=(c.n_docs, c.n_words))
 
 
 @pytest.mark.parametrize("case", sorted(CACHE_CORRUPTIONS))
