@@ -530,10 +530,19 @@ def test_relaxation_time_budget_returns_best_so_far(method):
 # 7. the command line: one line, exit code 2, no traceback, nothing written
 # ----------------------------------------------------------------------------------------
 
-def _cli(args, cwd):
-    env = dict(os.environ, PYTHONPATH=SRC)
-    return subprocess.run([sys.executable, "-m", "eigensparse", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+def _cli(args, cwd, capsys, monkeypatch):
+    """Run the CLI in this process (an uncaught exception would fail the test, as a
+    traceback would); returns (exit code, stdout, stderr)."""
+    from eigensparse.cli import main
+
+    monkeypatch.chdir(cwd)
+    capsys.readouterr()
+    try:
+        rc = main(list(args))
+    except SystemExit as exc:
+        rc = exc.code
+    out, err = capsys.readouterr()
+    return rc, out, err
 
 
 @pytest.fixture(scope="module")
@@ -566,26 +575,43 @@ CLI_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CLI_CASES))
-def test_cli_errors_are_one_line(cli_files, case, tmp_path):
+def test_cli_errors_are_one_line(cli_files, case, tmp_path, capsys, monkeypatch):
     args, match = CLI_CASES[case]
     before = set(os.listdir(cli_files))
-    p = _cli(["topics", *args, "-k", "1", "-s", "1", "--json", str(tmp_path / "o.json")]
-             if "--json" not in args else ["topics", *args, "-k", "1", "-s", "1"], cli_files)
-    assert p.returncode == 2, p.stderr
-    assert "Traceback" not in p.stderr
-    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("eigensparse: error: ") and match in lines[0], p.stderr
+    rc, out, err = _cli(["topics", *args, "-k", "1", "-s", "1", "--no-progress", "--json",
+                         str(tmp_path / "o.json")] if "--json" not in args else
+                        ["topics", *args, "-k", "1", "-s", "1"], cli_files, capsys, monkeypatch)
+    assert rc == 2, err
+    assert "Traceback" not in err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("eigensparse: error: ") and match in lines[0], err
     assert set(os.listdir(cli_files)) == before and not (tmp_path / "o.json").exists()
 
 
-def test_cli_scaled_identical_documents_write_strict_json(tmp_path):
+def test_cli_subprocess_has_no_traceback(cli_files):
+    env = dict(os.environ, PYTHONPATH=SRC)
+    p = subprocess.run([sys.executable, "-m", "eigensparse", "topics", "docword.huge.txt",
+                        "vocab.t.txt", "--scale"], cwd=cli_files, env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert p.stderr.strip().count("\n") == 0 and "cannot be right" in p.stderr
+
+
+@pytest.mark.parametrize("scale", [["--scale"], []])
+def test_cli_identical_documents_write_strict_json(tmp_path, capsys, monkeypatch, scale):
     (tmp_path / "docword.same.txt").write_text("4\n3\n8\n" + "".join(
         f"{d} 1 2\n{d} 3 1\n" for d in range(1, 5)))
     (tmp_path / "vocab.same.txt").write_text("a\nb\nc\n")
-    p = _cli(["topics", "docword.same.txt", "vocab.same.txt", "--scale", "-k", "1", "-s", "1",
-              "--json", "out.json"], tmp_path)
-    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    rc, out, err = _cli(["topics", "docword.same.txt", "vocab.same.txt", *scale, "-k", "1", "-s",
+                         "1", "--no-progress", "--cache-dir", "cache", "--json", "out.json"],
+                        tmp_path, capsys, monkeypatch)
+    if not scale:  # the streamed pipeline refuses zero variance in one line
+        assert rc == 2 and err.strip() == ("eigensparse: error: docword.same.txt: every word "
+                                           "has zero variance.")
+        assert not (tmp_path / "out.json").exists()
+        return
+    assert rc == 0 and "Traceback" not in err, err
     doc = json.loads((tmp_path / "out.json").read_text(),
                      parse_constant=lambda c: pytest.fail(f"non-finite {c} in JSON"))
     assert all(np.isfinite(c["explained_variance_ratio"]) for c in doc["components"])
-    assert "nan" not in p.stdout.lower()
+    assert "nan" not in out.lower()
