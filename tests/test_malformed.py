@@ -615,3 +615,16 @@ def test_cli_identical_documents_write_strict_json(tmp_path, capsys, monkeypatch
                      parse_constant=lambda c: pytest.fail(f"non-finite {c} in JSON"))
     assert all(np.isfinite(c["explained_variance_ratio"]) for c in doc["components"])
     assert "nan" not in out.lower()
+
+
+def test_bipartite_time_budget_returns_best_so_far():
+    X = _rng_data(200, 300, seed=2)
+    t0 = time.perf_counter()
+    with pytest.warns(RuntimeWarning, match="bipartite: stopped by the time budget"):
+        res = sparse_pca(X, n_components=3, cardinality=5, method="bipartite", max_time=0.05,
+                         n_candidates=10**7, refine=False)
+    assert time.perf_counter() - t0 < 20
+    assert all(np.count_nonzero(c) == 5 for c in res.components)
+    with pytest.raises(InvalidParameterError, match="not both"):
+        sparse_pca(X, n_components=2, cardinality=5, method="bipartite", max_time=1.0,
+                   time_budget=1.0)

@@ -1005,12 +1005,23 @@ def _refine(state: _State, op: Operator, caps, matcher, deadline, max_rounds=500
 
 # ---------------------------------------------------------------------------------------
 # the joint method
+def _warn_if_stopped(stopped, time_budget, n_eval) -> bool:
+    if stopped:
+        import warnings
+
+        warnings.warn(f"bipartite: stopped by the time budget ({time_budget:g} s) after {n_eval} "
+                      "candidates; returning the best components so far.", RuntimeWarning,
+                      stacklevel=3)
+    return bool(stopped)
+
+
 # ---------------------------------------------------------------------------------------
 @register_joint("bipartite", summary="Joint disjoint components by bipartite matchings on a "
                                       "low-rank sketch (Asteris et al. 2015), locally improved.")
 def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsilon=None,
               time_budget=None, refine=True, n_refine=8, sampling="adaptive", batch_size=256,
-              sketch="auto", matcher="auto", random_state=None) -> list[ComponentResult]:
+              sketch="auto", matcher="auto", random_state=None,
+              max_time=None) -> list[ComponentResult]:
     """Sparse components with pairwise disjoint supports, found jointly.
 
     Parameters
@@ -1034,7 +1045,11 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
         net has more than 5·10⁷ points. Exclusive with ``n_candidates``.
     time_budget : float > 0, default=None
         Seconds for the whole call; the candidate search stops early (80% of the budget
-        when ``refine``), the refinement stops at the deadline. None: no limit.
+        when ``refine``), the refinement stops at the deadline. None: no limit. When
+        it stops the search early, a RuntimeWarning says so.
+    max_time : float > 0, default=None
+        The same budget under the name the other methods use (exclusive with
+        ``time_budget``).
     refine : bool, default=True
         Run the monotone local improvement (polish, re-match on Σ, swaps) on the best
         candidate.
@@ -1075,18 +1090,23 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
     k = caps.size
     validate_params(
         {"rank": rank, "n_candidates": n_candidates, "epsilon": epsilon,
-         "time_budget": time_budget, "refine": refine, "n_refine": n_refine,
+         "time_budget": time_budget, "max_time": max_time, "refine": refine, "n_refine": n_refine,
          "sampling": sampling, "batch_size": batch_size, "sketch": sketch, "matcher": matcher},
         {"rank": [None, Interval("int", 1, None)],
          "n_candidates": [None, Interval("int", 1, None)],
          "epsilon": [None, Interval("real", 0, 1, closed="neither")],
          "time_budget": [None, Interval("real", 0, None, closed="neither")],
+         "max_time": [None, Interval("real", 0, None, closed="neither")],
          "refine": [bool], "n_refine": [Interval("int", 1, None)],
          "sampling": [Options(_SAMPLINGS)],
          "batch_size": [Interval("int", 1, None)],
          "sketch": [Options(_SKETCHES)], "matcher": [Options(_MATCHERS)]},
         where="bipartite",
     )
+    if max_time is not None:
+        if time_budget is not None:
+            raise InvalidParameterError("bipartite: give 'max_time' or 'time_budget', not both.")
+        time_budget = max_time
     max_rank = _max_rank(op)
     if rank is None:
         rank = min(4, max_rank)
@@ -1212,7 +1232,7 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
         "gram_size": int(gram.size),
         "search": "epsilon-net" if net is not None else sampling,
         "epsilon": epsilon,
-        "stopped_early": bool(stopped),
+        "stopped_early": _warn_if_stopped(stopped, time_budget, n_eval),
         "matcher": matcher,
         "time_sketch": t_sketch,
         "time_search": t_search,

@@ -251,7 +251,8 @@ def bca_relaxation(S, rho, *, tol=1e-3, max_sweeps=200, warm_start=None, cd_tol=
           summary="DSPCA relaxation by block coordinate ascent (Zhang & El Ghaoui 2011), "
                   "safe elimination, penalty search for a target cardinality.")
 def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
-        max_sweeps=200, support_tol=1e-3, max_penalties=40, certify=True, max_time=None):
+        max_sweeps=200, support_tol=1e-3, max_penalties=40, certify=True, max_time=None,
+        progress=False):
     """DSPCA by block coordinate ascent, with safe elimination and penalty search.
 
     Parameters
@@ -280,6 +281,8 @@ def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=
     max_time : float or None
         Seconds for the whole call: when spent, the best component so far is returned
         with a RuntimeWarning (``converged=False``, ``info["stopped"] = "max_time"``).
+    progress : bool, default=False
+        A tqdm bar over the relaxations solved.
     random_state : ignored (deterministic).
 
     Returns
@@ -293,4 +296,5 @@ def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=
     """
     return relaxation_component(op, cardinality, penalty, engine="bca", method="bca", tol=tol,
                                 max_iter=max_sweeps, support_tol=support_tol,
-                                max_penalties=max_penalties, certify=certify, max_time=max_time)
+                                max_penalties=max_penalties, certify=certify, max_time=max_time,
+                                progress=progress)

@@ -305,12 +305,14 @@ def _check_args(op, cardinality, penalty, method, tol, support_tol):
 
 def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, method: str,
                          tol=1e-3, max_iter=None, support_tol=1e-3, max_penalties=40,
-                         certify=True, time_limit=None, max_time=None) -> ComponentResult:
+                         certify=True, time_limit=None, max_time=None,
+                         progress=False) -> ComponentResult:
     """One sparse component from the DSPCA relaxation (see :func:`dspca` / ``bca``).
 
     ``max_time`` (seconds, whole call): each relaxation gets the time left, the penalty
     search stops when it is spent, and the best component so far is returned with a
-    RuntimeWarning (``converged=False``, ``info["stopped"] = "max_time"``)."""
+    RuntimeWarning (``converged=False``, ``info["stopped"] = "max_time"``). ``progress``
+    shows a tqdm bar over the relaxations solved (penalty, working set, cardinality)."""
     _check_args(op, cardinality, penalty, method, tol, support_tol)
     validate_params({"max_time": max_time},
                     {"max_time": [None, Interval("real", 0, None, closed="neither")]}, where=method)
@@ -333,6 +335,11 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
     last_state = [None, 0]
 
     deadline = math.inf if max_time is None else t_start + float(max_time)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(desc=f"{method} relaxations", unit="relaxation", leave=False)
 
     def out_of_time():
         return time.perf_counter() >= deadline
@@ -349,6 +356,9 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
         z, supp = _extract(sol.Z, support_tol)
         rec = _Solve(float(rho), k, sol, z, supp)
         tried.append(rec)
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(rho=f"{rho:.4g}", working_set=k, card=rec.card)
         return rec
 
     base_info = {"penalty": None, "working_set_size": 0, "n_penalties_tried": 0,
@@ -390,6 +400,8 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
             chosen, search_hit = _penalty_search(solve, tried, blocks, s, max_penalties, method,
                                                  out_of_time)
         top = s
+    if bar is not None:
+        bar.close()
     sol = chosen.sol
     K = blocks.order[:chosen.k]
     # ---------------- the sparse component -------------------------------------------------
@@ -557,7 +569,7 @@ def _penalty_search(solve, tried, blocks, s, max_penalties, method, out_of_time=
                   "safe elimination, penalty search for a target cardinality.")
 def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
           max_iter=20000, support_tol=1e-3, max_penalties=40, certify=True, time_limit=None,
-          max_time=None):
+          max_time=None, progress=False):
     """DSPCA by the smoothed first-order method, with safe elimination and penalty search.
 
     Parameters
@@ -589,6 +601,8 @@ def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, to
     max_time : float or None
         Seconds for the whole call: when spent, the best component so far is returned
         with a RuntimeWarning (``converged=False``).
+    progress : bool, default=False
+        A tqdm bar over the relaxations solved.
     random_state : ignored (deterministic).
 
     Returns
@@ -601,4 +615,4 @@ def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, to
     return relaxation_component(op, cardinality, penalty, engine="first_order", method="dspca",
                                 tol=tol, max_iter=max_iter, support_tol=support_tol,
                                 max_penalties=max_penalties, certify=certify,
-                                time_limit=time_limit, max_time=max_time)
+                                time_limit=time_limit, max_time=max_time, progress=progress)
