@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
-from ._options import CLIError
+from ._options import CLIError, OneLineParser, check_output_paths
 
 __all__ = ["main", "build_parser"]
 
@@ -23,7 +24,7 @@ __all__ = ["main", "build_parser"]
 def build_parser() -> argparse.ArgumentParser:
     from . import _methods, _topics
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="eigensparse",
         description="Sparse principal component analysis: readable components with an exact "
                     "number of nonzero loadings.")
@@ -40,6 +41,16 @@ def _version():
     return __version__
 
 
+def _one_line_warnings():
+    """Show warnings as one line each on stderr (``eigensparse: warning: ...``); returns
+    the previous ``warnings.showwarning`` to restore."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"eigensparse: warning: {str(message).splitlines()[0]}", file=sys.stderr)
+
+    old, warnings.showwarning = warnings.showwarning, show
+    return old
+
+
 def main(argv=None) -> int:
     from .._validation import InvalidParameterError
 
@@ -48,7 +59,9 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
+    old_showwarning = _one_line_warnings()
     try:
+        check_output_paths(args)
         return args.run(args)
     except (CLIError, InvalidParameterError, ValueError, OSError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -57,3 +70,5 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("eigensparse: interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.showwarning = old_showwarning
