@@ -204,7 +204,7 @@ def _solve(wset: WorkingSet, plan, tolerance: int, n: int, progress: bool) -> li
     bar = progress_bar(plan, f"solve [{plan.method}]", leave=False) if progress else None
     try:
         while True:
-            op = Covariance(wset.S, n_samples=n)
+            op = Covariance(wset.S, n_samples=n, check_psd=False)
             try:
                 if not plan.joint:
                     return solve_components(op, plan, solve=solver, found=found, progress=bar)
@@ -239,7 +239,7 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
     for i, r in enumerate(results):
         clock.timings[f"  topic {i + 1}"] = float(r.info.get("seconds", 0.0))
     clock.timings["total"] = time.perf_counter() - clock.t0
-    op = Covariance(wset.S, n_samples=corpus.n_docs)
+    op = Covariance(wset.S, n_samples=corpus.n_docs, check_psd=False)
     total_variance = float(var.sum())
     words = corpus.words
     res = assemble(op, plan, results, features=wset.ws, n_features=corpus.n_words,
