@@ -164,7 +164,7 @@ def atomic_write_json(path, obj) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     from eigensparse.io._atomic import atomic_write_text
 
-    atomic_write_text(path, json.dumps(obj, indent=2, default=_json_default) + "\n")
+    atomic_write_text(path, json.dumps(obj, indent=2, default=_json_default, allow_nan=False) + "\n")
 
 
 def _json_default(o):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,8 +154,12 @@ class SparsePCAResult:
 
     @property
     def explained_variance_ratio(self) -> np.ndarray:
+        """``explained_variance / total_variance``; all zeros (with a RuntimeWarning) when
+        the total variance is 0 (constant data), never NaN."""
         if not self.total_variance > 0:
-            return np.zeros_like(self.explained_variance)
+            warnings.warn("total variance is 0 (constant data): explained_variance_ratio is "
+                          "set to 0.", RuntimeWarning, stacklevel=2)
+            return np.zeros_like(np.asarray(self.explained_variance, dtype=float))
         return self.explained_variance / self.total_variance
 
     def feature_label(self, i: int) -> str:

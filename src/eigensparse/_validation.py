@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 import numpy as np
+from sklearn.utils._param_validation import InvalidParameterError as _SklearnInvalidParameterError
 
 __all__ = [
     "InvalidParameterError",
@@ -20,14 +21,16 @@ __all__ = [
     "check_cardinalities",
     "check_finite_array",
     "check_data_shape",
+    "check_random_state",
+    "check_sparse_structure",
 ]
 
 
-class InvalidParameterError(ValueError, TypeError):
+class InvalidParameterError(_SklearnInvalidParameterError):
     """Raised when a parameter has the wrong type or value.
 
-    Subclasses both ValueError and TypeError, as scikit-learn's does, so that
-    ``except ValueError`` catches it."""
+    A subclass of scikit-learn's ``InvalidParameterError`` (itself a ValueError and a
+    TypeError), so that code catching either class, or ``ValueError``, catches it."""
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,10 @@ def check_cardinalities(cardinality, n_components: int, n_features: int) -> list
 
 
 def check_finite_array(X, name: str = "X") -> None:
-    """Raise a clear error on NaN or infinite entries (dense or scipy.sparse)."""
+    """Raise a clear error on NaN or infinite entries (dense or scipy.sparse), and on a
+    malformed CSR/CSC structure (indices out of range, offsets that decrease), which
+    would otherwise reach compiled kernels."""
+    check_sparse_structure(X, name)
     data = X.data if hasattr(X, "tocsr") else X
     data = np.asarray(data)
     if data.dtype.kind not in "biuf":
@@ -184,6 +190,18 @@ def check_finite_array(X, name: str = "X") -> None:
             f"parameter {name!r} contains {n_nan} NaN and {n_inf} infinite value(s); "
             "sparse PCA needs finite numbers (impute or drop them first)."
         )
+
+
+def check_sparse_structure(X, name: str = "X") -> None:
+    """For a scipy.sparse CSR/CSC matrix: the full structural check of scipy (O(nnz))."""
+    if not hasattr(X, "check_format") or getattr(X, "format", None) not in ("csr", "csc"):
+        return
+    try:
+        X.check_format(full_check=True)
+    except (ValueError, TypeError, IndexError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidParameterError(
+            f"parameter {name!r} is a malformed sparse matrix ({why}).") from None
 
 
 def check_data_shape(shape, name: str = "X") -> tuple[int, int]:
@@ -201,3 +219,18 @@ def check_data_shape(shape, name: str = "X") -> tuple[int, int]:
         raise InvalidParameterError(
             f"parameter {name!r} has 1 sample (shape {(n, p)}); a covariance needs at least 2 samples.")
     return n, p
+
+
+def check_random_state(random_state, name: str = "random_state") -> np.random.Generator:
+    """A numpy Generator from ``random_state`` (None, a non-negative int, a Generator or a
+    RandomState); anything else is an :class:`InvalidParameterError` naming ``name``."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    if random_state is None or (isinstance(random_state, numbers.Integral)
+                                and not isinstance(random_state, bool) and random_state >= 0):
+        return np.random.default_rng(None if random_state is None else int(random_state))
+    raise InvalidParameterError(
+        f"parameter {name!r} must be None, a non-negative int, a numpy Generator or a "
+        f"RandomState; got {random_state!r}.")

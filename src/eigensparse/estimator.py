@@ -150,6 +150,18 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.progress = progress
         self.order = order
 
+    def _validate_params(self):
+        """scikit-learn's checks, raising eigensparse's InvalidParameterError (a subclass of
+        scikit-learn's, so that either class catches it)."""
+        from sklearn.utils._param_validation import InvalidParameterError as SkInvalidParameterError
+
+        try:
+            super()._validate_params()
+        except SkInvalidParameterError as exc:
+            if isinstance(exc, InvalidParameterError):
+                raise
+            raise InvalidParameterError(str(exc)) from None
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the model.

@@ -219,8 +219,9 @@ def test_reproducible_and_time_budget():
     a = bipartite(DenseData(X), [5] * 3, rank=3, n_candidates=1000, random_state=3)
     b = bipartite(DenseData(X), [5] * 3, rank=3, n_candidates=1000, random_state=3)
     assert all(np.array_equal(x.loadings, y.loadings) for x, y in zip(a, b))
-    r = bipartite(DenseData(X), [5] * 3, rank=3, n_candidates=10**7, time_budget=0.3,
-                  random_state=0)
+    with pytest.warns(RuntimeWarning, match="stopped by the time budget"):
+        r = bipartite(DenseData(X), [5] * 3, rank=3, n_candidates=10**7, time_budget=0.3,
+                      random_state=0)
     info = r[0].info
     assert info["stopped_early"] and not r[0].converged
     assert info["time_total"] < 5.0

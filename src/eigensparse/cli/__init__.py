@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
-from ._options import CLIError
+from ._options import CLIError, OneLineParser, check_output_paths
 
 __all__ = ["main", "build_parser"]
 
@@ -24,12 +25,13 @@ __all__ = ["main", "build_parser"]
 def build_parser() -> argparse.ArgumentParser:
     from . import _fit, _methods, _topics
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="eigensparse",
         description="Sparse principal component analysis: readable components with an exact "
                     "number of nonzero loadings.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = sub.choices
     for command in (_topics, _fit, _methods):
         command.add_parser(sub)
     return parser
@@ -41,17 +43,30 @@ def _version():
     return __version__
 
 
+def _one_line_warnings():
+    """Show warnings as one line each on stderr (``eigensparse: warning: ...``); returns
+    the previous ``warnings.showwarning`` to restore."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"eigensparse: warning: {str(message).splitlines()[0]}", file=sys.stderr)
+
+    old, warnings.showwarning = warnings.showwarning, show
+    return old
+
+
 def main(argv=None) -> int:
     from .._validation import InvalidParameterError
 
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
-    if unknown:  # as parse_args, through the command's one-line error when it has one
-        getattr(args, "usage_error", parser.error)(f"unrecognized arguments: {' '.join(unknown)}")
+    args, unknown = parser.parse_known_args(argv)  # usage errors: one line, exit 2
+    if unknown:  # reported by the command's parser, as parse_args would by the top one
+        command = parser.commands.get(args.command, parser)
+        command.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:
         parser.print_help()
         return 0
+    old_showwarning = _one_line_warnings()
     try:
+        check_output_paths(args)
         return args.run(args)
     except (CLIError, InvalidParameterError, ValueError, OSError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -60,3 +75,5 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("eigensparse: interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.showwarning = old_showwarning

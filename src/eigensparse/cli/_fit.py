@@ -14,7 +14,7 @@ import time
 from dataclasses import replace
 
 from ._options import (CLIError, add_center_options, add_component_options, add_method_options,
-                       add_output_options, one_line_errors, solver_arguments)
+                       add_output_options, solver_arguments)
 from ._report import print_timings, report
 
 __all__ = ["add_parser", "run", "SCALINGS"]
@@ -72,7 +72,6 @@ def add_parser(sub):
                         "(correlation PCA; sparse input stays sparse)")
     add_output_options(p)
     add_method_options(p)
-    one_line_errors(p)
     p.set_defaults(run=run)
     return p
 

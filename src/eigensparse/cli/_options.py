@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import os
 
-__all__ = ["CLIError", "positive_int", "add_component_options", "add_method_options",
-           "add_center_options", "add_output_options", "method_options", "solver_arguments",
-           "one_line_errors", "SHARED_OPTIONS"]
+__all__ = ["CLIError", "OneLineParser", "check_output_paths", "positive_int",
+           "add_component_options", "add_method_options", "add_center_options",
+           "add_output_options", "method_options", "solver_arguments",
+           "SHARED_OPTIONS"]
 
 #: method options with a shared flag of their own (not generated per method)
 SHARED_OPTIONS = ("penalty",)
@@ -15,6 +17,29 @@ SHARED_OPTIONS = ("penalty",)
 
 class CLIError(Exception):
     """A usage error printed as one line."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with one-line errors (``eigensparse: error: ...``, exit code 2); the
+    subcommand parsers inherit the class."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def check_output_paths(args):
+    """Refuse output paths of the wrong kind before any work (one line, naming the option)."""
+    json_path, plot_dir = getattr(args, "json", None), getattr(args, "plot", None)
+    if json_path and os.path.isdir(json_path):
+        raise CLIError(f"--json {json_path}: is a directory; give a file name")
+    parent = os.path.dirname(os.path.abspath(json_path)) if json_path else None
+    if parent and os.path.exists(parent) and not os.path.isdir(parent):
+        raise CLIError(f"--json {json_path}: its parent is not a directory")
+    if plot_dir and os.path.exists(plot_dir) and not os.path.isdir(plot_dir):
+        raise CLIError(f"--plot {plot_dir}: is a file; give a directory")
+    cache_dir = getattr(args, "cache_dir", None)
+    if cache_dir and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
+        raise CLIError(f"--cache-dir {cache_dir}: is a file; give a directory")
 
 
 def positive_int(text):
@@ -64,18 +89,6 @@ def add_output_options(p):
                    "(strict JSON, written atomically)")
     p.add_argument("--plot", metavar="DIR", help="write PNG diagnostics to DIR")
     p.add_argument("-v", "--verbose", action="store_true", help="print timings (phase table)")
-
-
-def one_line_errors(p):
-    """Make the (sub)parser ``p`` report a usage error as one line, ``PROG: error: MESSAGE``
-    (no usage block), exit status 2; :func:`eigensparse.cli.main` uses the same for
-    arguments it does not recognize."""
-    def error(message):
-        p.exit(2, f"{p.prog}: error: {message}\n")
-
-    p.error = error
-    p.set_defaults(usage_error=error)
-    return p
 
 
 def _value(text: str):

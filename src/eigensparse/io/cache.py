@@ -18,6 +18,17 @@ which is never read (and is removed by the next build). A cache is trusted only 
 ``meta.json`` parses, names the same format and version, its source size, mtime and
 (by default) SHA-256 match the file as it is now, and every array file has the
 recorded size. Anything else is treated as absent.
+
+Verification: ``meta.json`` also records a CRC-32 of each array file (computed while
+writing, at no extra cost). Before a cache is used, :meth:`BowCache.open` reads the
+arrays once and checks the CRCs and the structure (offsets start at 0, never decrease
+and end at NNZ; word ids in [0, W); counts positive), so that no damaged cache reaches
+a compiled kernel. A cache that fails is reported in one line (a
+:class:`CacheWarning`), deleted and rebuilt from the source by the next pass.
+
+Temporary directories carry the PID of the process writing them
+(``.tmp-<pid>-…``); a build removes those whose process is gone (an interrupted run,
+even ``kill -9``), whatever their age.
 """
 from __future__ import annotations
 
@@ -28,23 +39,32 @@ import shutil
 import tempfile
 import time
 import uuid
+import warnings
+import zipfile
+import zlib
 from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
 
-from ._atomic import atomic_open
+from ._atomic import atomic_open, pid_is_dead
 from .._validation import InvalidParameterError
 
 __all__ = ["default_cache_dir", "cache_dir_for", "source_signature", "BowCache", "BowCacheWriter",
-           "CSRChunk", "CACHE_FORMAT", "CACHE_VERSION"]
+           "CSRChunk", "CACHE_FORMAT", "CACHE_VERSION", "CacheWarning", "verify_cache_arrays"]
 
 CACHE_FORMAT = "eigensparse-bow-cache"
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: CRC-32 of every array file in meta.json
+#: bytes read at a time when verifying a cache
+_VERIFY_BLOCK = 1 << 24
 _HASH = "sha256"
 _ARRAYS = {"indptr": ("indptr.i64", "<i8"), "indices": ("indices.i32", "<i4"),
            "data": ("data.u32", "<u4")}
 _STALE_TMP_SECONDS = 6 * 3600
+
+
+class CacheWarning(UserWarning):
+    """A cache was found damaged (and discarded) or could not be used."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +143,96 @@ def _fsync_dir(path):
 
 def _write_json_atomic(path, obj):
     with atomic_open(path, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=1, sort_keys=True)
+        json.dump(obj, f, indent=1, sort_keys=True, allow_nan=False)
+
+
+def _meta_crc(meta: dict) -> int:
+    body = {k: v for k, v in meta.items() if k != "meta_crc32"}
+    return zlib.crc32(json.dumps(body, sort_keys=True).encode("utf-8"))
+
+
+def _scan_array(path, dtype, check_block, block_bytes=_VERIFY_BLOCK):
+    """CRC-32 of the file ``path`` read as ``dtype`` in blocks; ``check_block(a, pos)``
+    returns a problem (str) or None for each block ``a`` starting at element ``pos``."""
+    crc, pos = 0, 0
+    count = max(1, block_bytes // np.dtype(dtype).itemsize)
+    with open(path, "rb") as f:
+        while True:
+            a = np.fromfile(f, dtype=dtype, count=count)
+            if a.size == 0:
+                return crc, None
+            crc = zlib.crc32(a, crc)
+            problem = check_block(a, pos)
+            if problem is not None:
+                return crc, problem
+            pos += a.size
+
+
+def verify_cache_arrays(directory, meta: dict) -> str | None:
+    """Check a cache's array files against ``meta``: CRC-32 of each file, offsets that
+    start at 0, never decrease and end at NNZ, word ids in [0, W), positive counts.
+
+    Reads each file once in blocks of 16 MB (memory does not grow with the cache).
+    Returns a one-phrase description of the first problem, or None when intact.
+    """
+    n_words, nnz = int(meta["n_words"]), int(meta["nnz"])
+    last = [np.int64(0)]
+
+    def offsets(a, pos):
+        if pos == 0 and a[0] != 0:
+            return f"offsets start at {int(a[0])}, not 0"
+        prev = last[0] if pos else a[0]
+        if a[0] < prev or (a.size > 1 and np.any(a[1:] < a[:-1])):
+            return "offsets decrease"
+        last[0] = a[-1]
+        return None
+
+    def word_ids(a, pos):
+        lo, hi = int(a.min()), int(a.max())
+        if lo < 0 or hi >= n_words:
+            bad = lo if lo < 0 else hi
+            return f"word id {bad} outside [0, W={n_words})"
+        return None
+
+    def counts(a, pos):
+        return "a count is 0" if int(a.min()) == 0 else None
+
+    for key, check in (("indptr", offsets), ("indices", word_ids), ("data", counts)):
+        fname, dtype = _ARRAYS[key]
+        try:
+            crc, problem = _scan_array(os.path.join(directory, fname), dtype, check)
+        except OSError as exc:
+            return f"cannot read {fname} ({type(exc).__name__})"
+        if problem is not None:
+            return f"{fname}: {problem}"
+        if crc != meta["arrays"][key]["crc32"]:
+            return f"{fname} does not match its CRC-32 (the file was altered)"
+    if int(last[0]) != nnz:
+        return f"offsets end at {int(last[0])}, not NNZ={nnz}"
+    return None
+
+
+def _arrays_crc(arrays: dict) -> int:
+    crc = 0
+    for k in sorted(arrays):
+        a = np.ascontiguousarray(arrays[k])
+        crc = zlib.crc32(f"{k}:{a.dtype.str}:{a.shape}".encode(), crc)
+        crc = zlib.crc32(a.view(np.uint8).reshape(-1) if a.size else b"", crc)
+    return crc
+
+
+def discard_cache(directory, problem: str, source: str | None = None) -> None:
+    """Report a damaged cache in one line (:class:`CacheWarning`) and delete it."""
+    what = f"; rebuilding it from {source}" if source else "; it will be rebuilt"
+    warnings.warn(f"{directory}: damaged cache ({problem}): discarded{what}.", CacheWarning,
+                  stacklevel=3)
+    root = os.path.dirname(directory)
+    trash = os.path.join(root, f".old-{os.getpid()}-{uuid.uuid4().hex}")
+    try:
+        os.replace(directory, trash)
+    except OSError:
+        trash = directory
+    shutil.rmtree(trash, ignore_errors=True)
 
 
 class BowCache:
@@ -140,11 +249,15 @@ class BowCache:
 
     # -- opening --------------------------------------------------------------
     @classmethod
-    def open(cls, source, cache_dir=None, *, verify: str = "hash") -> "BowCache | None":
-        """The cache of ``source`` if it exists and matches it, else None.
+    def open(cls, source, cache_dir=None, *, verify: str = "hash",
+             check_arrays: bool = True) -> "BowCache | None":
+        """The cache of ``source`` if it exists, matches it and is intact, else None.
 
         ``verify="hash"`` (default) also compares the SHA-256 of the source's bytes;
-        ``"stat"`` trusts size and mtime.
+        ``"stat"`` trusts size and mtime. ``check_arrays`` (default) verifies the
+        arrays' CRC-32 and structure (:func:`verify_cache_arrays`); a damaged cache is
+        reported with a :class:`CacheWarning`, deleted, and None is returned so that
+        the caller rebuilds it.
         """
         if verify not in ("hash", "stat"):
             raise InvalidParameterError(f"parameter 'verify' must be 'hash' or 'stat'; got {verify!r}.")
@@ -161,6 +274,11 @@ class BowCache:
             return None
         if verify == "hash" and src.get(_HASH) != file_digest(source):
             return None
+        if check_arrays:
+            problem = verify_cache_arrays(d, meta)
+            if problem is not None:
+                discard_cache(d, f"{problem}", os.fspath(source))
+                return None
         return cls(d, meta)
 
     @staticmethod
@@ -173,12 +291,16 @@ class BowCache:
         if not isinstance(meta, dict) or meta.get("format") != CACHE_FORMAT \
                 or meta.get("version") != CACHE_VERSION:
             return None
+        if meta.get("meta_crc32") != _meta_crc(meta):
+            discard_cache(d, "meta.json does not match its checksum")
+            return None
         try:
             lengths = {"indptr": int(meta["n_docs"]) + 1, "indices": int(meta["nnz"]),
                        "data": int(meta["nnz"])}
             for key, (fname, dtype) in _ARRAYS.items():
                 info = meta["arrays"][key]
-                if info["file"] != fname or info["dtype"] != dtype or info["length"] != lengths[key]:
+                if info["file"] != fname or info["dtype"] != dtype or info["length"] != lengths[key] \
+                        or not isinstance(info["crc32"], int):
                     return None
                 size = os.path.getsize(os.path.join(d, fname))
                 if size != lengths[key] * np.dtype(dtype).itemsize:
@@ -266,12 +388,24 @@ class BowCache:
     def load_stats(self, name: str) -> dict | None:
         """Arrays saved by :meth:`save_stats` for this cache, or None."""
         path = os.path.join(self.directory, f"stats-{name}.npz")
+        if not os.path.exists(path):
+            return None
         try:
             with np.load(path, allow_pickle=False) as z:
                 if str(z["__token__"]) != self.token:
                     return None
-                return {k: z[k] for k in z.files if k != "__token__"}
-        except (OSError, ValueError, KeyError):
+                arrays = {k: z[k] for k in z.files if k not in ("__token__", "__crc32__")}
+                if int(z["__crc32__"]) != _arrays_crc(arrays):
+                    raise ValueError("the arrays do not match their CRC-32")
+                return arrays
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            warnings.warn(f"{path}: damaged cached statistics ({why}): discarded; recomputing them.",
+                          CacheWarning, stacklevel=2)
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
             return None
 
     def save_stats(self, name: str, arrays: dict) -> None:
@@ -279,7 +413,8 @@ class BowCache:
         path = os.path.join(self.directory, f"stats-{name}.npz")
         try:
             with atomic_open(path, "wb") as f:
-                np.savez(f, __token__=np.array(self.token), **arrays)
+                np.savez(f, __token__=np.array(self.token),
+                         __crc32__=np.array(_arrays_crc(arrays), dtype=np.int64), **arrays)
         except OSError:
             pass
 
@@ -298,31 +433,43 @@ class BowCacheWriter:
         root = os.path.dirname(self.final)
         os.makedirs(root, exist_ok=True)
         self._clean_stale(root)
-        self.tmp = tempfile.mkdtemp(dir=root, prefix=f".tmp-{os.path.basename(self.final)}-")
+        self.tmp = tempfile.mkdtemp(dir=root, prefix=f".tmp-{os.getpid()}-{os.path.basename(self.final)}-")
         self.n_docs, self.n_words = int(n_docs), int(n_words)
         self.nnz = 0
         self._next_doc = 0  # offsets of documents < _next_doc are written (streamed: no O(D) memory)
         self._fi = open(os.path.join(self.tmp, _ARRAYS["indices"][0]), "wb")
         self._fd = open(os.path.join(self.tmp, _ARRAYS["data"][0]), "wb")
         self._fp = open(os.path.join(self.tmp, _ARRAYS["indptr"][0]), "wb")
-        self._fp.write(np.zeros(1, dtype="<i8").tobytes())
+        self._crc = {key: 0 for key in _ARRAYS}
+        self._write("indptr", np.zeros(1, dtype="<i8"))
         self.committed = False
+
+    def _write(self, key, arr: np.ndarray) -> None:
+        f = {"indptr": self._fp, "indices": self._fi, "data": self._fd}[key]
+        b = np.ascontiguousarray(arr, dtype=_ARRAYS[key][1])
+        self._crc[key] = zlib.crc32(b, self._crc[key])
+        f.write(b.tobytes())
 
     @staticmethod
     def _clean_stale(root):
+        """Remove leftovers of other builds: ``.old-*`` (always), and ``.tmp-<pid>-*``
+        whose process is gone (or, for names without a PID, older than 6 hours)."""
         now = time.time()
         try:
             names = os.listdir(root)
         except OSError:
             return
         for n in names:
-            if n.startswith(".tmp-") or n.startswith(".old-"):
-                p = os.path.join(root, n)
-                try:
-                    if now - os.path.getmtime(p) > _STALE_TMP_SECONDS or n.startswith(".old-"):
-                        shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) else os.unlink(p)
-                except OSError:
-                    pass
+            if not (n.startswith(".tmp-") or n.startswith(".old-")):
+                continue
+            p = os.path.join(root, n)
+            pid = n.split("-")[1]
+            try:
+                if n.startswith(".old-") or (pid_is_dead(int(pid)) if pid.isdigit()
+                                             else now - os.path.getmtime(p) > _STALE_TMP_SECONDS):
+                    shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) else os.unlink(p)
+            except OSError:
+                pass
 
     def add(self, chunk: CSRChunk) -> None:
         if chunk.doc_start < self._next_doc:
@@ -333,10 +480,9 @@ class BowCacheWriter:
         if chunk.doc_start + chunk.n_docs > self.n_docs:
             raise InvalidParameterError("cache: chunk beyond the last document.")
         self._fill_offsets(chunk.doc_start)  # empty documents before this chunk
-        self._fi.write(np.ascontiguousarray(chunk.indices, dtype="<i4").tobytes())
-        self._fd.write(np.ascontiguousarray(data, dtype="<u4").tobytes())
-        ends = self.nnz + np.asarray(chunk.indptr[1:], dtype=np.int64)
-        self._fp.write(ends.astype("<i8").tobytes())
+        self._write("indices", chunk.indices)
+        self._write("data", data)
+        self._write("indptr", self.nnz + np.asarray(chunk.indptr[1:], dtype=np.int64))
         self.nnz += chunk.nnz
         self._next_doc = chunk.doc_start + chunk.n_docs
 
@@ -344,7 +490,7 @@ class BowCacheWriter:
         gap = upto - self._next_doc
         while gap > 0:
             k = min(gap, 1 << 20)
-            self._fp.write(np.full(k, self.nnz, dtype="<i8").tobytes())
+            self._write("indptr", np.full(k, self.nnz, dtype="<i8"))
             gap -= k
         self._next_doc = max(self._next_doc, upto)
 
@@ -360,16 +506,17 @@ class BowCacheWriter:
             "format": CACHE_FORMAT, "version": CACHE_VERSION, "token": uuid.uuid4().hex,
             "source": source_signature(self.source, digest),
             "n_docs": self.n_docs, "n_words": self.n_words, "nnz": self.nnz,
-            "arrays": {k: {"file": fn, "dtype": dt, "length": lengths[k]}
+            "arrays": {k: {"file": fn, "dtype": dt, "length": lengths[k], "crc32": self._crc[k]}
                        for k, (fn, dt) in _ARRAYS.items()},
             "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
         }
+        meta["meta_crc32"] = _meta_crc(meta)
         _write_json_atomic(os.path.join(self.tmp, "meta.json"), meta)
         _fsync_dir(self.tmp)
         root = os.path.dirname(self.final)
         old = None
         if os.path.exists(self.final):
-            old = os.path.join(root, f".old-{uuid.uuid4().hex}")
+            old = os.path.join(root, f".old-{os.getpid()}-{uuid.uuid4().hex}")
             os.replace(self.final, old)
         os.replace(self.tmp, self.final)
         _fsync_dir(root)

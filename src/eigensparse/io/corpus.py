@@ -12,7 +12,7 @@ from typing import Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import InvalidParameterError
+from .._validation import InvalidParameterError, check_sparse_structure
 from .cache import BowCache, BowCacheWriter, CSRChunk
 from .uci import DEFAULT_CHUNK_NNZ, UCIChunk, _UCIStream, read_vocabulary
 
@@ -169,6 +169,7 @@ class MatrixCorpus(Corpus):
             X = np.asarray(X)
             if X.ndim != 2:
                 raise InvalidParameterError(f"parameter 'docword' must be a 2-D matrix; got shape {X.shape}.")
+        check_sparse_structure(X, "docword")
         X = sp.csr_matrix(X, dtype=np.float64)
         if X.shape[0] < 1 or X.shape[1] < 1:
             raise InvalidParameterError(f"parameter 'docword' must be a non-empty matrix; got shape {X.shape}.")

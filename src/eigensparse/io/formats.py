@@ -29,7 +29,12 @@ def _exists(path):
 def _check_matrix(X, path, what):
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise InvalidParameterError(f"{path}: line 1: {what} must be a non-empty 2-D matrix; got shape {X.shape}.")
-    X = sp.csr_matrix(X, dtype=np.float64)
+    try:
+        X = sp.csr_matrix(X, dtype=np.float64)
+        X.check_format(full_check=True)
+    except (ValueError, TypeError, IndexError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidParameterError(f"{path}: line 1: {what} is malformed ({why}).") from None
     if X.nnz and not np.all(np.isfinite(X.data)):
         raise InvalidParameterError(f"{path}: line 1: {what} has NaN or infinite entries.")
     X.sum_duplicates()

@@ -28,6 +28,7 @@ import scipy.sparse as sp
 
 from .._validation import InvalidParameterError
 from . import _parse
+from ._vocab import _check_exists, _err, _is_gzip, read_vocabulary
 
 __all__ = ["UCIHeader", "UCIChunk", "read_uci_header", "iter_uci_chunks", "read_uci_bow",
            "read_vocabulary", "DEFAULT_CHUNK_NNZ"]
@@ -38,6 +39,12 @@ DEFAULT_CHUNK_NNZ = 2_000_000
 _RAW_BLOCK = 1 << 22  # compressed bytes read at a time
 _TEXT_PIECE = 1 << 23  # decompressed bytes handed to the parser at a time
 _QUEUE_DEPTH = 3
+#: shortest entry line ("1 1 1\n"): a file of B body bytes holds at most B // 6 + 1 entries
+_MIN_ENTRY_BYTES = 6
+#: largest expansion of DEFLATE (gzip): 1032 decompressed bytes per compressed byte
+_MAX_GZIP_RATIO = 1032
+#: D and W up to this are accepted whatever the file size (their arrays are small)
+_SIZE_FLOOR = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -72,22 +79,6 @@ class UCIChunk:
     @property
     def nnz(self) -> int:
         return int(self.doc.size)
-
-
-def _err(path, line, msg) -> InvalidParameterError:
-    return InvalidParameterError(f"{path}: line {line}: {msg}")
-
-
-def _check_exists(path: str):
-    if not os.path.exists(path):
-        raise InvalidParameterError(f"{path}: line 1: file does not exist.")
-    if os.path.isdir(path):
-        raise InvalidParameterError(f"{path}: line 1: is a directory, expected a file.")
-
-
-def _is_gzip(path: str) -> bool:
-    with open(path, "rb") as f:
-        return f.read(2) == b"\x1f\x8b"
 
 
 class _TextSource:
@@ -289,11 +280,43 @@ class _UCIStream:
                 raise _err(self.path, i + 1, f"header {name} must be >= {lo}; got {v}.")
             vals.append(v)
         self._pending = lines[3] if len(lines) > 3 else b""
+        self._check_header_size(vals, len(buf) - len(self._pending))
         self._line = 4
         self._seen = 0
+        self._max_doc = 0  # largest 1-based docID seen
         self._prev_doc = -1
         self._prev_word = -1
         return UCIHeader(vals[0], vals[1], vals[2], self.path)
+
+    def _check_header_size(self, vals, header_bytes):
+        """Refuse D, W, NNZ that the file's size cannot hold, before anything is
+        allocated from them: memory follows what is read, never what is claimed."""
+        if self.src.gz:
+            room = self.src.raw_size * _MAX_GZIP_RATIO
+            where = f"a {self.src.raw_size}-byte gzip file (at most {_MAX_GZIP_RATIO}x expansion)"
+        else:
+            room = max(self.src.raw_size - header_bytes, 0)
+            where = f"the {room} bytes after the header"
+        cap = room // _MIN_ENTRY_BYTES + 1
+        if vals[2] > cap:
+            raise _err(self.path, 3, f"header NNZ={vals[2]} cannot be right: {where} hold at most "
+                       f"{cap} entries; the header disagrees with the file.")
+        for i, what in ((0, "D (documents)"), (1, "W (words)")):
+            if vals[i] > max(cap, _SIZE_FLOOR):
+                raise _err(self.path, i + 1, f"header {what}={vals[i]} cannot be right for a file of "
+                           f"at most {cap} entries (more than {max(cap, _SIZE_FLOOR)} is refused); "
+                           "the header disagrees with the file.")
+
+    def _check_documents(self):
+        """After the body: D may exceed the largest docID (trailing empty documents) by
+        at most max(NNZ, largest docID), so that arrays of length D stay sized by the
+        body and a header claiming mostly absent documents is refused."""
+        h = self.header
+        extra = h.n_docs - self._max_doc
+        if extra > max(h.nnz, self._max_doc):
+            raise _err(self.path, 1, f"header D={h.n_docs} documents but the largest docID in the "
+                       f"body is {self._max_doc} ({extra} trailing empty documents, more than "
+                       f"max(NNZ, largest docID)); the header disagrees with the body.")
 
     def _parse(self, text: bytes, final: bool):
         """Parse whole lines ``text``; returns (doc, word, cnt, first_line, canonical)."""
@@ -314,6 +337,8 @@ class _UCIStream:
         self._line += nl
         self._seen += k
         self._prev_doc, self._prev_word = pd, pw
+        if k:
+            self._max_doc = max(self._max_doc, int(doc[:k].max()) + 1)
         # copies: the reserved arrays are about twice as long as needed
         return doc[:k].copy(), word[:k].copy(), cnt[:k].copy(), first, bool(canon)
 
@@ -365,6 +390,7 @@ class _UCIStream:
             raise _err(self.path, max(last + 1, 4),
                        f"the header says NNZ={self.header.nnz} (line 3) but the file ends after "
                        f"{self._seen} entries (last line {last}).")
+        self._check_documents()
 
     def chunks(self) -> Iterator[UCIChunk]:
         docs, words, cnts = [], [], []
@@ -473,52 +499,6 @@ def _bar(path, progress, desc):
 
     return tqdm(total=os.path.getsize(os.fspath(path)), unit="B", unit_scale=True,
                 desc=f"{desc} {os.path.basename(os.fspath(path))}")
-
-
-def read_vocabulary(path, n_words: int | None = None) -> list[str]:
-    """Read a vocabulary file: one word per line, UTF-8 (``.gz`` allowed).
-
-    If ``n_words`` is given the file must have exactly that many lines (a final
-    newline is optional). Errors name the file and the line.
-    """
-    path = os.fspath(path)
-    _check_exists(path)
-    try:
-        if _is_gzip(path):
-            import gzip
-
-            with gzip.open(path, "rb") as f:
-                raw = f.read()
-        else:
-            with open(path, "rb") as f:
-                raw = f.read()
-    except (EOFError, OSError, zlib.error) as exc:
-        raise _err(path, 1, f"cannot read the vocabulary ({type(exc).__name__}: {exc}); "
-                   "the file is truncated or corrupt.") from exc
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise _err(path, line, f"vocabulary is not valid UTF-8 (byte {raw[exc.start]:#04x} at "
-                   f"column {col}).") from None
-    if not text:
-        raise _err(path, 1, "empty vocabulary file.")
-    words = text.split("\n")
-    if words[-1] == "":
-        words.pop()
-    words = [w.rstrip("\r") for w in words]
-    if n_words is not None and len(words) != n_words:
-        if len(words) < n_words:
-            raise _err(path, len(words) + 1,
-                       f"vocabulary ends after {len(words)} words but the docword header says "
-                       f"W={n_words}: it is shorter than W.")
-        raise _err(path, n_words + 1,
-                   f"vocabulary has {len(words)} words but the docword header says W={n_words}: "
-                   f"it is longer than W (line {n_words + 1} is {words[n_words][:40]!r}).")
-    return words
 
 
 def read_uci_bow(docword, vocab=None, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ,

@@ -5,6 +5,7 @@ import numpy as np
 
 from .._linalg import fix_sign, top_eigh
 from .._result import ComponentResult
+from .._validation import check_random_state  # noqa: F401  (re-exported)
 from ..operators import Operator
 
 __all__ = ["make_result", "polish", "polish_loadings", "check_random_state"]
@@ -54,12 +55,3 @@ def polish(op: Operator, support, method: str = "polish", **fields) -> Component
     """Result whose loadings are optimal for ``support`` (see :func:`polish_loadings`)."""
     x, lam = polish_loadings(op, support)
     return make_result(op, x, method, variance=lam, **fields)
-
-
-def check_random_state(random_state) -> np.random.Generator:
-    """A NumPy Generator from None, an int, a Generator or a legacy RandomState."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    return np.random.default_rng(random_state)

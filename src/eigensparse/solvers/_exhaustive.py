@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
+import warnings
 
 import numpy as np
 
@@ -33,7 +35,8 @@ def _combination_batches(p: int, s: int, batch: int):
 
 @register("exhaustive", cost="O(C(p, s)·s³): every support", summary="Exact search over all supports of size s (small problems).")
 def exhaustive(op: Operator, cardinality: int, *, random_state=None,
-               max_supports: int | float = 2_000_000):
+               max_supports: int | float = 2_000_000, max_cost: float = 1e10,
+               max_time: float | None = None, progress: bool = False):
     """Exact solution of max {xᵀΣx : ‖x‖₂ = 1, ‖x‖₀ <= s} by enumerating every support.
 
     All C(p, s) supports I are scanned in batches. A support is discarded at once when an
@@ -53,6 +56,15 @@ def exhaustive(op: Operator, cardinality: int, *, random_state=None,
         Deterministic: among equal values the lexicographically first support wins.
     max_supports : int or float, default=2e6
         Refuse (with :class:`InvalidParameterError`) when C(p, s) exceeds this.
+    max_cost : float, default=1e10
+        Refuse when the estimated cost, C(p, s) × (2s² + s³) floating-point operations
+        (bounds, then a worst-case s×s eigenvalue problem per support), exceeds this
+        (about 10 s at 1 GFLOP/s), unless ``max_time`` bounds the run.
+    max_time : float or None
+        Seconds: stop when spent and return the best support scanned so far with a
+        RuntimeWarning (``converged=False``, no optimality claim).
+    progress : bool, default=False
+        A tqdm bar over the supports.
 
     Returns
     -------
@@ -64,20 +76,20 @@ def exhaustive(op: Operator, cardinality: int, *, random_state=None,
     Raises
     ------
     InvalidParameterError
-        When C(n_features, cardinality) > max_supports.
+        When C(n_features, cardinality) > max_supports, or the estimated cost exceeds
+        ``max_cost`` and no ``max_time`` is given.
     """
     s = _check_problem(op, cardinality, "exhaustive")
-    validate_params({"max_supports": max_supports},
-                    {"max_supports": [Interval("real", 1, None)]}, where="exhaustive")
+    validate_params({"max_supports": max_supports, "max_cost": max_cost, "max_time": max_time,
+                     "progress": progress},
+                    {"max_supports": [Interval("real", 1, None)], "max_cost": [Interval("real", 1, None)],
+                     "max_time": [None, Interval("real", 0, None, closed="neither")],
+                     "progress": [bool]}, where="exhaustive")
     p = op.n_features
     n_sup = math.comb(p, s)
-    if n_sup > max_supports:
-        raise InvalidParameterError(
-            f"exhaustive: C(n_features={p}, cardinality={s}) = {n_sup:.3g} supports exceeds "
-            f"max_supports={max_supports:.3g}; exhaustive search is only for small problems "
-            "(use a smaller 'cardinality', fewer 'n_features', raise 'max_supports', or use "
-            "method 'greedy')."
-        )
+    cost = n_sup * (2 * s * s + s ** 3) + p * p
+    if max_time is None:  # a time budget bounds the run instead
+        _refuse_if_too_big(p, s, n_sup, cost, max_supports, max_cost)
     if s == p:
         best = np.arange(p)
     elif s == 1:
@@ -91,7 +103,15 @@ def exhaustive(op: Operator, cardinality: int, *, random_state=None,
         cut = lower - 1e-12 * max(abs(lower), 1.0)  # keep ties (rounding slack)
         batch = max(1, _BATCH_ENTRIES // (s * s))
         best_val, best = -np.inf, None
+        deadline = math.inf if max_time is None else time.perf_counter() + float(max_time)
+        scanned = 0
+        bar = _bar(n_sup, progress)
         for idx in _combination_batches(p, s, batch):
+            scanned += idx.shape[0]
+            if bar is not None:
+                bar.update(idx.shape[0])
+            if time.perf_counter() > deadline:
+                break
             rows, cols = idx[:, :, None], idx[:, None, :]
             # skip supports whose Gershgorin or Frobenius bound on λmax is below `lower`
             live = np.flatnonzero(absS[rows, cols].sum(axis=2).max(axis=1) >= cut)
@@ -106,10 +126,49 @@ def exhaustive(op: Operator, cardinality: int, *, random_state=None,
             j = int(np.argmax(vals))
             if vals[j] > best_val:
                 best_val, best = float(vals[j]), idx[live[j]].copy()
-        if best is None:  # pragma: no cover - only if rounding defeated the slack
+        if bar is not None:
+            bar.close()
+        if best is None:  # stopped before a better support, or rounding defeated the slack
             best = np.sort(g_order)
+        if scanned < n_sup or time.perf_counter() > deadline:
+            return _stopped(op, best, n_sup, scanned, max_time)
     x, var = polish_loadings(op, best)
     return make_result(op, x, "exhaustive", variance=var, n_iter=n_sup, converged=True,
                        upper_bound=var, gap=0.0,
                        message=f"exact: scanned all {n_sup} supports of size {s}",
                        info={"n_supports": n_sup})
+
+
+def _refuse_if_too_big(p, s, n_sup, cost, max_supports, max_cost):
+    est = (f"estimated cost {n_sup:.3g} supports x (2s² + s³) = {cost:.3g} operations (about "
+           f"{cost / 1e9:.3g} s at 1 GFLOP/s)")
+    if n_sup > max_supports:
+        raise InvalidParameterError(
+            f"exhaustive: C(n_features={p}, cardinality={s}) = {n_sup:.3g} supports exceeds "
+            f"max_supports={max_supports:.3g} ({est}); exhaustive search is only for small "
+            "problems (use a smaller 'cardinality', fewer 'n_features', raise 'max_supports', "
+            "give 'max_time' for a bounded search, or use method 'greedy').")
+    if cost > max_cost:
+        raise InvalidParameterError(
+            f"exhaustive: C(n_features={p}, cardinality={s}) = {n_sup:.3g} supports: {est} exceeds "
+            f"max_cost={max_cost:.3g}; give 'max_time' for a bounded search, raise 'max_cost', "
+            "or use method 'greedy'.")
+
+
+def _bar(total, progress):
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="supports", desc="exhaustive", leave=False)
+
+
+def _stopped(op, best, n_sup, scanned, max_time):
+    """The best support so far of a search stopped by ``max_time`` (no optimality claim)."""
+    x, var = polish_loadings(op, best)
+    warnings.warn(f"exhaustive: stopped by max_time={max_time:g} s after {scanned} of {n_sup} "
+                  f"supports; returning the best support so far (variance {var:.6g}), not "
+                  "certified optimal.", RuntimeWarning, stacklevel=3)
+    return make_result(op, x, "exhaustive", variance=var, n_iter=scanned, converged=False,
+                       message=f"stopped by max_time after {scanned} of {n_sup} supports",
+                       info={"n_supports": n_sup, "n_scanned": scanned, "stopped": "max_time"})

@@ -18,15 +18,17 @@ with ψ the ℓ0-penalized value (weak duality), K the features surviving elimin
 """
 from __future__ import annotations
 
+import math
 import numbers
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._linalg import fix_sign
 from .._result import ComponentResult
-from .._validation import InvalidParameterError
+from .._validation import Interval, InvalidParameterError, validate_params
 from ..bounds import certify_support
 from ..operators import Operator
 from ..relaxation import (PrefixBlocks, RelaxationSolution, bca_relaxation, embed_warm_start,
@@ -63,10 +65,13 @@ class RelaxationTrial:
 
 
 class _RelaxationRun:
-    """Every relaxation solved for one component (kept for the bounds)."""
+    """Every relaxation solved for one component (kept for the bounds), within the
+    call's ``deadline`` (``time.perf_counter()`` seconds), with an optional tqdm bar."""
 
-    def __init__(self, op: Operator, engine: str, tol, max_iter, time_limit, support_tol):
+    def __init__(self, op: Operator, engine: str, tol, max_iter, time_limit, support_tol, *,
+                 deadline=math.inf, bar=None):
         self.blocks = PrefixBlocks(op)
+        self.deadline, self.bar = deadline, bar
         self.engine = engine
         self.solver, iter_name = _ENGINES[engine]
         self.options = {"tol": tol}
@@ -82,11 +87,25 @@ class _RelaxationRun:
         k = self.blocks.n_kept(rho)
         S = self.blocks.block(k)
         ws = None if warm_start is None else embed_warm_start(*warm_start, k, self.engine)
-        sol = self.solver(S, rho, warm_start=ws, **self.options)
+        options = self.options
+        if self.deadline < math.inf:  # each relaxation gets the time left (at least 1 ms)
+            left = max(self.deadline - time.perf_counter(), 1e-3)
+            options = dict(options, time_limit=min(options.get("time_limit", math.inf), left))
+        sol = self.solver(S, rho, warm_start=ws, **options)
         z, supp = leading_support(sol.Z, self.support_tol)
         trial = RelaxationTrial(float(rho), k, sol, z, supp)
         self.trials.append(trial)
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix(rho=f"{rho:.4g}", working_set=k, card=trial.cardinality)
         return trial
+
+    def time_left(self) -> float | None:
+        """Seconds left before the deadline (None without one)."""
+        return None if self.deadline == math.inf else self.deadline - time.perf_counter()
+
+    def out_of_time(self) -> bool:
+        return time.perf_counter() >= self.deadline
 
     def search_step(self, rho, warm_start, kept):
         """The ``solve`` callback of :func:`~eigensparse.screening.penalty_search`."""
@@ -129,27 +148,50 @@ def _check_args(op, cardinality, penalty, method, tol, support_tol):
 
 def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, method: str,
                          tol=1e-3, max_iter=None, support_tol=1e-3, max_penalties=40,
-                         certify=True, time_limit=None) -> ComponentResult:
-    """One sparse component from the DSPCA relaxation (see :func:`dspca` / :func:`bca`)."""
+                         certify=True, time_limit=None, max_time=None,
+                         progress=False) -> ComponentResult:
+    """One sparse component from the DSPCA relaxation (see :func:`dspca` / :func:`bca`).
+
+    ``max_time`` (seconds, whole call): each relaxation gets the time left, the penalty
+    search starts no solve after it, and the best component so far is returned with a
+    RuntimeWarning (``converged=False``, ``info["stopped"] = "max_time"``). ``progress``
+    shows a tqdm bar over the relaxations solved (penalty, working set, cardinality)."""
     _check_args(op, cardinality, penalty, method, tol, support_tol)
+    validate_params({"max_time": max_time, "progress": progress},
+                    {"max_time": [None, Interval("real", 0, None, closed="neither")],
+                     "progress": [bool]}, where=method)
     if (isinstance(max_penalties, bool) or not isinstance(max_penalties, numbers.Integral)
             or max_penalties < 1):
         raise InvalidParameterError(
             f"{method}: parameter 'max_penalties' must be an int >= 1; got {max_penalties!r}.")
     t_start = time.perf_counter()
-    run = _RelaxationRun(op, engine, tol, max_iter, time_limit, support_tol)
-    dmax = float(run.blocks.dsorted[0])
-    if cardinality is None:
-        rho = float(penalty)
-        if not dmax > rho:
-            return _all_eliminated(op, rho, dmax, method, engine)
-        chosen, search_hit = run.solve(rho), True
-    else:
-        chosen, search_hit = _solve_for_cardinality(run, op, int(cardinality), penalty,
-                                                    max_penalties, method)
+    deadline = math.inf if max_time is None else t_start + float(max_time)
+    bar = _progress_bar(method) if progress else None
+    try:
+        run = _RelaxationRun(op, engine, tol, max_iter, time_limit, support_tol,
+                             deadline=deadline, bar=bar)
+        dmax = float(run.blocks.dsorted[0])
+        if cardinality is None:
+            rho = float(penalty)
+            if not dmax > rho:
+                return _all_eliminated(op, rho, dmax, method, engine)
+            chosen, search_hit = run.solve(rho), True
+        else:
+            chosen, search_hit = _solve_for_cardinality(run, op, int(cardinality), penalty,
+                                                        max_penalties, method)
+    finally:
+        if bar is not None:
+            bar.close()
     x, lam = _sparse_component(op, run, chosen, cardinality, method)
     return _make_result(op, run, chosen, x, lam, cardinality, search_hit, certify, method,
-                        t_start)
+                        t_start, max_time)
+
+
+def _progress_bar(method):
+    """A tqdm bar over the relaxations solved."""
+    from tqdm.auto import tqdm
+
+    return tqdm(desc=f"{method} relaxations", unit="relaxation", leave=False)
 
 
 def _all_eliminated(op, rho, dmax, method, engine):
@@ -179,7 +221,10 @@ def _solve_for_cardinality(run, op, s, penalty, max_penalties, method):
         # ρ = d_(s) keeps fewer than s features; the search doubles the working set from
         # 2s, bisects over the breakpoints, then geometrically between two of them
         search = penalty_search(run.search_step, s, breakpoints=breakpoints,
-                                refine_rtol=_REFINE_RTOL, max_solves=max_penalties)
+                                refine_rtol=_REFINE_RTOL, max_solves=max_penalties,
+                                max_time=run.time_left())
+        if search.best is None:  # the budget was spent before the first solve: solve once
+            return run.solve(breakpoints.penalty_keeping(min(2 * s, n_pos))), False
         return search.best.result, search.hit
     rho = float(penalty)
     dmax = float(run.blocks.dsorted[0])
@@ -222,11 +267,12 @@ def _sparse_component(op, run, chosen, top, method):
 
 
 def _upper_bound(op, run, x, lam, card, certify):
-    """(bound on max{xᵀΣx : ‖x‖₀ <= card}, whether it certifies x, the certificate)."""
+    """(bound on max{xᵀΣx : ‖x‖₀ <= card}, whether it certifies x, the certificate); no
+    certificate once the deadline has passed."""
     bounds = [float(t.solution.dual + t.penalty * card) for t in run.trials]
     ub = min(min(bounds), float(run.blocks.dsorted[:card].sum()))
     cert = None
-    if certify and card > 0:
+    if certify and card > 0 and not run.out_of_time():
         try:
             cert = certify_support(op, np.flatnonzero(x), n_grid=12, n_refine=8,
                                    max_working_set=1000)
@@ -239,12 +285,18 @@ def _upper_bound(op, run, x, lam, card, certify):
     return ub, certified, cert
 
 
-def _make_result(op, run, chosen, x, lam, s, search_hit, certify, method, t_start):
+def _make_result(op, run, chosen, x, lam, s, search_hit, certify, method, t_start,
+                 max_time=None):
     """The ComponentResult with its bounds, message and info (see :func:`bca`)."""
     p, engine, sol = op.n_features, run.engine, chosen.solution
     card = int(np.count_nonzero(x))
     ub, certified, cert = _upper_bound(op, run, x, lam, card, certify)
     tried = run.trials
+    stopped = run.out_of_time()
+    if stopped:
+        warnings.warn(f"{method}: stopped by max_time={max_time:g} s after {len(tried)} "
+                      f"relaxation(s); returning the best component so far (variance {lam:.6g}, "
+                      f"upper bound {ub:.6g}).", RuntimeWarning, stacklevel=4)
     if s is None:
         msg = (f"DSPCA ({engine}) at ρ={chosen.penalty:.6g}: working set "
                f"{chosen.working_set_size} of {p} features, relative duality gap "
@@ -284,10 +336,11 @@ def _make_result(op, run, chosen, x, lam, s, search_hit, certify, method, t_star
         "engine": engine,
         "seconds": time.perf_counter() - t_start,
         "relaxation_converged": bool(sol.converged),
+        "stopped": "max_time" if stopped else None,
     }
     return ComponentResult(loadings=x, support=np.flatnonzero(x), variance=float(lam),
                            method=method, n_iter=int(sum(t.solution.n_iter for t in tried)),
-                           converged=bool(sol.converged and search_hit),
+                           converged=bool(sol.converged and search_hit and not stopped),
                            upper_bound=float(ub), gap=float(ub - lam), message=msg, info=info)
 
 
@@ -296,7 +349,8 @@ def _make_result(op, run, chosen, x, lam, s, search_hit, certify, method, t_star
           summary="DSPCA relaxation by Nesterov's smoothed first-order method (handbook §3.1), "
                   "safe elimination, penalty search for a target cardinality.")
 def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
-          max_iter=20000, support_tol=1e-3, max_penalties=40, certify=True, time_limit=None):
+          max_iter=20000, support_tol=1e-3, max_penalties=40, certify=True, time_limit=None,
+          max_time=None, progress=False):
     """DSPCA by the smoothed first-order method, with safe elimination and penalty search.
 
     Parameters
@@ -325,6 +379,11 @@ def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, to
         Run the handbook Prop. 2 optimality test on the returned support.
     time_limit : float or None
         Seconds per relaxation solve.
+    max_time : float or None
+        Seconds for the whole call: when spent, the best component so far is returned
+        with a RuntimeWarning (``converged=False``, ``info["stopped"] = "max_time"``).
+    progress : bool, default=False
+        A tqdm bar over the relaxations solved.
     random_state : ignored (deterministic).
 
     Returns
@@ -337,14 +396,15 @@ def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, to
     return relaxation_component(op, cardinality, penalty, engine="first_order", method="dspca",
                                 tol=tol, max_iter=max_iter, support_tol=support_tol,
                                 max_penalties=max_penalties, certify=certify,
-                                time_limit=time_limit)
+                                time_limit=time_limit, max_time=max_time, progress=progress)
 
 
 @register("bca", penalized=True, cost="O(m³) per sweep on the m features left by elimination",
           summary="DSPCA relaxation by block coordinate ascent (Zhang & El Ghaoui 2011), "
                   "safe elimination, penalty search for a target cardinality.")
 def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
-        max_sweeps=200, support_tol=1e-3, max_penalties=40, certify=True):
+        max_sweeps=200, support_tol=1e-3, max_penalties=40, certify=True, max_time=None,
+        progress=False):
     """DSPCA by block coordinate ascent, with safe elimination and penalty search.
 
     Parameters
@@ -370,6 +430,11 @@ def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=
         Most relaxations solved by the penalty search.
     certify : bool, default=True
         Also run the optimality test of handbook Prop. 2 on the returned support.
+    max_time : float or None
+        Seconds for the whole call: when spent, the best component so far is returned
+        with a RuntimeWarning (``converged=False``, ``info["stopped"] = "max_time"``).
+    progress : bool, default=False
+        A tqdm bar over the relaxations solved.
     random_state : ignored (deterministic).
 
     Returns
@@ -383,4 +448,5 @@ def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=
     """
     return relaxation_component(op, cardinality, penalty, engine="bca", method="bca", tol=tol,
                                 max_iter=max_sweeps, support_tol=support_tol,
-                                max_penalties=max_penalties, certify=certify)
+                                max_penalties=max_penalties, certify=certify, max_time=max_time,
+                                progress=progress)

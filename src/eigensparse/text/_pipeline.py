@@ -204,7 +204,7 @@ def _solve(wset: WorkingSet, plan, tolerance: int, n: int, progress: bool) -> li
     bar = progress_bar(plan, f"solve [{plan.method}]", leave=False) if progress else None
     try:
         while True:
-            op = Covariance(wset.S, n_samples=n)
+            op = Covariance(wset.S, n_samples=n, check_psd=False)
             try:
                 if not plan.joint:
                     return solve_components(op, plan, solve=solver, found=found, progress=bar)
@@ -237,7 +237,7 @@ def _solve_joint(wset: WorkingSet, plan, op) -> list:
 def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, center, mean, var):
     """The multi-component result on all words, with the pipeline's record (per-topic
     timings in the result's row order, which :func:`assemble` decides)."""
-    op = Covariance(wset.S, n_samples=corpus.n_docs)
+    op = Covariance(wset.S, n_samples=corpus.n_docs, check_psd=False)
     total_variance = float(var.sum())
     words = corpus.words
     res = assemble(op, plan, results, features=wset.ws, n_features=corpus.n_words,

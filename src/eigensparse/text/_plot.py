@@ -30,7 +30,7 @@ def variance_by_cardinality(result, cardinalities=None, *, method=None, random_s
     if cardinalities is None:
         top = max(10, 3 * int(np.max(np.atleast_1d(result.cardinality))))
         cardinalities = list(range(1, min(top, m) + 1))
-    op = Covariance(S, n_samples=result.n_docs)
+    op = Covariance(S, n_samples=result.n_docs, check_psd=False)
     vals = first_component_variances(op, method or result.method, cardinalities,
                                      random_state=random_state)
     lam = float(np.linalg.eigvalsh(S)[-1])

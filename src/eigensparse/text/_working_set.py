@@ -231,7 +231,8 @@ class TopicSolve:
         sub = self.wset.top_positions(self.m_solve)
         if self.plan.deflation == "disjoint":
             sub = np.intersect1d(sub, remaining, assume_unique=True)
-        op = require_data(self.plan, Covariance(S_cur[np.ix_(sub, sub)], n_samples=self.n),
+        op = require_data(self.plan, Covariance(S_cur[np.ix_(sub, sub)], n_samples=self.n,
+                                                     check_psd=False),
                           factor=True)
         return sub, self.plan.spec.func(op, s, random_state=self.plan.seeds[t], **self.plan.options)
 
@@ -278,7 +279,13 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
     elimination). Returns (positions solved on, ComponentResult with info["penalty"])
     or None when the search needs a penalty below ``tau`` (the largest variance outside
     the working set) while the cardinality is still too small.
+
+    A ``max_time`` in ``opts`` (the method's budget in seconds) bounds the whole search:
+    each trial gets the time left, and no trial starts once it is spent (the best
+    trial so far is kept).
     """
+    max_time = opts.get("max_time")
+    deadline = math.inf if max_time is None else time.perf_counter() + float(max_time)
     d_all = np.diag(S_cur)
     d = d_all[avail]
     dv = np.sort(d)[::-1]
@@ -302,7 +309,9 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
         if keep.size == 0:
             cache[rho] = (0, None, rho, keep)
             return cache[rho]
-        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n)
+        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
+        if max_time is not None:
+            trial_opts["max_time"] = max(deadline - time.perf_counter(), 1e-3)
         r = spec.func(op, None, random_state=seed, **trial_opts, penalty=float(rho))
         cache[rho] = (int(np.count_nonzero(r.loadings)), r, rho, keep)
         return cache[rho]
@@ -317,7 +326,7 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
     best = None
     j, j_lo, j_hi = min(s, P), None, None
     solves = 0
-    while solves < max_solves:
+    while solves < max_solves and (solves == 0 or time.perf_counter() < deadline):
         card, r, rho, keep = run(j)
         solves += 1
         if rho < tau:  # below the safe range of this working set: it must grow
@@ -343,8 +352,8 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
     if best is None:
         return None
     _, r, rho, keep = best
-    if opts.get("certify"):
-        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n)
+    if opts.get("certify") and time.perf_counter() < deadline:
+        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
         r = spec.func(op, None, random_state=seed, **opts, penalty=float(rho))
         solves += 1
     info = dict(r.info) if isinstance(r.info, dict) else {}

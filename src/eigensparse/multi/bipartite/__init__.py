@@ -30,8 +30,8 @@ Algorithm (the paper's)
    through a growing cache of the principal submatrix of Σ over the variables seen).
 
 Candidates are processed in vectorized batches; ``time_budget`` stops the search early
-(as the paper does), which is reported in the results (``converged=False``,
-``info["stopped_early"]``).
+(as the paper does; ``max_time`` is the same budget), which is reported in the results
+(``converged=False``, ``info["stopped_early"]``) and by a RuntimeWarning.
 
 Local improvement (``refine=True``, beyond the paper; every step is monotone)
 -----------------------------------------------------------------------------
@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 
 import numpy as np
 
@@ -81,7 +82,8 @@ _SKETCHES = ("auto", "dense", "eigsh", "randomized")
                                       "low-rank sketch (Asteris et al. 2015), locally improved.")
 def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsilon=None,
               time_budget=None, refine=True, n_refine=8, sampling="adaptive", batch_size=256,
-              sketch="auto", matcher="auto", random_state=None) -> list[ComponentResult]:
+              sketch="auto", matcher="auto", random_state=None,
+              max_time=None) -> list[ComponentResult]:
     """Sparse components with pairwise disjoint supports, found jointly.
 
     Parameters
@@ -105,7 +107,11 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
         net has more than 5·10⁷ points. Exclusive with ``n_candidates``.
     time_budget : float > 0, default=None
         Seconds for the whole call; the candidate search stops early (80% of the budget
-        when ``refine``), the refinement stops at the deadline. None: no limit.
+        when ``refine``), the refinement stops at the deadline. None: no limit. When
+        it stops the search early, a RuntimeWarning says so.
+    max_time : float > 0, default=None
+        The same budget under the name the other methods use (exclusive with
+        ``time_budget``).
     refine : bool, default=True
         Run the monotone local improvement (polish, re-match on Σ, swaps) on the best
         candidate.
@@ -138,8 +144,8 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
         candidates evaluated, timings, refinement statistics).
     """
     t0 = time.perf_counter()
-    caps, rank, matcher = _check_args(op, cardinalities, rank, n_candidates, epsilon,
-                                      time_budget, refine, n_refine, sampling, batch_size,
+    caps, rank, matcher, time_budget = _check_args(op, cardinalities, rank, n_candidates,
+                                                   epsilon, time_budget, max_time, refine, n_refine, sampling, batch_size,
                                       sketch, matcher)
     p, k = int(op.n_features), caps.size
     rng = check_random_state(random_state)
@@ -194,7 +200,7 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
         "gram_size": int(gram.size),
         "search": "epsilon-net" if net is not None else sampling,
         "epsilon": epsilon,
-        "stopped_early": bool(stopped),
+        "stopped_early": _warn_if_stopped(stopped, time_budget, search.n_eval),
         "matcher": matcher,
         "time_sketch": t_sketch,
         "time_search": t_search,
@@ -205,9 +211,10 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
                        info)
 
 
-def _check_args(op, cardinalities, rank, n_candidates, epsilon, time_budget, refine, n_refine,
-                sampling, batch_size, sketch, matcher):
-    """(cardinalities as an int array, the sketch rank, the matcher to use)."""
+def _check_args(op, cardinalities, rank, n_candidates, epsilon, time_budget, max_time, refine,
+                n_refine, sampling, batch_size, sketch, matcher):
+    """(cardinalities as an int array, the sketch rank, the matcher to use, the time
+    budget: ``time_budget`` or its alias ``max_time``)."""
     if not isinstance(op, Operator):
         raise InvalidParameterError(
             f"bipartite: parameter 'op' must be an eigensparse Operator; got {type(op).__name__}.")
@@ -215,18 +222,23 @@ def _check_args(op, cardinalities, rank, n_candidates, epsilon, time_budget, ref
     caps = check_cardinalities(cardinalities, p)
     validate_params(
         {"rank": rank, "n_candidates": n_candidates, "epsilon": epsilon,
-         "time_budget": time_budget, "refine": refine, "n_refine": n_refine,
+         "time_budget": time_budget, "max_time": max_time, "refine": refine, "n_refine": n_refine,
          "sampling": sampling, "batch_size": batch_size, "sketch": sketch, "matcher": matcher},
         {"rank": [None, Interval("int", 1, None)],
          "n_candidates": [None, Interval("int", 1, None)],
          "epsilon": [None, Interval("real", 0, 1, closed="neither")],
          "time_budget": [None, Interval("real", 0, None, closed="neither")],
+         "max_time": [None, Interval("real", 0, None, closed="neither")],
          "refine": [bool], "n_refine": [Interval("int", 1, None)],
          "sampling": [Options(_SAMPLINGS)],
          "batch_size": [Interval("int", 1, None)],
          "sketch": [Options(_SKETCHES)], "matcher": [Options(MATCHERS)]},
         where="bipartite",
     )
+    if max_time is not None:
+        if time_budget is not None:
+            raise InvalidParameterError("bipartite: give 'max_time' or 'time_budget', not both.")
+        time_budget = max_time
     max_rank = max_sketch_rank(op)
     if rank is None:
         rank = min(4, max_rank)
@@ -241,7 +253,16 @@ def _check_args(op, cardinalities, rank, n_candidates, epsilon, time_budget, ref
         raise InvalidParameterError(
             "bipartite: give either 'epsilon' (enumerate an ε-net) or 'n_candidates' (random "
             f"sampling), not both; got epsilon={epsilon!r}, n_candidates={n_candidates!r}.")
-    return caps, rank, resolve_matcher(matcher)
+    return caps, rank, resolve_matcher(matcher), time_budget
+
+
+def _warn_if_stopped(stopped, time_budget, n_eval) -> bool:
+    """``stopped`` as a bool, with a RuntimeWarning when the time budget stopped the search."""
+    if stopped:
+        warnings.warn(f"bipartite: stopped by the time budget ({time_budget:g} s) after {n_eval} "
+                      "candidates; returning the best components so far.", RuntimeWarning,
+                      stacklevel=3)
+    return bool(stopped)
 
 
 def _components(X, variances, supports, caps, interchangeable, stopped, n_eval, info):
