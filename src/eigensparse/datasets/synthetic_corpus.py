@@ -522,8 +522,8 @@ def topic_precision(found, planted) -> dict:
 ZIPF_CORPUS_DEFAULTS = dict(
     n_docs=300_000, n_words=102_660, nnz_per_doc=267.0, n_topics=8, topic_size=6,
     zipf_exponent=1.0, zipf_offset=10.0, tail_exponent=2.2, tail_rank=3000,
-    length_sigma=0.7, topic_ranks=(500, 5000),
-    topic_share=0.8, topic_prevalence=(0.03, 0.028, 0.026, 0.024, 0.022, 0.02, 0.018, 0.016))
+    length_sigma=0.7, topic_ranks=(800, 3000), topic_share=0.8,
+    topic_prevalence=(0.02, 0.019, 0.018, 0.017, 0.016, 0.015, 0.014, 0.013))
 
 
 def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, random_state=0,
@@ -534,7 +534,7 @@ def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, rando
     that a long tail of words is seen in only a few documents) over 102,660 words,
     log-normal document lengths (σ = 0.7), 300,000 documents and about 80 million nonzeros at
     ``scale=1``; eight planted topics of six words placed at *mid* frequency ranks
-    (500–5,000) with ``topic_share=0.8`` (see :func:`make_synthetic_corpus`): every
+    (800–3,000; each topic in 1.3–2 % of the documents) with ``topic_share=0.8`` (see :func:`make_synthetic_corpus`): every
     topic word keeps the marginal frequency of its rank, so counts, document
     frequencies and variances do not single it out; only co-occurrence does. By
     construction frequent independent words carry the largest count variances (and
