@@ -1,0 +1,170 @@
+"""Which scaling and which vocabulary pruning find topics? (issue 11, item 5)
+
+For every pruning of :data:`_topics_harness.PRUNINGS` × scaling (count, binary, log,
+tf-idf) × centered or not, extract 5 disjoint topics of exactly 5 words
+(:func:`_topics_harness.pruned_topics`: pruning, working set of the 1,000 kept words
+of largest variance, bounded tpower solve) and measure:
+
+- on :func:`eigensparse.datasets.synthetic_corpus.make_zipf_corpus` (planted
+  mid-frequency topics): mean precision of the found topics against the planted ones
+  and the number of distinct planted topics matched;
+- on every corpus: distinctness (mean |correlation| between the topics' document
+  scores; 0 = unrelated topics), the share of topic words that are English stop words
+  (scikit-learn's list) and the median document frequency of topic words (readability:
+  very frequent words make vague topics), and the first topic.
+
+Also prints the two hardness checks of the generated corpus: the count-variance
+optimum is made of frequent words, and a correlation-scaled optimum of value exactly s
+(the largest possible) is made of words seen in a single document.
+
+Usage::
+
+    python benchmarks/study_text_scaling.py --zipf-scale 0.1          # ~2 min
+    python benchmarks/study_text_scaling.py --zipf-scale 1 --only tfidf:df  # full size
+    python benchmarks/study_text_scaling.py --kos-dir DIR --json out.json
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _topics_harness import PRUNINGS, pruned_topics, score_correlation  # noqa: E402
+
+SCALINGS = ("count", "binary", "log", "tfidf")
+
+
+def _readability(res, n_docs):
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    words = [w for t in res["topics"] for w in t["words"]]
+    ids = np.concatenate([t["word_ids"] for t in res["topics"]])
+    stop = np.mean([w in ENGLISH_STOP_WORDS for w in words])
+    return float(stop), float(np.median(res["df"][ids]) / n_docs)
+
+
+def run_grid(corpus, vocab, *, planted=None, only=None, working_set=1000, cache_dir=None):
+    """One row per configuration."""
+    from eigensparse.datasets.synthetic_corpus import topic_precision
+
+    rows = []
+    for pr, sc, center in itertools.product(PRUNINGS, SCALINGS, (True, False)):
+        if only and f"{sc}:{pr}" not in only:
+            continue
+        res = pruned_topics(corpus, vocab, k=5, s=5, scaling=sc, center=center,
+                            pruning=PRUNINGS[pr], working_set=working_set, cache_dir=cache_dir)
+        stop, med_df = _readability(res, res["n_docs"])
+        row = {"pruning": pr, "scaling": sc, "center": center,
+               "distinct": 1.0 - score_correlation(res), "stop_words": stop,
+               "median_df": med_df, "seconds": res["timings"]["total"],
+               "solve_per_topic": res["timings"]["solve"] / 5,
+               "topic1": " ".join(res["topics"][0]["words"]),
+               "topics": [t["words"] for t in res["topics"]]}
+        if planted is not None:
+            P = topic_precision([t["word_ids"] for t in res["topics"]], planted)
+            row["precision"] = P["mean_precision"]
+            row["matched"] = P["n_distinct_matched"]
+        rows.append(row)
+        print(_fmt_row(row), flush=True)
+    return rows
+
+
+def _fmt_row(r) -> str:
+    prec = f"{r['precision']:.2f} {r['matched']}" if "precision" in r else "  -   -"
+    return (f"{r['pruning']:8s} {r['scaling']:6s} {'yes' if r['center'] else 'no':3s} {prec:7s} "
+            f"{r['distinct']:5.2f} {100 * r['stop_words']:5.0f} {100 * r['median_df']:6.2f} "
+            f"{r['seconds']:6.2f}  {r['topic1']}")
+
+
+HEADER = ("pruning  scaling cen prec  #  dist. stop% df%med  sec    topic 1")
+
+
+def hardness(docword, vocab, planted, s=5):
+    """The two hardness checks, in memory (reduced sizes)."""
+    from eigensparse.io.uci import read_uci_bow
+
+    X, _ = read_uci_bow(docword, vocab)
+    X = X.tocsc().astype(float)
+    n = X.shape[0]
+    df = np.diff(X.indptr)
+    mean = np.asarray(X.mean(axis=0)).ravel()
+    var = np.asarray(X.multiply(X).mean(axis=0)).ravel() - mean**2
+    top = np.argsort(-var)[:s]
+
+    def lam(idx):
+        B = (X[:, idx].T @ X[:, idx]).toarray() / n - np.outer(mean[idx], mean[idx])
+        return float(np.linalg.eigvalsh(B)[-1])
+
+    best_planted = max(lam(np.asarray(t)[np.argsort(-var[t])[:s]]) for t in planted)
+    rank = np.empty(var.size, dtype=int)
+    rank[np.argsort(-mean)] = np.arange(var.size)
+    once = np.flatnonzero(df == 1)
+    Xr = X[:, once].tocsr()
+    docs_with_s = int(np.count_nonzero(np.diff(Xr.indptr) >= s))
+    return {"count_top_variance_words_rank": sorted(int(rank[i]) for i in top),
+            "count_lambda_top_variance_words": lam(top),
+            "count_lambda_best_planted": best_planted,
+            "words_in_one_document": int(once.size),
+            "documents_with_s_such_words": docs_with_s}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--zipf-scale", type=float, default=0.1)
+    ap.add_argument("--zipf-dir", default=None, help="where the corpus is (or is made)")
+    ap.add_argument("--kos-dir", default=None, help="a directory with docword.kos.txt.gz (else bundled)")
+    ap.add_argument("--only", default=None, help="comma list of scaling:pruning, e.g. tfidf:df")
+    ap.add_argument("--skip", default="", help="comma list of corpora to skip: zipf,kos,20news")
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args(argv)
+    from eigensparse.datasets import load_20news, load_kos
+    from eigensparse.datasets.synthetic_corpus import make_zipf_corpus
+
+    only = set(a.only.split(",")) if a.only else None
+    skip = set(a.skip.split(",")) if a.skip else set()
+    out = {}
+    if "zipf" not in skip:
+        d = a.zipf_dir or os.path.join(tempfile.gettempdir(), f"eigensparse-zipf-{a.zipf_scale:g}")
+        path = os.path.join(d, "docword.zipf.txt.gz")
+        t = time.perf_counter()
+        c = make_zipf_corpus(d, scale=a.zipf_scale)
+        print(f"zipf corpus scale {a.zipf_scale:g}: {c.n_docs:,} x {c.n_words:,}, {c.nnz:,} nonzeros, "
+              f"generated in {c.seconds:.1f} s ({time.perf_counter() - t:.1f} s with setup)")
+        out["zipf"] = {"n_docs": c.n_docs, "n_words": c.n_words, "nnz": c.nnz,
+                       "generate_seconds": c.seconds}
+        if a.zipf_scale <= 0.2:
+            h = hardness(path, c.vocab, c.topics)
+            out["zipf"]["hardness"] = h
+            print("hardness:", json.dumps(h))
+        print(HEADER)
+        out["zipf"]["rows"] = run_grid(path, c.vocab, planted=c.topics, only=only,
+                                       cache_dir=os.path.join(d, "cache"))
+    if "kos" not in skip:
+        if a.kos_dir:
+            src, voc = os.path.join(a.kos_dir, "docword.kos.txt.gz"), os.path.join(a.kos_dir, "vocab.kos.txt")
+        else:
+            b = load_kos()
+            src, voc = b.data, b.feature_names
+        print("KOS\n" + HEADER)
+        out["kos"] = {"rows": run_grid(src, voc, only=only)}
+    if "20news" not in skip:
+        b = load_20news()
+        print("20news_w100\n" + HEADER)
+        out["20news"] = {"rows": run_grid(b.data.astype(float), b.feature_names, only=only)}
+    if a.json:
+        from eigensparse.io._atomic import atomic_open
+
+        with atomic_open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+    return out
+
+
+if __name__ == "__main__":
+    main()
