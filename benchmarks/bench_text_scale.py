@@ -143,7 +143,7 @@ def _corpus(args):
     meta_path = os.path.join(d, "planted.json")
     params = {"n_docs": args.docs, "n_words": args.words, "nnz_per_doc": args.nnz_per_doc,
               "random_state": args.seed, "generator": 2} if args.generator == "nytimes" else {
-              "scale": args.scale, "random_state": args.seed, "generator": "zipf-1"}
+              "scale": args.scale, "random_state": args.seed, "generator": "zipf-2"}
     if os.path.exists(meta_path):
         with open(meta_path) as f:
             meta = json.load(f)

@@ -86,33 +86,67 @@ def _fmt_row(r) -> str:
 HEADER = ("pruning  scaling cen prec  #  dist. stop% df%med  sec    topic 1")
 
 
-def hardness(docword, vocab, planted, s=5):
-    """The two hardness checks, in memory (reduced sizes)."""
-    from eigensparse.io.uci import read_uci_bow
+def hardness(docword, vocab, planted, s=5, cache_dir=None):
+    """The two hardness checks, streamed (any size): under count variance, the ranks of
+    the s largest-variance words and λmax of their block against the best planted
+    s-word block; under correlation scaling, the documents holding >= s words seen in
+    no other document (those words are perfectly correlated: λmax = s, the largest
+    possible value, which a planted topic (correlations < 1) cannot reach)."""
+    from eigensparse.io.corpus import open_corpus
+    from eigensparse.text import word_statistics, working_set_covariance
 
-    X, _ = read_uci_bow(docword, vocab)
-    X = X.tocsc().astype(float)
-    n = X.shape[0]
-    df = np.diff(X.indptr)
-    mean = np.asarray(X.mean(axis=0)).ravel()
-    var = np.asarray(X.multiply(X).mean(axis=0)).ravel() - mean**2
+    corpus = open_corpus(docword, vocab, cache_dir=cache_dir)
+    n = corpus.n_docs
+    st = word_statistics(corpus, "count")
+    mean = st["s1"] / n
+    var = st["s2"] / n - mean**2
     top = np.argsort(-var)[:s]
+    best = [np.asarray(t)[np.argsort(-var[np.asarray(t)])[:s]] for t in planted]
+    ws = np.unique(np.concatenate([top] + best))
+    G = working_set_covariance(corpus, ws, mean=mean)
 
     def lam(idx):
-        B = (X[:, idx].T @ X[:, idx]).toarray() / n - np.outer(mean[idx], mean[idx])
-        return float(np.linalg.eigvalsh(B)[-1])
+        p = np.searchsorted(ws, idx)
+        return float(np.linalg.eigvalsh(G[np.ix_(p, p)])[-1])
 
-    best_planted = max(lam(np.asarray(t)[np.argsort(-var[t])[:s]]) for t in planted)
     rank = np.empty(var.size, dtype=int)
-    rank[np.argsort(-mean)] = np.arange(var.size)
-    once = np.flatnonzero(df == 1)
-    Xr = X[:, once].tocsr()
-    docs_with_s = int(np.count_nonzero(np.diff(Xr.indptr) >= s))
+    rank[np.argsort(-mean, kind="stable")] = np.arange(var.size)
+    once = st["df"] == 1
+    rare = (st["df"] >= 1) & (st["df"] <= 3)
+    docs_with_s, best_doc = 0, (-1, None)
+    for ch in corpus.iter_chunks():
+        if not ch.indices.size:
+            continue
+        empty = np.diff(ch.indptr) == 0
+        per_doc = np.add.reduceat(once[ch.indices].astype(np.int64), ch.indptr[:-1])
+        docs_with_s += int(np.count_nonzero((per_doc >= s) & ~empty))
+        n_rare = np.where(empty, 0, np.add.reduceat(rare[ch.indices].astype(np.int64), ch.indptr[:-1]))
+        d = int(np.argmax(n_rare))
+        if n_rare[d] > best_doc[0]:
+            w = ch.indices[ch.indptr[d]:ch.indptr[d + 1]]
+            best_doc = (int(n_rare[d]), np.sort(w[rare[w]]))
+    # correlation scaling: the best s rare words of the document richest in rare words
+    # (a lower bound on the correlation-scaled optimum) against the planted topics
+    from eigensparse.operators import Covariance
+    from eigensparse.solvers import get_solver
+
+    cand = best_doc[1]
+    ws2 = np.unique(np.concatenate([cand] + [np.asarray(t) for t in planted]))
+    C = Covariance(working_set_covariance(corpus, ws2, mean=mean), scale=True).S
+    pos = lambda ids: np.searchsorted(ws2, ids)
+    r = get_solver("tpower").func(Covariance(C[np.ix_(pos(cand), pos(cand))]), s)
+    import itertools
+
+    lam_planted = max(float(np.linalg.eigvalsh(C[np.ix_(c, c)])[-1])
+                      for t in planted for c in itertools.combinations(pos(np.asarray(t)), s))
     return {"count_top_variance_words_rank": sorted(int(rank[i]) for i in top),
             "count_lambda_top_variance_words": lam(top),
-            "count_lambda_best_planted": best_planted,
-            "words_in_one_document": int(once.size),
-            "documents_with_s_such_words": docs_with_s}
+            "count_lambda_best_planted": max(lam(b) for b in best),
+            "words_in_one_document": int(np.count_nonzero(once)),
+            "documents_with_s_such_words": docs_with_s,
+            "correlation_lambda_rare_words": float(r.variance),
+            "correlation_rare_words_df": [int(st["df"][i]) for i in cand[r.support]],
+            "correlation_lambda_best_planted": lam_planted}
 
 
 def main(argv=None):
@@ -123,6 +157,7 @@ def main(argv=None):
     ap.add_argument("--only", default=None, help="comma list of scaling:pruning, e.g. tfidf:df")
     ap.add_argument("--skip", default="", help="comma list of corpora to skip: zipf,kos,20news")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--no-hardness", action="store_true", help="skip the hardness checks")
     a = ap.parse_args(argv)
     from eigensparse.datasets import load_20news, load_kos
     from eigensparse.datasets.synthetic_corpus import make_zipf_corpus
@@ -139,8 +174,8 @@ def main(argv=None):
               f"generated in {c.seconds:.1f} s ({time.perf_counter() - t:.1f} s with setup)")
         out["zipf"] = {"n_docs": c.n_docs, "n_words": c.n_words, "nnz": c.nnz,
                        "generate_seconds": c.seconds}
-        if a.zipf_scale <= 0.2:
-            h = hardness(path, c.vocab, c.topics)
+        if not a.no_hardness:
+            h = hardness(path, c.vocab, c.topics, cache_dir=os.path.join(d, "cache"))
             out["zipf"]["hardness"] = h
             print("hardness:", json.dumps(h))
         print(HEADER)

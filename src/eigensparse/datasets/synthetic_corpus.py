@@ -207,6 +207,20 @@ def _expected_unique(lengths, p):
     return (-np.expm1(-L * rep[None, :]) * cnt[None, :]).sum(axis=1)
 
 
+def _rare_groups(g, nd, pool, ed, ew, ec):
+    """Append (doc, word, count) triples for the word groups ``pool`` (one row of words
+    per group): each group in the same 2–3 documents of the chunk, one count per
+    document shared by its words."""
+    if nd < 2:
+        return
+    for words in pool:
+        docs = g.choice(nd, size=int(g.integers(2, 4)), replace=False)
+        cnt = 1 + g.poisson(0.5, size=docs.size)
+        ed.append(np.repeat(docs, words.size))
+        ew.append(np.tile(words, docs.size))
+        ec.append(np.repeat(cnt, words.size))
+
+
 def _rank_window(topic_ranks, n_words: int, n_planted: int) -> tuple[int, int]:
     """[lo, hi) ranks for the topic words, clipped to the vocabulary (default window:
     the historical min(20, W/8), min(600, W/4))."""
@@ -230,6 +244,7 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
                           topic_prevalence=(0.10, 0.09, 0.08, 0.07, 0.06),
                           topic_rate=(7.0, 6.0, 5.5, 5.0, 4.5),
                           topic_ranks=(20, 600), topic_share: float | None = None,
+                          rare_group_rate: float | None = None, rare_group_size: int = 6,
                           random_state=0, chunk_docs: int = 20_000, compresslevel: int = 1,
                           n_threads: int = 2, progress: bool = False) -> SyntheticCorpus:
     """Write a synthetic UCI bag-of-words corpus with planted topics.
@@ -275,6 +290,12 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
         and variance look like those of any word of that rank; only its co-occurrence
         with the other words of its topic reveals it. Per-word rate in a topic document
         of mean length: ``topic_share · p_r · L̄ / π_k``.
+    rare_group_rate, rare_group_size : optional
+        Near-duplicate stories: ``rare_group_rate`` × n_docs groups (at most a tenth of
+        the vocabulary) of ``rare_group_size`` of the rarest words, which then occur
+        only there: each group in the same 2–3 documents, with one count per document
+        shared by its words, as a wire story and its reprints. Their words are
+        perfectly correlated, so correlation scaling favours them.
     random_state : int or None
     chunk_docs : int, default=20000
         Documents generated at a time (memory ~ chunk_docs × 2 kB).
@@ -292,12 +313,15 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
     validate_params(
         {"n_docs": n_docs, "n_words": n_words, "n_topics": n_topics, "nnz_per_doc": nnz_per_doc,
          "chunk_docs": chunk_docs, "compresslevel": compresslevel, "n_threads": n_threads,
-         "length_sigma": length_sigma, "topic_share": topic_share},
+         "length_sigma": length_sigma, "topic_share": topic_share,
+         "rare_group_rate": rare_group_rate, "rare_group_size": rare_group_size},
         {"n_docs": Interval("int", 1, None), "n_words": Interval("int", 10, None),
          "n_topics": Interval("int", 0, None), "nnz_per_doc": Interval("real", 1, None),
          "chunk_docs": Interval("int", 1, None), "compresslevel": Interval("int", 0, 9),
          "n_threads": Interval("int", 1, 64), "length_sigma": Interval("real", 0, 3),
-         "topic_share": [None, Interval("real", 0, 1, closed="neither")]},
+         "topic_share": [None, Interval("real", 0, 1, closed="neither")],
+         "rare_group_rate": [None, Interval("real", 0, 1)],
+         "rare_group_size": Interval("int", 1, None)},
         where="make_synthetic_corpus")
     t0 = time.perf_counter()
     rng = np.random.default_rng(random_state)
@@ -358,6 +382,13 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
     if topic_share is not None and n_topics:  # topic words: background keeps 1 - share
         planted_ids = np.concatenate(topics)
         p_id[planted_ids] *= 1.0 - topic_share
+        p_id /= p_id.sum()
+    n_groups = 0
+    if rare_group_rate:  # the rarest words become group words only (no background)
+        n_groups = min(int(round(rare_group_rate * n_docs)), (n_words // 10) // rare_group_size)
+        group_words = rank_to_id[n_words - n_groups * rare_group_size:].reshape(
+            n_groups, rare_group_size)
+        p_id[group_words.ravel()] = 0.0
         p_id /= p_id.sum()
     prob, alias = _alias_table(p_id)
     prev = np.array([topic_prevalence[k % len(topic_prevalence)] for k in range(n_topics)])
@@ -420,6 +451,9 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
                     ww = np.tile(tw, members.size)
                     keep = c > 0
                     ed.append(dd[keep]); ew.append(ww[keep]); ec.append(c[keep])
+                if rare_group_rate:
+                    g_lo, g_hi = (int(round(n_groups * x / n_docs)) for x in (start, start + nd))
+                    _rare_groups(g, nd, group_words[g_lo:g_hi], ed, ew, ec)
                 if ed:
                     ed, ew, ec = np.concatenate(ed), np.concatenate(ew), np.concatenate(ec)
                     o = np.argsort(ed, kind="stable")
@@ -479,7 +513,7 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
                 "tail_exponent": tail_exponent, "tail_rank": tail_rank,
                 "topic_prevalence": prev.tolist(), "topic_rate": rate.tolist(),
                 "word_rate": [w.tolist() for w in word_rate], "topic_ranks": [int(lo), int(hi)],
-                "topic_share": topic_share,
+                "topic_share": topic_share, "rare_groups": n_groups,
                 "random_state": random_state})
 
 
@@ -522,7 +556,7 @@ def topic_precision(found, planted) -> dict:
 ZIPF_CORPUS_DEFAULTS = dict(
     n_docs=300_000, n_words=102_660, nnz_per_doc=267.0, n_topics=8, topic_size=6,
     zipf_exponent=1.0, zipf_offset=10.0, tail_exponent=2.2, tail_rank=3000,
-    length_sigma=0.7, topic_ranks=(800, 3000), topic_share=0.8,
+    length_sigma=0.7, topic_ranks=(800, 3000), topic_share=0.8, rare_group_rate=0.005,
     topic_prevalence=(0.02, 0.019, 0.018, 0.017, 0.016, 0.015, 0.014, 0.013))
 
 
@@ -538,8 +572,9 @@ def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, rando
     topic word keeps the marginal frequency of its rank, so counts, document
     frequencies and variances do not single it out; only co-occurrence does. By
     construction frequent independent words carry the largest count variances (and
-    co-vary through document length), and rare words the largest correlations (words
-    seen in a single document are perfectly correlated with each other).
+    co-vary through document length), and rare words the largest correlations (groups
+    of rare words repeated together in the 2–3 copies of a near-duplicate story,
+    ``rare_group_rate=0.005``, are perfectly correlated).
 
     Parameters
     ----------
