@@ -80,6 +80,14 @@ def pruned_topics(docword, vocab=None, *, k=5, s=5, scaling="log", center=True, 
                        "timed_out": r.timed_out, "sizes": r.sizes, "support_pos": r.support,
                        "loadings_pos": r.loadings})
     timings["solve"] = sum(t["seconds"] for t in topics)
+    from eigensparse._api import adjusted_variance
+
+    C = np.zeros((len(topics), m))
+    for j, t in enumerate(topics):
+        C[j, t["support_pos"]] = t["loadings_pos"]
+    total = float(var[var > 0].sum())
+    for t, e in zip(topics, adjusted_variance(cov, C) if topics else []):
+        t["explained_variance_ratio"] = float(e) / total if total > 0 else 0.0
     timings["total"] = time.perf_counter() - t0
     return {"topics": topics, "timings": timings, "pruning": pr, "working_set": ws, "tau": tau,
             "covariance": G, "n_docs": n, "n_words": corpus.n_words, "nnz": int(corpus.nnz),

@@ -63,6 +63,16 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def _source(args):
+    """(docword, vocab) of the run: the bundled KOS matrix for ``--docword kos``."""
+    if args.docword != "kos":
+        return args.docword, args.vocab
+    from eigensparse.datasets import load_kos
+
+    b = load_kos()
+    return b.data, b.feature_names
+
+
 def _child(args) -> None:
     """Run one extraction in this (fresh) process and print a RESULT line."""
     t_start = time.perf_counter()
@@ -71,13 +81,7 @@ def _child(args) -> None:
     t_import = time.perf_counter() - t_start
     if args.pipeline == "pruned":
         return _child_pruned(args, t_start, t_import)
-    if args.docword == "kos":
-        from eigensparse.datasets import load_kos
-
-        b = load_kos()
-        src, voc = b.data, b.feature_names
-    else:
-        src, voc = args.docword, args.vocab
+    src, voc = _source(args)
     res = extract_topics(src, voc, n_topics=args.k, cardinality=args.s, method=args.method,
                          cache_dir=args.cache_dir, n_jobs=args.n_jobs, progress=args.progress,
                          random_state=0)
@@ -98,19 +102,14 @@ def _child_pruned(args, t_start, t_import) -> None:
 
     from eigensparse.text._format import format_topics
 
-    if args.docword == "kos":
-        from eigensparse.datasets import load_kos
-
-        b = load_kos()
-        src, voc = b.data, b.feature_names
-    else:
-        src, voc = args.docword, args.vocab
+    src, voc = _source(args)
     res = pruned_topics(src, voc, k=args.k, s=args.s, scaling=args.scaling,
                         center=not args.uncentered, pruning=PRUNINGS[args.pruning],
                         cache_dir=args.cache_dir, progress=args.progress)
     comps = [{"word_ids": [int(i) for i in t["word_ids"]], "words": t["words"],
               "loadings": [float(v) for v in t["loadings"]], "variance": t["variance"],
               "seconds": t["seconds"], "sizes": t["sizes"], "safe": t["safe"],
+              "explained_variance_ratio": t["explained_variance_ratio"],
               "timed_out": t["timed_out"]} for t in res["topics"]]
     tm = res["timings"]
     out = {"components": comps, "timings": tm, "process_seconds": time.perf_counter() - t_start,

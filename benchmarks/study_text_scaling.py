@@ -149,6 +149,23 @@ def hardness(docword, vocab, planted, s=5, cache_dir=None):
             "correlation_lambda_best_planted": lam_planted}
 
 
+def rst_table(rows) -> str:
+    """The rows as a reStructuredText simple table (for docs/user_guide/topics.rst)."""
+    prec = "precision" in rows[0]
+    head = ["pruning", "scaling", "centered"] + (["precision", "matched"] if prec else []) + [
+        "distinct", "stop %", "median df %", "topic 1"]
+    body = []
+    for r in rows:
+        body.append([r["pruning"], r["scaling"], "yes" if r["center"] else "no"]
+                    + ([f"{r['precision']:.2f}", str(r["matched"])] if prec else [])
+                    + [f"{r['distinct']:.2f}", f"{100 * r['stop_words']:.0f}",
+                       f"{100 * r['median_df']:.1f}", r["topic1"]])
+    w = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    rule = "  ".join("=" * k for k in w)
+    fmt = lambda cells: "  ".join(c.ljust(k) for c, k in zip(cells, w)).rstrip()
+    return "\n".join([rule, fmt(head), rule] + [fmt(b) for b in body] + [rule])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--zipf-scale", type=float, default=0.1)
@@ -193,6 +210,9 @@ def main(argv=None):
         b = load_20news()
         print("20news_w100\n" + HEADER)
         out["20news"] = {"rows": run_grid(b.data.astype(float), b.feature_names, only=only)}
+    for name, v in out.items():
+        if v.get("rows"):
+            print(f"\n{name} (reStructuredText)\n" + rst_table(v["rows"]))
     if a.json:
         from eigensparse.io._atomic import atomic_open
 
