@@ -68,6 +68,10 @@ def test_recovers_planted_spikes_and_grows_until_safe():
     assert np.array_equal(r1.support, planted[0]) and np.array_equal(r2.support, planted[1])
     assert r1.safe and r2.safe and not r1.timed_out
     assert r1.sizes == sorted(r1.sizes)
+    seen = []
+    solve_topic_bounded(cov, 5, initial_size=10, random_state=0,
+                        callback=lambda m, v, t: seen.append((m, v)))
+    assert [m for m, _ in seen] == r1.sizes and seen[-1][1] == pytest.approx(r1.variance)
     # the swap test certificate: no outside word of variance <= tau improves the topic
     assert r1.info["swap_gain"] <= 0
 

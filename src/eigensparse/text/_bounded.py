@@ -165,7 +165,8 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
                         time_budget: float = 2.0, max_working_set: int = 1000,
                         initial_size: int | None = None, method: str = "tpower",
                         n_starts: int = 6, relaxation_max_size: int = 400, random_state=None,
-                        method_options: dict | None = None, warn: bool = True) -> BoundedTopic:
+                        method_options: dict | None = None, warn: bool = True,
+                        callback=None) -> BoundedTopic:
     """One exact-cardinality topic from a working-set covariance, in bounded time.
 
     Parameters
@@ -198,6 +199,10 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
         Extra options for the solver.
     warn : bool, default=True
         Issue the :class:`TopicBudgetWarning`.
+    callback : callable, optional
+        Called after every solve as ``callback(size, variance, seconds)`` (solve-set
+        size, best variance so far, seconds since the start): e.g. to show the
+        working-set size on a progress bar.
 
     Returns
     -------
@@ -237,6 +242,8 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
         sizes.append(int(size))
         if best is None or r.variance > best[2] * (1 + 1e-12):
             best = (idx[r.support], r.loadings[r.support], float(r.variance), use)
+        if callback is not None:
+            callback(int(size), best[2], time.perf_counter() - t0)
         tau = max(float(d[cand[size]]) if size < cand.size else 0.0, float(tau_outside))
         sup = np.sort(best[0])
         gain = swap_gain_bound(cov.block(sup), tau) if tau > 0 else -np.inf
