@@ -5,6 +5,10 @@ import pytest
 from eigensparse import InvalidParameterError
 from eigensparse.text._format import LEGEND, format_topics, signed_words
 
+# the pipeline before pruning and tf-idf became the defaults (counts, every word)
+OLD_DEFAULTS = {"scaling": "count", "min_df": 1, "max_df": 1.0}
+NO_PRUNING = {"min_df": 1, "max_df": 1.0}
+
 TOPICS = [
     {"words": ["kerry", "bush", "poll"], "loadings": [-0.5, 0.8, 0.33], "variance": 12.5,
      "explained_variance_ratio": 0.0123, "penalty": 0.7},
@@ -65,7 +69,7 @@ def test_topic_objects_from_the_pipeline():
 
     b = load_kos()
     r = extract_topics(b.data, b.feature_names, n_topics=2, cardinality=3, method="tpower",
-                       deflation="disjoint", cache=False, progress=False)
+                       deflation="disjoint", cache=False, progress=False, **OLD_DEFAULTS)
     txt = format_topics(r.topics, corpus=r.name, n_docs=r.n_docs, n_words=r.n_words)
     for t in r.topics:
         lead = t.words[int(np.argmax(np.abs(t.loadings)))]
