@@ -73,9 +73,10 @@ def add_parser(sub):
     where = t.add_mutually_exclusive_group()
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="compute on the Dask cluster whose scheduler is at ADDRESS "
-                            "(e.g. tcp://10.0.0.1:8786); the corpus is sent to the workers in row blocks")
+                            "(e.g. tcp://10.0.0.1:8786): the passes run on the corpus's row blocks there")
     where.add_argument("--device", metavar="DEVICE",
-                       help="compute on this device (e.g. cuda, cuda:1; needs PyTorch or CuPy)")
+                       help="solve on this device (e.g. cuda, cuda:1; needs PyTorch or CuPy): the corpus "
+                            "stays sparse on the host, only the working-set covariance moves there")
     t.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="seconds allowed to reach the scheduler (default 10)")
     add_output_options(t)

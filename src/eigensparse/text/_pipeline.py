@@ -207,7 +207,8 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
                       "stop_words": _jsonable(stop_words), "max_features": max_features,
                       "kept": pruned.n_kept, "removed": dict(pruned.removed)}
     return _result(corpus, plan, results, wset, passes, clock, messages, scaling=scaling,
-                   center=center, mean=mean, var=var, pruning=pruning_record, device=device)
+                   center=center, mean=mean, var=var, pruning=pruning_record, device=device,
+                   df=stats["df"])
 
 
 def _jsonable(v):
@@ -331,7 +332,7 @@ def _solve_joint(wset: WorkingSet, plan, op) -> list:
 
 
 def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, center, mean, var,
-            pruning, device):
+            pruning, device, df):
     """The multi-component result on all words, with the pipeline's record."""
     for i, r in enumerate(results):
         clock.timings[f"  topic {i + 1}"] = float(r.info.get("seconds", 0.0))
@@ -348,6 +349,6 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
                    timings=clock.timings, passes=passes.passes, rereads=wset.rereads,
                    cache={"status": getattr(corpus, "cache_status", "n/a"),
                           "directory": getattr(corpus, "cache_directory", None)},
-                   messages=messages, vocabulary=words, pruning=pruning, device=device,
+                   messages=messages, vocabulary=words, pruning=pruning, device=device, word_df=df,
                    feature_names=None if words is None else list(words))
     return res

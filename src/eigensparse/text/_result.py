@@ -83,6 +83,12 @@ class TopicsResult(SparsePCAResult):
     center : bool
     word_mean, word_variance : ndarray of shape (n_words,)
         Exact per-word statistics from pass 1 (after scaling).
+    word_df : ndarray of int, shape (n_words,)
+        Documents containing each word (pass 1).
+    pruning : dict
+        The vocabulary pruning: its options, the words kept and what each rule removed.
+    device : str or None
+        The device the solve ran on (``device=``), else None.
     working_set : ndarray of int
         Sorted word ids of the final working set (the covariance is built on these).
     working_set_sizes : list of int
@@ -123,6 +129,7 @@ class TopicsResult(SparsePCAResult):
     vocabulary: list | None = None
     pruning: dict = field(default_factory=dict)
     device: str | None = None
+    word_df: np.ndarray | None = None
 
     feature_unit = "words"
 
