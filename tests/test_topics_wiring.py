@@ -100,9 +100,9 @@ def test_no_progress_bar_in_non_terminal_stderr(tmp_path):
 
 
 def _table(text):
-    """The printed table without the first (header) line and the corpus name."""
+    """The printed table: between the header line and the total line."""
     lines = text.splitlines()
-    return "\n".join(lines[1:]).replace("docword.kos.txt.gz", "kos")
+    return "\n".join(lines[1:-1])
 
 
 def test_same_table_streaming_in_memory_and_dask(kos, tmp_path, capsys):
@@ -111,12 +111,15 @@ def test_same_table_streaming_in_memory_and_dask(kos, tmp_path, capsys):
     data = resources.files("eigensparse.datasets").joinpath("data")
     args = ["-k", "3", "-s", "5", "--no-progress"]
     assert main(["topics", "--dataset", "kos", *args, "--json", str(tmp_path / "m.json")]) == 0
-    mem = capsys.readouterr().out
+    bundled = capsys.readouterr().out  # the bundled files, streamed
     assert main(["topics", str(data.joinpath("docword.kos.txt.gz")), str(data.joinpath("vocab.kos.txt")),
                  *args, "--cache-dir", str(tmp_path / "c"), "--json", str(tmp_path / "s.json")]) == 0
     streamed = capsys.readouterr().out
-    assert _table(mem) == _table(streamed)
-    assert "+word / −word" in mem and "Topics of kos (3,430 documents × 6,906 words)" in mem
+    assert _table(bundled) == _table(streamed).replace("docword.kos.txt.gz", "kos")
+    assert "+word / −word" in bundled and "Topics of kos (3,430 documents × 6,906 words)" in bundled
+    # the matrix in memory: the same table
+    mem = extract_topics(kos.data, kos.feature_names, n_topics=3, cardinality=5, progress=False)
+    assert mem.format_table().replace("Topics of matrix", "Topics of kos") == _table(bundled)
     a, b = _strict((tmp_path / "m.json").read_text()), _strict((tmp_path / "s.json").read_text())
     assert [c["words"] for c in a["components"]] == [c["words"] for c in b["components"]]
     distributed = pytest.importorskip("distributed")
@@ -127,10 +130,10 @@ def test_same_table_streaming_in_memory_and_dask(kos, tmp_path, capsys):
                      "--json", str(tmp_path / "d.json")]) == 0
     dask_out = capsys.readouterr().out
     assert "scheduler=" in dask_out.splitlines()[0]
-    assert _table(dask_out) == _table(mem)
+    assert _table(dask_out) == _table(bundled)
     d = _strict((tmp_path / "d.json").read_text())
     assert [c["words"] for c in d["components"]] == [c["words"] for c in a["components"]]
-    assert d["passes"][0]["source"] == "dask"
+    assert d["passes"][0]["source"] == "dask" and d["corpus"] == "kos"
 
 
 def test_device_moves_only_the_working_set_covariance(kos, monkeypatch):

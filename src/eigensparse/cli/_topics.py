@@ -133,9 +133,39 @@ def run(args) -> int:
     if args.scheduler:
         return _on_dask(args)
     if args.dataset is not None:
+        files = _bundled_files(args)
+        if files is not None:  # streamed with the binary cache, like any UCI file
+            return _pipeline(args, corpus=_open_files(args, *files, name=args.dataset))
         X, words, name = _load_corpus(args)
         return _pipeline(args, X, words, name)
     return _pipeline(args)
+
+
+#: bundled datasets kept as UCI files: streamed (and cached) instead of parsed into memory
+_BUNDLED_UCI = {"kos": ("docword.kos.txt.gz", "vocab.kos.txt")}
+
+
+def _bundled_files(args):
+    """(docword, vocab) paths of a bundled UCI dataset installed as plain files, else None."""
+    from importlib import resources
+    from pathlib import Path
+
+    if args.docword or args.vocab:
+        raise CLIError("give either DOCWORD VOCAB files or --dataset, not both")
+    names = _BUNDLED_UCI.get(args.dataset)
+    if names is None:
+        return None
+    base = resources.files("eigensparse.datasets").joinpath("data")
+    paths = [base.joinpath(n) for n in names]
+    return paths if all(isinstance(p, Path) and p.is_file() for p in paths) else None
+
+
+def _open_files(args, docword, vocab, *, name):
+    from ..io.corpus import open_corpus
+
+    corpus = open_corpus(docword, vocab, cache=not args.no_cache, cache_dir=args.cache_dir)
+    corpus.name = name
+    return corpus
 
 
 def _load_corpus(args):

@@ -134,13 +134,13 @@ def _check(cov, cardinality, used, time_budget, max_working_set, initial_size, m
     return mask
 
 
-def _starts(S: np.ndarray, s: int, n_coord: int, warm) -> np.ndarray:
+def _starts(op: Covariance, s: int, n_coord: int, warm) -> np.ndarray:
     """Columns: approximate greedy at s, e_i at the n_coord largest variances, warm."""
     from ..solvers._greedy import approx_greedy
 
-    m = S.shape[0]
-    cols = [approx_greedy(Covariance(S), s).loadings]
-    for i in np.argsort(-np.diag(S), kind="stable")[:n_coord]:
+    m = op.n_features
+    cols = [approx_greedy(op, s).loadings]
+    for i in np.argsort(-op.diag(), kind="stable")[:n_coord]:
         e = np.zeros(m)
         e[i] = 1.0
         cols.append(e)
@@ -151,13 +151,14 @@ def _starts(S: np.ndarray, s: int, n_coord: int, warm) -> np.ndarray:
     return np.column_stack(cols)
 
 
-def _solve(S, s, method, n_starts, warm, seed, opts):
+def _solve(op: Covariance, s, method, n_starts, warm, seed, opts):
+    """One solve on the solve-set operator ``op`` (a restriction of the checked
+    covariance: no copy, no second validation)."""
     from ..solvers import get_solver
 
-    op = Covariance(S)
     if method == "bca":
         return get_solver("bca").func(op, s, random_state=seed, **{"certify": False, **opts})
-    init = _starts(S, s, max(0, n_starts - 2), warm)
+    init = _starts(op, s, max(0, n_starts - 2), warm)
     return get_solver("tpower").func(op, s, init=init, random_state=seed, **opts)
 
 
@@ -227,14 +228,14 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
     n_solves, gain, tau, per_cube = 0, np.inf, 0.0, None
     while True:
         idx = np.sort(cand[:size])
-        S = cov.block(idx)
+        sub = cov.restrict(idx)
         use = method
         left = time_budget - (time.perf_counter() - t0)
         if method == "bca" and (size > relaxation_max_size or
                                 (per_cube is not None and per_cube * size**3 > left)):
             use, fallback = "tpower", True
         t1 = time.perf_counter()
-        r = _solve(S, s, use, n_starts, warm, random_state, opts if use == method else {})
+        r = _solve(sub, s, use, n_starts, warm, random_state, opts if use == method else {})
         dt = time.perf_counter() - t1
         if use == "bca":
             per_cube = dt / size**3

@@ -301,7 +301,7 @@ def _solve(wset: WorkingSet, plan, tolerance: int, n: int, mode: str, time_budge
                         mode=mode)
     try:
         while True:
-            op = Covariance(wset.S, n_samples=n)
+            op = wset.op
             try:
                 if not plan.joint:
                     return solve_components(op, plan, solve=solver, found=found, progress=bar)
@@ -337,7 +337,7 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
     for i, r in enumerate(results):
         clock.timings[f"  topic {i + 1}"] = float(r.info.get("seconds", 0.0))
     clock.timings["total"] = time.perf_counter() - clock.t0
-    op = Covariance(wset.S, n_samples=corpus.n_docs)
+    op = wset.op
     total_variance = float(var.sum())
     words = corpus.words
     res = assemble(op, plan, results, features=wset.ws, n_features=corpus.n_words,

@@ -78,7 +78,7 @@ class WorkingSet:
         self.messages, self.progress = messages, progress
         self.sizes: list = []
         self.rereads: list = []
-        self.ws = self.S = None
+        self.ws = self.S = self.op = None
         self.tau = 0.0
 
     def threshold(self, m: int) -> float:
@@ -93,6 +93,8 @@ class WorkingSet:
             mu = self.mean[self.ws]
             G = G - np.outer(mu, mu)
         self.S = G
+        #: the checked operator on S (built once per load; solves restrict it)
+        self.op = Covariance(G, n_samples=self.passes.corpus.n_docs)
         self.sizes.append(int(self.ws.size))
         self.clock.lap(label)
 
@@ -244,11 +246,11 @@ class TopicSolve:
         disjoint = plan.deflation == "disjoint"
         remaining = self._remaining()
         m = wset.ws.size
-        S_cur = wset.S if disjoint or t == 0 else sub_op.to_dense()
+        cov = wset.op if disjoint or t == 0 else Covariance(sub_op.to_dense(), n_samples=self.n)
         used = np.ones(m, dtype=bool)
         used[remaining] = False
         opts = {k: v for k, v in plan.options.items() if k != "init"}
-        b = solve_topic_bounded(Covariance(S_cur, n_samples=self.n), s, used=used,
+        b = solve_topic_bounded(cov, s, used=used,
                                 tau_outside=wset.tau, time_budget=self.time_budget,
                                 max_working_set=m, method=plan.method, random_state=plan.seeds[t],
                                 method_options=opts, warn=False, callback=self._postfix)
