@@ -118,8 +118,9 @@ def test_same_table_streaming_in_memory_and_dask(kos, tmp_path, capsys):
     assert _table(bundled) == _table(streamed).replace("docword.kos.txt.gz", "kos")
     assert "+word / −word" in bundled and "Topics of kos (3,430 documents × 6,906 words)" in bundled
     # the matrix in memory: the same table
-    mem = extract_topics(kos.data, kos.feature_names, n_topics=3, cardinality=5, progress=False)
-    assert mem.format_table().replace("Topics of matrix", "Topics of kos") == _table(bundled)
+    mem = extract_topics(kos.data, kos.feature_names, n_topics=3, cardinality=5, progress=False,
+                         name="kos")
+    assert mem.format_table() == _table(bundled) and mem.to_dict()["corpus"] == "kos"
     a, b = _strict((tmp_path / "m.json").read_text()), _strict((tmp_path / "s.json").read_text())
     assert [c["words"] for c in a["components"]] == [c["words"] for c in b["components"]]
     distributed = pytest.importorskip("distributed")

@@ -164,7 +164,7 @@ def _open_files(args, docword, vocab, *, name):
     from ..io.corpus import open_corpus
 
     corpus = open_corpus(docword, vocab, cache=not args.no_cache, cache_dir=args.cache_dir)
-    corpus.name = name
+    corpus.name = name  # a corpus this command opened: its name in the title and the JSON
     return corpus
 
 

@@ -64,7 +64,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
                    cache: bool = True, cache_dir=None, verify: str = "hash",
                    chunk_nnz: int = DEFAULT_CHUNK_NNZ, n_jobs: int = 1, random_state=0,
                    progress: bool | None = None, method_options: dict | None = None,
-                   device: str | None = None) -> TopicsResult:
+                   device: str | None = None, name: str | None = None) -> TopicsResult:
     """Sparse principal components of a bag-of-words corpus, out of core.
 
     Parameters
@@ -139,6 +139,9 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     method_options : dict, optional
         Extra options for the solver. With the penalty search of a penalized method the
         method's optimality certificate is skipped unless ``{"certify": True}``.
+    name : str, optional
+        The corpus name in the table's title, the plots and the JSON (default: the file
+        name, or ``"matrix"`` for a matrix in memory).
     device : str, optional
         Solve on this array-API device (``"cuda"``; PyTorch or CuPy). The corpus stays
         sparse on the host (the passes stream it); only the m × m working-set
@@ -165,9 +168,9 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
          "method": [None, str], "verify": [Options(("hash", "stat"))],
          "cardinality_tolerance": Interval("int", 0, None), "deflation": [Options(DEFLATIONS)]},
         where="extract_topics")
-    validate_params({"time_budget": time_budget, "device": device},
+    validate_params({"time_budget": time_budget, "device": device, "name": name},
                     {"time_budget": Interval("real", 0, None, "neither"),
-                     "device": [None, str]}, where="extract_topics")
+                     "device": [None, str], "name": [None, str]}, where="extract_topics")
     resolve_method(method, method_options, penalty)  # fail before reading the data
     mode = progress_mode(progress)
     clock, messages = Clock(), []
@@ -208,7 +211,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
                       "kept": pruned.n_kept, "removed": dict(pruned.removed)}
     return _result(corpus, plan, results, wset, passes, clock, messages, scaling=scaling,
                    center=center, mean=mean, var=var, pruning=pruning_record, device=device,
-                   df=stats["df"])
+                   df=stats["df"], name=name or corpus.name)
 
 
 def _jsonable(v):
@@ -332,7 +335,7 @@ def _solve_joint(wset: WorkingSet, plan, op) -> list:
 
 
 def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, center, mean, var,
-            pruning, device, df):
+            pruning, device, df, name):
     """The multi-component result on all words, with the pipeline's record."""
     for i, r in enumerate(results):
         clock.timings[f"  topic {i + 1}"] = float(r.info.get("seconds", 0.0))
@@ -342,7 +345,7 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
     words = corpus.words
     res = assemble(op, plan, results, features=wset.ws, n_features=corpus.n_words,
                    result_type=TopicsResult, total_variance=total_variance,
-                   name=corpus.name, n_docs=corpus.n_docs, n_words=corpus.n_words,
+                   name=name, n_docs=corpus.n_docs, n_words=corpus.n_words,
                    nnz=int(corpus.nnz), scaling=scaling, center=center,
                    word_mean=mean, word_variance=var, working_set=wset.ws,
                    working_set_sizes=wset.sizes, threshold=wset.tau, covariance=wset.S,
