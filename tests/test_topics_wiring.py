@@ -155,3 +155,38 @@ def test_device_moves_only_the_working_set_covariance(kos, monkeypatch):
     assert [t.words for t in dev.topics] == [t.words for t in host.topics]
     assert np.allclose(dev.variances, host.variances, rtol=1e-8)
     assert dev.format_table() == host.format_table() and dev.device == "fake"
+
+
+def test_progress_bars_on_a_terminal(tmp_path):
+    """On a terminal: tqdm bars per pass and over the topics (solve-set size postfix)."""
+    pty = pytest.importorskip("pty")
+    import os
+
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    # a terminal of 120 columns (a bare pty has none: tqdm would draw zero-width bars)
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    try:
+        p = subprocess.Popen([sys.executable, "-m", "eigensparse", "topics", "--dataset", "kos", "-k", "2",
+                              "-s", "5", "--cache-dir", str(tmp_path)],
+                             stdout=subprocess.DEVNULL, stderr=slave, stdin=subprocess.DEVNULL)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        assert p.wait(timeout=300) == 0
+    finally:
+        os.close(master)
+    err = b"".join(chunks).decode("utf-8", "replace")
+    assert "%|" in err and "\r" in err  # bars, redrawn in place
+    assert "pass 1a: document frequencies" in err and "topics [tpower]" in err
+    assert "solve set" in err  # the topic bar's postfix
