@@ -291,6 +291,9 @@ class TopicSolve:
             pen = r.info.get("penalty") if isinstance(r.info, dict) else None
             pen = self.plan.penalty if pen is None else pen
             ok, safe, why = wset.check(supp, pen, self.m_solve, S_cur)
+            if self.bar is not None:
+                self.bar.set_postfix_str(f"working set {self.m_solve} words" + (
+                    "" if pen is None else f", penalty {pen:.4g}"), refresh=True)
             self.seconds += time.perf_counter() - t0
             if ok or self.m_solve >= wset.cap:
                 break
