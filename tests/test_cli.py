@@ -40,10 +40,11 @@ def test_topics_from_files(tmp_path, capsys):
     vb = tmp_path / "vocab.t.txt"
     vb.write_text("\n".join(f"word{i}" for i in range(12)) + "\n")
     assert main(["topics", str(dw), str(vb), "-k", "2", "-s", "3", "--method", "greedy",
-                 "--no-cache"]) == 0
+                 "--no-cache", "--scaling", "count", "--min-df", "1", "--max-df", "1.0"]) == 0
     lines = capsys.readouterr().out.splitlines()
     # the printed table: the same components as sparse_pca on the matrix in memory (the
-    # working set holds all 12 words), words by decreasing |loading|, then the footer
+    # working set holds all 12 words), signed words by decreasing |loading|, the footer,
+    # the legend, then the total
     from eigensparse import sparse_pca
     from eigensparse.io import read_uci_bow
 
@@ -51,19 +52,21 @@ def test_topics_from_files(tmp_path, capsys):
     ref = sparse_pca(X, n_components=2, cardinality=3, method="greedy", deflation="disjoint")
     assert lines[0] == ("docword.t.txt: 40 documents x 12 words, method=greedy, "
                         "deflation=disjoint, center=True, scaling=count")
-    assert lines[1].split() == ["PC1", "(3", "words)", "PC2", "(3", "words)"]
-    assert set(lines[2].replace(" ", "")) == {"-"}
-    cols = [[words[i] for i in s[np.lexsort((s, -np.abs(c[s])))]]
+    assert lines[1] == "Topics of docword.t.txt (40 documents × 12 words) — scaling count, method greedy"
+    assert lines[3].split() == ["topic", "1", "topic", "2"]
+    assert set(lines[4].replace(" ", "")) == {"-"}
+    cols = [[("+" if c[i] > 0 else "−") + words[i] for i in s[np.lexsort((s, -np.abs(c[s])))]]
             for c, s in zip(ref.components, ref.supports)]
     for row in range(3):
-        assert lines[3 + row].split() == [cols[0][row], cols[1][row]]
-    foot = {ln.split()[0]: ln.split()[-2:] for ln in lines[7:11]}
-    assert foot["cardinality"] == ["3", "3"]
+        assert lines[5 + row].split() == [cols[0][row], cols[1][row]]
+    foot = {ln.split()[0]: ln.split()[-2:] for ln in lines[9:13]}
+    assert foot["words"] == ["3", "3"]
     assert np.allclose([float(v) for v in foot["variance"]], ref.variances, rtol=1e-3)
-    assert np.allclose([float(v) for v in lines[9].split()[-2:]],
+    assert np.allclose([float(v) for v in lines[11].split()[-2:]],
                        100 * ref.explained_variance_ratio, atol=0.006)
     assert foot["penalty"] == ["-", "-"]
-    assert lines[11].startswith(f"total: explained (adjusted) "
+    assert any(ln.strip().startswith("+word / −word") for ln in lines)
+    assert lines[-1].startswith(f"total: explained (adjusted) "
                                 f"{100 * ref.explained_variance_ratio.sum():.2f}% of")
 
 

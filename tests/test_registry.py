@@ -13,6 +13,10 @@ from eigensparse.datasets import load_kos
 from eigensparse.registry import DEFAULT_METHOD, MethodSpec, get_method, method_names, register_method
 from eigensparse.solvers import polish
 
+# the pipeline before pruning and tf-idf became the defaults (counts, every word)
+OLD_DEFAULTS = {"scaling": "count", "min_df": 1, "max_df": 1.0}
+NO_PRUNING = {"min_df": 1, "max_df": 1.0}
+
 
 def toy_stride(op, cardinality, *, random_state=None, stride: int = 2):
     """Toy: features 0, stride, 2·stride, … (the first s of them), polished."""
@@ -45,7 +49,7 @@ def test_toy_method_in_every_front_door(toy, tmp_path, capsys):
     assert est.supports_[0].tolist() == [0, 5]
     # the topic pipeline and the command line
     topics = eigensparse.text.extract_topics(load_kos().data, n_topics=2, cardinality=4,
-                                             method="toy_stride", progress=False)
+                                             method="toy_stride", progress=False, **OLD_DEFAULTS)
     assert topics.method == "toy_stride" and [t.cardinality for t in topics.topics] == [4, 4]
     assert main(["methods"]) == 0
     listed = capsys.readouterr().out

@@ -9,6 +9,10 @@ from eigensparse._result import JSON_SCHEMA, write_json
 from eigensparse.datasets import load_kos
 from eigensparse.text import TopicsResult, extract_topics
 
+# the pipeline before pruning and tf-idf became the defaults (counts, every word)
+OLD_DEFAULTS = {"scaling": "count", "min_df": 1, "max_df": 1.0}
+NO_PRUNING = {"min_df": 1, "max_df": 1.0}
+
 
 def _strict(path):
     return json.loads(open(path).read(), parse_constant=lambda c: pytest.fail(f"not strict JSON: {c}"))
@@ -18,7 +22,7 @@ def test_sparse_pca_estimator_and_topics_share_the_schema(tmp_path):
     X = load_kos().data
     res = sparse_pca(X[:, :300], n_components=2, cardinality=4, random_state=0)
     est = SparsePCA(2, cardinality=4, random_state=0).fit(X[:, :300])
-    top = extract_topics(X, n_topics=2, cardinality=4, progress=False)
+    top = extract_topics(X, n_topics=2, cardinality=4, progress=False, **OLD_DEFAULTS)
     assert isinstance(est.result_, SparsePCAResult) and isinstance(top, SparsePCAResult)
     assert isinstance(top, TopicsResult) and top.components.shape == (2, X.shape[1])
     docs = [_strict(write_json(tmp_path / f"{i}.json", r)) for i, r in enumerate((res, est.result_, top))]
@@ -39,9 +43,25 @@ def test_sparse_pca_estimator_and_topics_share_the_schema(tmp_path):
 def test_table_printer_is_shared():
     kos = load_kos()
     X, words = kos.data, kos.feature_names
-    top = extract_topics(X, words, n_topics=2, cardinality=3, progress=False)
+    top = extract_topics(X, words, n_topics=2, cardinality=3, progress=False, **OLD_DEFAULTS)
     res = sparse_pca(X, n_components=2, cardinality=3, deflation="disjoint")
     from dataclasses import replace
 
     res = replace(res, feature_names=list(words))
-    assert top.format_table() == res.format_table(unit="words")
+    # the topics table is one printer over any result on words (topics_table)
+    from eigensparse.text._result import topics_table
+
+    # the pipeline's bounded solve (more starts, warm-started solve sets) is at least as
+    # good as one tpower run on the whole matrix for the first topic
+    assert top.variances[0] >= res.variances[0] - 1e-9
+    assert top.format_table() == topics_table(top, corpus="matrix", n_docs=X.shape[0],
+                                              n_words=X.shape[1], scaling="count")
+    other = topics_table(res, corpus="matrix", n_docs=X.shape[0], n_words=X.shape[1],
+                         scaling="count")
+    head = "Topics of matrix (3,430 documents × 6,906 words) — scaling count, method"
+    assert top.format_table().startswith(head) and other.startswith(head)
+    for r, text in ((top, top.format_table()), (res, other)):
+        for j in range(2):
+            for i in r.ordered_support(j):
+                assert ("+" if r.components[j, i] > 0 else "−") + words[i] in text
+        assert text.count("+word / −word") == 1

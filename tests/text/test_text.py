@@ -15,6 +15,10 @@ from eigensparse.io import read_uci_bow
 from eigensparse.text import (extract_topics, plot_topics_diagnostics, word_statistics,
                               working_set_covariance, write_json)
 
+# the pipeline before pruning and tf-idf became the defaults (counts, every word)
+OLD_DEFAULTS = {"scaling": "count", "min_df": 1, "max_df": 1.0}
+NO_PRUNING = {"min_df": 1, "max_df": 1.0}
+
 KOS_DIR = resources.files("eigensparse.datasets").joinpath("data")
 KOS_DOCWORD = str(KOS_DIR.joinpath("docword.kos.txt.gz"))
 KOS_VOCAB = str(KOS_DIR.joinpath("vocab.kos.txt"))
@@ -36,7 +40,7 @@ def small_corpus(tmp_path_factory):
 def kos_greedy(tmp_path_factory):
     cd = tmp_path_factory.mktemp("cache")
     return extract_topics(KOS_DOCWORD, KOS_VOCAB, n_topics=5, cardinality=5, method="greedy", deflation="schur",
-                          cache_dir=cd, progress=False), cd
+                          cache_dir=cd, progress=False, **OLD_DEFAULTS), cd
 
 
 def _rel(a, b):
@@ -61,7 +65,7 @@ def test_streaming_equals_in_memory_on_kos(kos, kos_greedy):
     assert res.passes[0]["source"] == "text" and res.cache["status"] == "written"
     # a rerun reads the cache (statistics included) and finds the same
     again = extract_topics(KOS_DOCWORD, KOS_VOCAB, n_topics=5, cardinality=5, method="greedy", deflation="schur",
-                           cache_dir=cd, progress=False)
+                           cache_dir=cd, progress=False, **OLD_DEFAULTS)
     assert again.cache["status"] == "hit"
     # statistics and the working-set Gram matrix are cached too: no pass over the data
     assert again.passes == [] and any("cached Gram" in m for m in again.messages)
@@ -69,7 +73,7 @@ def test_streaming_equals_in_memory_on_kos(kos, kos_greedy):
     assert np.array_equal(again.covariance, res.covariance)
     # and the in-memory matrix through the same pipeline, in small chunks
     mem = extract_topics(X, kos.feature_names, n_topics=5, cardinality=5, method="greedy", deflation="schur",
-                         chunk_nnz=7000, progress=False)
+                         chunk_nnz=7000, progress=False, **OLD_DEFAULTS)
     assert [t.word_ids.tolist() for t in mem.topics] == [t.word_ids.tolist() for t in res.topics]
     assert _rel(mem.covariance, res.covariance) < 1e-12
 
@@ -87,7 +91,7 @@ def test_scalings_equal_in_memory_transforms(kos, scaling):
     else:
         Xt = TfidfTransformer().fit_transform(X)
     res = extract_topics(X, n_topics=2, cardinality=4, method="greedy", deflation="schur", scaling=scaling,
-                         progress=False, working_set=100)
+                         progress=False, working_set=100, **NO_PRUNING)
     op = SparseData(sp.csr_matrix(Xt))
     assert _rel(res.word_variance, op.diag()) < 1e-10
     assert _rel(res.covariance, op.block(res.working_set)) < 1e-10
@@ -95,16 +99,16 @@ def test_scalings_equal_in_memory_transforms(kos, scaling):
 
 def test_uncentered_and_tfidf_from_file(tmp_path, kos):
     res = extract_topics(KOS_DOCWORD, n_topics=1, cardinality=3, method="greedy", deflation="schur", center=False,
-                         cache_dir=tmp_path, progress=False, working_set=50)
+                         cache_dir=tmp_path, progress=False, working_set=50, **OLD_DEFAULTS)
     X = kos.data
     G = (X[:, res.working_set].T @ X[:, res.working_set]).toarray() / X.shape[0]
     assert _rel(res.covariance, G) < 1e-12
     assert res.topics[0].words[0] == "word" + str(res.topics[0].word_ids[0] + 1)  # no vocabulary
     # tf-idf from the file: document frequencies come from the cached statistics
     t1 = extract_topics(KOS_DOCWORD, n_topics=1, cardinality=3, method="greedy", deflation="schur", scaling="tfidf",
-                        cache_dir=tmp_path, progress=False, working_set=50)
+                        cache_dir=tmp_path, progress=False, working_set=50, **NO_PRUNING)
     t2 = extract_topics(X, n_topics=1, cardinality=3, method="greedy", deflation="schur", scaling="tfidf",
-                        progress=False, working_set=50)
+                        progress=False, working_set=50, **NO_PRUNING)
     assert _rel(t1.covariance, t2.covariance) < 1e-12
     assert t1.topics[0].word_ids.tolist() == t2.topics[0].word_ids.tolist()
 
@@ -123,9 +127,9 @@ def test_low_level_passes(kos):
 def test_too_small_working_set_is_re_read(kos):
     X = kos.data
     big = extract_topics(X, n_topics=3, cardinality=5, method="greedy", deflation="schur", progress=False,
-                         working_set=1000)
+                         working_set=1000, **OLD_DEFAULTS)
     small = extract_topics(X, n_topics=3, cardinality=5, method="greedy", deflation="schur", progress=False,
-                           working_set=6)
+                           working_set=6, **OLD_DEFAULTS)
     assert small.rereads and "re-reading the data" in small.rereads[0]
     assert len(small.working_set_sizes) > 1 and small.working_set_sizes[-1] > 10
     assert [t.word_ids.tolist() for t in small.topics] == [t.word_ids.tolist() for t in big.topics]
@@ -134,13 +138,13 @@ def test_too_small_working_set_is_re_read(kos):
 def test_penalized_method_is_safe_and_explicit_penalty(kos):
     X = kos.data
     res = extract_topics(X, n_topics=1, cardinality=4, method="bca", progress=False,
-                         working_set=40, cardinality_tolerance=1, deflation="schur")
+                         working_set=40, cardinality_tolerance=1, deflation="schur", **OLD_DEFAULTS)
     t = res.topics[0]
     assert t.penalty is not None and t.working_set_safe is True
     assert abs(t.cardinality - 4) <= 1
     # the penalty is at least the variance of every word left out of what was solved
     assert t.penalty >= np.sort(res.word_variance)[::-1][res.working_set.size]
-    r2 = extract_topics(X, n_topics=1, penalty=2.0, method="bca", progress=False, deflation="schur")
+    r2 = extract_topics(X, n_topics=1, penalty=2.0, method="bca", progress=False, deflation="schur", **OLD_DEFAULTS)
     assert r2.working_set.size == np.count_nonzero(res.word_variance > 2.0)
     assert r2.topics[0].penalty == 2.0 and r2.topics[0].working_set_safe is True
 
@@ -153,7 +157,7 @@ def test_planted_topics_recovered(small_corpus):
     for method in ("tpower", "bca"):
         res = extract_topics(c.docword, c.vocab, n_topics=5, cardinality=5, method=method,
                              cache=False, progress=False, deflation="schur",
-                             cardinality_tolerance=1 if method == "bca" else 0)
+                             cardinality_tolerance=1 if method == "bca" else 0, **OLD_DEFAULTS)
         prec = topic_precision([t.word_ids for t in res.topics], c.topics)
         assert prec["n_distinct_matched"] == 5, (method, prec)
         assert prec["mean_recall"] >= 0.95, (method, prec)  # topic 1 has 6 words
@@ -177,7 +181,10 @@ def test_synthetic_corpus_is_reproducible(tmp_path):
 def test_result_table_json_and_plots(tmp_path, kos_greedy):
     res, _ = kos_greedy
     table = res.format_table()
-    assert "PC1 (5 words)" in table and "explained %" in table and "penalty" in table
+    # the topics table: corpus in the title, signed words, footer and legend
+    assert table.startswith("Topics of docword.kos.txt.gz (3,430 documents")
+    assert "topic 1" in table and "explained %" in table and "penalty" in table
+    assert "+" + res.topics[0].words[0] in table and "+word / −word" in table
     assert "pass 2: covariance" in res.phase_table() and "total" in res.timings
     p = write_json(tmp_path / "out" / "topics.json", res)
     d = json.loads(open(p).read())
@@ -204,7 +211,7 @@ def test_result_table_json_and_plots(tmp_path, kos_greedy):
 ])
 def test_bad_parameters(kos, kwargs, match):
     with pytest.raises(InvalidParameterError, match=match):
-        extract_topics(kos.data, progress=False, **kwargs)
+        extract_topics(kos.data, progress=False, **{**OLD_DEFAULTS, **kwargs})
 
 
 def test_bad_file_errors_name_file_and_line(tmp_path):
@@ -212,5 +219,6 @@ def test_bad_file_errors_name_file_and_line(tmp_path):
     f.write_text("2\n3\n2\n1 1 1\n2 9 1\n")
     cd = tmp_path / "cache"
     with pytest.raises(InvalidParameterError, match=r"docword.bad.txt: line 5: word index 9"):
-        extract_topics(str(f), progress=False, cache_dir=cd, method="greedy", deflation="schur")
+        extract_topics(str(f), n_topics=1, cardinality=1, progress=False, cache_dir=cd, method="greedy",
+                       deflation="schur", **OLD_DEFAULTS)
     assert not os.path.exists(cd) or not os.listdir(cd)  # no cache, not even a partial one

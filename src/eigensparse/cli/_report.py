@@ -10,12 +10,15 @@ import numpy as np
 __all__ = ["report", "print_timings"]
 
 
-def report(res, args, *, header: str, extra_json: dict | None = None, note: str = "") -> None:
-    """Print ``res`` (a SparsePCAResult) and write ``--json`` when asked."""
+def report(res, args, *, header: str, extra_json: dict | None = None, note: str = "",
+           table: str | None = None) -> None:
+    """Print ``res`` (a SparsePCAResult) — its table, or ``table`` when the command has
+    its own (the topics table) — and write ``--json`` when asked."""
     from .._result import write_json
 
     print(header)
-    print(res.format_table(unit="words" if args.command == "topics" else None))
+    print(res.format_table(unit="words" if args.command == "topics" else None)
+          if table is None else table)
     total = f"total: explained (adjusted) {100 * float(np.sum(res.explained_variance_ratio)):.2f}% " \
             f"of {res.total_variance:.4g}"
     print(total + (f"; {note}" if note else ""))

@@ -1,10 +1,14 @@
 """``eigensparse topics``: sparse principal components of a bag-of-words corpus.
 
-Files are streamed through the out-of-core topic pipeline
-(:func:`eigensparse.text.extract_topics`); with ``--scheduler``, ``--device`` or
-``--scaling unit`` the matrix is read into memory and solved by
-:func:`eigensparse.sparse_pca` on that back-end. Both go through the one dispatcher
-and print the same table and JSON schema (:mod:`._report`).
+Every back-end is the one topic pipeline (:func:`eigensparse.text.extract_topics`):
+files are streamed (with the binary cache), a bundled dataset is read from memory,
+``--scheduler`` runs the passes on the row blocks of a Dask cluster
+(:class:`eigensparse.text._dask.DaskCorpus`) and ``--device`` solves on the device
+with the corpus kept sparse on the host (only the m × m working-set covariance moves).
+All print the same table (:func:`eigensparse.text._result.topics_table`) and the one
+JSON schema. ``--scaling unit`` (correlation PCA, every word at unit variance: no
+variance screening is possible) is solved in memory by
+:func:`eigensparse.sparse_pca` and printed with the same table.
 """
 from __future__ import annotations
 
@@ -23,8 +27,32 @@ __all__ = ["add_parser", "run"]
 IN_MEMORY_SCALINGS = ("unit",)
 
 
+def _df_bound(text: str):
+    """A document-frequency bound as scikit-learn reads it: an int is a count of
+    documents, a float in [0, 1] a proportion."""
+    import argparse
+
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a document count (int) or a proportion in [0, 1] (float), got {text!r}"
+        ) from None
+
+
+def _stop_words(text: str):
+    """``english``, or comma-separated words."""
+    return "english" if text == "english" else [w for w in text.split(",") if w]
+
+
 def add_parser(sub):
     from ..text import DEFAULT_TOPIC_CARDINALITY, DEFAULT_TOPIC_DEFLATION, SCALINGS
+    from ..text._pipeline import (DEFAULT_MAX_DF, DEFAULT_MIN_DF, DEFAULT_TIME_BUDGET,
+                                  DEFAULT_TOPIC_SCALING)
 
     t = sub.add_parser(
         "topics", help="topics of a bag-of-words corpus (UCI docword/vocab files or a bundled dataset)",
@@ -36,28 +64,48 @@ def add_parser(sub):
     add_component_options(t, default_cardinality=DEFAULT_TOPIC_CARDINALITY,
                           default_deflation=DEFAULT_TOPIC_DEFLATION)
     add_center_options(t)
-    t.add_argument("--scaling", default="count", choices=list(SCALINGS) + list(IN_MEMORY_SCALINGS),
+    t.add_argument("--scaling", default=DEFAULT_TOPIC_SCALING,
+                   choices=list(SCALINGS) + list(IN_MEMORY_SCALINGS),
                    help="word values: count, binary (0/1), log (log 1+count), tfidf, or unit (counts "
                         "with each word scaled to unit variance: correlation PCA, in memory); "
-                        "default count")
+                        f"default {DEFAULT_TOPIC_SCALING} (centered; see the README for the study)")
     t.add_argument("--scale", action="store_true", help=argparse_suppress())
     where = t.add_mutually_exclusive_group()
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="compute on the Dask cluster whose scheduler is at ADDRESS "
-                            "(e.g. tcp://10.0.0.1:8786); the corpus is sent to the workers in row blocks")
+                            "(e.g. tcp://10.0.0.1:8786): the passes run on the corpus's row blocks there")
     where.add_argument("--device", metavar="DEVICE",
-                       help="compute on this device (e.g. cuda, cuda:1; needs PyTorch or CuPy)")
+                       help="solve on this device (e.g. cuda, cuda:1; needs PyTorch or CuPy): the corpus "
+                            "stays sparse on the host, only the working-set covariance moves there")
     t.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="seconds allowed to reach the scheduler (default 10)")
     add_output_options(t)
+    v = t.add_argument_group("vocabulary pruning (scikit-learn's vectorizer meaning; applied "
+                             "after the first pass)")
+    v.add_argument("--min-df", type=_df_bound, default=DEFAULT_MIN_DF, metavar="N|P",
+                   help=f"words in fewer documents cannot enter a topic: an int counts documents, "
+                        f"a float in [0, 1] is a proportion (default {DEFAULT_MIN_DF})")
+    v.add_argument("--max-df", type=_df_bound, default=DEFAULT_MAX_DF, metavar="N|P",
+                   help=f"words in more documents cannot enter a topic (default {DEFAULT_MAX_DF})")
+    v.add_argument("--stop-words", type=_stop_words, default=None, metavar="english|W1,W2",
+                   help="words that cannot enter a topic: 'english' (scikit-learn's list) or a "
+                        "comma-separated list (default none)")
+    v.add_argument("--max-features", type=positive_int, default=None, metavar="N",
+                   help="keep only the N most frequent words after the other rules")
     o = t.add_argument_group("topic pipeline options (files are streamed twice with bounded memory)")
+    o.add_argument("--topic-time-budget", type=float, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
+                   help=f"seconds per topic for the bounded solve; the best topic so far is kept, "
+                        f"with a warning (default {DEFAULT_TIME_BUDGET:g})")
     o.add_argument("--working-set", type=positive_int, metavar="M",
                    help="initial working-set size (default max(300, 10*k*s))")
     o.add_argument("--n-jobs", type=positive_int, default=1, help="threads for pass 2 (default 1)")
     o.add_argument("--no-cache", action="store_true", help="do not read or write the binary cache")
     o.add_argument("--cache-dir", metavar="DIR",
                    help="cache directory (default $EIGENSPARSE_CACHE_DIR or ~/.cache/eigensparse)")
-    o.add_argument("--no-progress", action="store_true", help="no progress bars")
+    o.add_argument("--no-progress", dest="progress", action="store_false", default=None,
+                   help="no progress at all (default: bars on a terminal, else one line per phase)")
+    o.add_argument("--progress", dest="progress", action="store_true",
+                   help="progress bars even when stderr is not a terminal")
     o.add_argument("--cardinality-tolerance", type=int, default=0, metavar="N",
                    help="penalized methods (bca, dspca): accept topics within N words of -s, found by "
                         "the coarse penalty search of the 2011 paper (default 0: exact)")
@@ -78,14 +126,46 @@ def run(args) -> int:
                        "to unit variance)")
     if args.cardinality_tolerance < 0:
         raise CLIError(f"--cardinality-tolerance must be >= 0; got {args.cardinality_tolerance}")
-    if args.scheduler or args.device or args.scaling in IN_MEMORY_SCALINGS:
-        return _in_memory(args)
+    if args.scaling in IN_MEMORY_SCALINGS:
+        return _unit_variance(args)
+    if args.dataset is None and (not args.docword or not args.vocab):
+        raise CLIError("topics needs DOCWORD and VOCAB files, or --dataset NAME")
+    if args.scheduler:
+        return _on_dask(args)
     if args.dataset is not None:
+        files = _bundled_files(args)
+        if files is not None:  # streamed with the binary cache, like any UCI file
+            return _pipeline(args, corpus=_open_files(args, *files, name=args.dataset))
         X, words, name = _load_corpus(args)
         return _pipeline(args, X, words, name)
-    if not args.docword or not args.vocab:
-        raise CLIError("topics needs DOCWORD and VOCAB files, or --dataset NAME")
     return _pipeline(args)
+
+
+#: bundled datasets kept as UCI files: streamed (and cached) instead of parsed into memory
+_BUNDLED_UCI = {"kos": ("docword.kos.txt.gz", "vocab.kos.txt")}
+
+
+def _bundled_files(args):
+    """(docword, vocab) paths of a bundled UCI dataset installed as plain files, else None."""
+    from importlib import resources
+    from pathlib import Path
+
+    if args.docword or args.vocab:
+        raise CLIError("give either DOCWORD VOCAB files or --dataset, not both")
+    names = _BUNDLED_UCI.get(args.dataset)
+    if names is None:
+        return None
+    base = resources.files("eigensparse.datasets").joinpath("data")
+    paths = [base.joinpath(n) for n in names]
+    return paths if all(isinstance(p, Path) and p.is_file() for p in paths) else None
+
+
+def _open_files(args, docword, vocab, *, name):
+    from ..io.corpus import open_corpus
+
+    corpus = open_corpus(docword, vocab, cache=not args.no_cache, cache_dir=args.cache_dir)
+    corpus.name = name  # a corpus this command opened: its name in the title and the JSON
+    return corpus
 
 
 def _load_corpus(args):
@@ -97,8 +177,6 @@ def _load_corpus(args):
             raise CLIError("give either DOCWORD VOCAB files or --dataset, not both")
         b = DATASETS[args.dataset]()
         return b.data, b.feature_names, args.dataset
-    if not args.docword or not args.vocab:
-        raise CLIError("topics needs DOCWORD and VOCAB files, or --dataset NAME")
     X, words = read_uci_bow(args.docword, args.vocab)
     return X, words, os.path.basename(args.docword)
 
@@ -108,23 +186,38 @@ def _header(name, n_docs, n_words, res, args, where=""):
             f"deflation={res.deflation}, center={args.center}, scaling={args.scaling}{where}")
 
 
-def _pipeline(args, X=None, words=None, name=None) -> int:
-    """The out-of-core topic pipeline (files streamed and cached, or a bundled matrix)."""
+def _where(args) -> str:
+    return (f", scheduler={args.scheduler}" if args.scheduler else
+            f", device={args.device}" if args.device else "")
+
+
+def _ascii() -> bool:
+    enc = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
+    return "utf" not in enc
+
+
+def _pipeline(args, X=None, words=None, name=None, corpus=None) -> int:
+    """The one topic pipeline: streamed files, a bundled matrix or a Dask corpus."""
     from ..io.corpus import MatrixCorpus
     from ..text import extract_topics, plot_topics_diagnostics
 
-    source = args.docword if X is None else MatrixCorpus(X, words, name=name)
+    if corpus is not None:
+        source = corpus
+    else:
+        source = args.docword if X is None else MatrixCorpus(X, words, name=name)
     res = extract_topics(
-        source, args.vocab if X is None else None,
+        source, args.vocab if X is None and corpus is None else None,
         n_topics=args.n_components, cardinality=args.cardinality, method=args.method,
         deflation=args.deflation, penalty=args.penalty, center=args.center,
         cardinality_tolerance=args.cardinality_tolerance, scaling=args.scaling,
+        min_df=args.min_df, max_df=args.max_df, stop_words=args.stop_words,
+        max_features=args.max_features, time_budget=args.topic_time_budget,
         working_set=args.working_set, cache=not args.no_cache, cache_dir=args.cache_dir,
-        n_jobs=args.n_jobs, random_state=args.random_state,
-        progress=not args.no_progress and sys.stderr.isatty(),
-        method_options=method_options(args) or None)
-    report(res, args, header=_header(name or res.name, res.n_docs, res.n_words, res, args),
-           note=f"working set {res.working_set.size} of {res.n_words} words")
+        n_jobs=args.n_jobs, random_state=args.random_state, progress=args.progress,
+        method_options=method_options(args) or None, device=args.device)
+    report(res, args, header=_header(res.name, res.n_docs, res.n_words, res, args, _where(args)),
+           note=f"working set {res.working_set.size} of {res.n_words} words",
+           table=res.format_table(ascii=_ascii()))
     for msg in res.rereads:
         print(f"note: {msg}", file=sys.stderr)
     if args.verbose:
@@ -135,38 +228,42 @@ def _pipeline(args, X=None, words=None, name=None) -> int:
     return 0
 
 
-def _in_memory(args) -> int:
-    """The whole matrix in memory (Dask cluster, device, or unit-variance words), through
+def _on_dask(args) -> int:
+    """The pipeline with its passes on a Dask cluster (the corpus in row blocks there)."""
+    from ..operators.dask import connect
+    from ..text._dask import DaskCorpus
+
+    X, words, name = _load_corpus(args)
+    client = connect(args.scheduler, timeout=args.scheduler_timeout)
+    try:
+        return _pipeline(args, corpus=DaskCorpus(X, words, client=client, name=name))
+    finally:
+        client.close()
+
+
+def _unit_variance(args) -> int:
+    """Counts with every word at unit variance (correlation PCA), in memory through
     :func:`eigensparse.sparse_pca`: the same dispatcher, table and JSON schema."""
     from .._api import sparse_pca
     from ..text import DEFAULT_TOPIC_CARDINALITY
-    from ..text._passes import scale_matrix
+    from ..text._result import topics_table
 
     if args.plot:
-        raise CLIError("--plot needs the streaming pipeline (not with --scheduler, --device or "
-                       "--scaling unit)")
+        raise CLIError("--plot needs the topic pipeline (not with --scaling unit)")
+    if args.scheduler:
+        raise CLIError("--scaling unit is solved in memory; it does not take --scheduler")
     t0 = time.perf_counter()
     X, words, name = _load_corpus(args)
-    unit = args.scaling in IN_MEMORY_SCALINGS
-    X = scale_matrix(X, "count" if unit else args.scaling)
     t1 = time.perf_counter()
-    client = None
-    if args.scheduler:
-        from ..operators.dask import connect
-
-        client = connect(args.scheduler, timeout=args.scheduler_timeout)
-    try:
-        res = sparse_pca(X, center=args.center, scale=unit, client=client, device=args.device,
-                         **solver_arguments(args, cardinality=None if args.penalty is not None
-                                            else DEFAULT_TOPIC_CARDINALITY))
-    finally:
-        if client is not None:
-            client.close()
+    res = sparse_pca(X, center=args.center, scale=True, device=args.device,
+                     **solver_arguments(args, cardinality=None if args.penalty is not None
+                                        else DEFAULT_TOPIC_CARDINALITY))
     t2 = time.perf_counter()
     res = replace(res, feature_names=list(words))
-    where = (f", scheduler={args.scheduler}" if args.scheduler else
-             f", device={args.device}" if args.device else "")
-    report(res, args, header=_header(name, X.shape[0], X.shape[1], res, args, where),
+    table = topics_table(res, corpus=name, n_docs=X.shape[0], n_words=X.shape[1],
+                         scaling="unit", ascii=_ascii())
+    report(res, args, header=_header(name, X.shape[0], X.shape[1], res, args, _where(args)),
+           table=table,
            extra_json={"corpus": name, "n_docs": int(X.shape[0]), "n_words": int(X.shape[1]),
                        "scaling": args.scaling, "center": args.center})
     print_timings(args, load=t1 - t0, solve=t2 - t1)

@@ -33,7 +33,8 @@ import numpy as np
 
 from .._validation import InvalidParameterError, Interval, validate_params
 
-__all__ = ["SyntheticCorpus", "make_synthetic_corpus", "topic_precision", "PLANTED_TOPICS"]
+__all__ = ["SyntheticCorpus", "make_synthetic_corpus", "make_zipf_corpus", "topic_precision",
+           "PLANTED_TOPICS", "ZIPF_CORPUS_DEFAULTS"]
 
 #: the five topics of Table 1 of Zhang & El Ghaoui (2011), used as the first planted
 #: topics (further topics get generated names)
@@ -179,9 +180,16 @@ def _gzip_member(data, level: int) -> bytes:
     return c.compress(data) + c.flush()
 
 
-def _zipf_probabilities(n_words, exponent, offset):
+def _zipf_probabilities(n_words, exponent, offset, tail_exponent=None, tail_rank=None):
+    """p_r ∝ (r + offset)^(−exponent); with ``tail_exponent``, beyond ``tail_rank`` the
+    law continues with that steeper exponent (the two regimes of large corpora, Ferrer i
+    Cancho & Solé 2001), which makes the rarest words seen in a handful of documents."""
     r = np.arange(1, n_words + 1, dtype=float)
     p = (r + offset) ** (-exponent)
+    if tail_exponent is not None and tail_rank is not None and tail_rank < n_words:
+        b = float(tail_rank) + offset
+        tail = r + offset > b
+        p[tail] *= ((r[tail] + offset) / b) ** (exponent - tail_exponent)
     return p / p.sum()
 
 
@@ -199,13 +207,44 @@ def _expected_unique(lengths, p):
     return (-np.expm1(-L * rep[None, :]) * cnt[None, :]).sum(axis=1)
 
 
+def _rare_groups(g, nd, pool, ed, ew, ec):
+    """Append (doc, word, count) triples for the word groups ``pool`` (one row of words
+    per group): each group in the same 2–3 documents of the chunk, one count per
+    document shared by its words."""
+    if nd < 2:
+        return
+    for words in pool:
+        docs = g.choice(nd, size=int(g.integers(2, 4)), replace=False)
+        cnt = 1 + g.poisson(0.5, size=docs.size)
+        ed.append(np.repeat(docs, words.size))
+        ew.append(np.tile(words, docs.size))
+        ec.append(np.repeat(cnt, words.size))
+
+
+def _rank_window(topic_ranks, n_words: int, n_planted: int) -> tuple[int, int]:
+    """[lo, hi) ranks for the topic words, clipped to the vocabulary (default window:
+    the historical min(20, W/8), min(600, W/4))."""
+    if (not isinstance(topic_ranks, (tuple, list)) or len(topic_ranks) != 2
+            or not all(isinstance(r, (int, np.integer)) and not isinstance(r, bool) for r in topic_ranks)
+            or not 0 <= topic_ranks[0] < topic_ranks[1]):
+        raise InvalidParameterError("make_synthetic_corpus: parameter 'topic_ranks' must be two ints "
+                                    f"0 <= lo < hi; got {topic_ranks!r}.")
+    lo, hi = min(int(topic_ranks[0]), n_words // 8), min(int(topic_ranks[1]), n_words // 4)
+    if hi - lo < n_planted:
+        hi = min(n_words, lo + n_planted)
+    return lo, hi
+
+
 def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 300_000,
                           n_words: int = 102_660, nnz_per_doc: float = 233.0,
                           n_topics: int = 5, topic_size: int | None = None,
                           zipf_exponent: float = 1.05, zipf_offset: float = 50.0,
+                          tail_exponent: float | None = None, tail_rank: int | None = None,
                           length_sigma: float = 0.45,
                           topic_prevalence=(0.10, 0.09, 0.08, 0.07, 0.06),
                           topic_rate=(7.0, 6.0, 5.5, 5.0, 4.5),
+                          topic_ranks=(20, 600), topic_share: float | None = None,
+                          rare_group_rate: float | None = None, rare_group_size: int = 6,
                           random_state=0, chunk_docs: int = 20_000, compresslevel: int = 1,
                           n_threads: int = 2, progress: bool = False) -> SyntheticCorpus:
     """Write a synthetic UCI bag-of-words corpus with planted topics.
@@ -229,12 +268,34 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
         Words per planted topic; default: the paper's sizes (6, 5, 5, 4, 4), then 5.
     zipf_exponent, zipf_offset : float
         Background word law p_r ∝ (r + offset)^(−exponent).
+    tail_exponent, tail_rank : optional
+        Beyond rank ``tail_rank`` the law falls with ``tail_exponent`` instead
+        (continuous at the break): a long tail of words seen in very few documents.
     length_sigma : float, default=0.45
         σ of log document length.
     topic_prevalence, topic_rate : sequence of float
         π_k (probability that a document is about topic k) and μ_k (mean extra
         occurrences of each topic word in a document of mean length); cycled when
-        there are more topics than values.
+        there are more topics than values. ``topic_rate`` is ignored when
+        ``topic_share`` is given.
+    topic_ranks : (int, int), default=(20, 600)
+        Frequency ranks [lo, hi) among which the topic words are placed (clipped to the
+        vocabulary): the default puts them among the frequent words; mid ranks (e.g.
+        (500, 5000), see :func:`make_zipf_corpus`) hide them among words of ordinary
+        frequency.
+    topic_share : float in (0, 1), optional
+        When given, each topic word keeps the marginal frequency of its Zipf rank: the
+        topic supplies this share of its expected occurrences (its background
+        probability is lowered by the same share), so its frequency, document frequency
+        and variance look like those of any word of that rank; only its co-occurrence
+        with the other words of its topic reveals it. Per-word rate in a topic document
+        of mean length: ``topic_share · p_r · L̄ / π_k``.
+    rare_group_rate, rare_group_size : optional
+        Near-duplicate stories: ``rare_group_rate`` × n_docs groups (at most a tenth of
+        the vocabulary) of ``rare_group_size`` of the rarest words, which then occur
+        only there: each group in the same 2–3 documents, with one count per document
+        shared by its words, as a wire story and its reprints. Their words are
+        perfectly correlated, so correlation scaling favours them.
     random_state : int or None
     chunk_docs : int, default=20000
         Documents generated at a time (memory ~ chunk_docs × 2 kB).
@@ -252,11 +313,15 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
     validate_params(
         {"n_docs": n_docs, "n_words": n_words, "n_topics": n_topics, "nnz_per_doc": nnz_per_doc,
          "chunk_docs": chunk_docs, "compresslevel": compresslevel, "n_threads": n_threads,
-         "length_sigma": length_sigma},
+         "length_sigma": length_sigma, "topic_share": topic_share,
+         "rare_group_rate": rare_group_rate, "rare_group_size": rare_group_size},
         {"n_docs": Interval("int", 1, None), "n_words": Interval("int", 10, None),
          "n_topics": Interval("int", 0, None), "nnz_per_doc": Interval("real", 1, None),
          "chunk_docs": Interval("int", 1, None), "compresslevel": Interval("int", 0, 9),
-         "n_threads": Interval("int", 1, 64), "length_sigma": Interval("real", 0, 3)},
+         "n_threads": Interval("int", 1, 64), "length_sigma": Interval("real", 0, 3),
+         "topic_share": [None, Interval("real", 0, 1, closed="neither")],
+         "rare_group_rate": [None, Interval("real", 0, 1)],
+         "rare_group_size": Interval("int", 1, None)},
         where="make_synthetic_corpus")
     t0 = time.perf_counter()
     rng = np.random.default_rng(random_state)
@@ -285,7 +350,7 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
             f"make_synthetic_corpus: {n_topics} topics of {sizes} words need n_words >= "
             f"{4 * n_planted}; got {n_words}.")
     # topic words take ranks spread over the frequent words (not the very top)
-    lo, hi = min(20, n_words // 8), min(600, n_words // 4)
+    lo, hi = _rank_window(topic_ranks, n_words, n_planted)
     ranks = np.sort(rng.choice(np.arange(lo, hi), n_planted, replace=False))
     perm_ranks = rng.permutation(ranks)
     reserved = {w for ws in topic_words for w in ws}
@@ -310,9 +375,21 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
     topics = [np.sort(rank_to_id[rr]) for rr in topics_ranked]
 
     # --- background law and length calibration -----------------------------------
-    p = _zipf_probabilities(n_words, zipf_exponent, zipf_offset)
+    p = _zipf_probabilities(n_words, zipf_exponent, zipf_offset, tail_exponent, tail_rank)
     p_id = np.empty(n_words)
     p_id[rank_to_id] = p
+    p_marginal = p_id.copy()
+    if topic_share is not None and n_topics:  # topic words: background keeps 1 - share
+        planted_ids = np.concatenate(topics)
+        p_id[planted_ids] *= 1.0 - topic_share
+        p_id /= p_id.sum()
+    n_groups = 0
+    if rare_group_rate:  # the rarest words become group words only (no background)
+        n_groups = min(int(round(rare_group_rate * n_docs)), (n_words // 10) // rare_group_size)
+        group_words = rank_to_id[n_words - n_groups * rare_group_size:].reshape(
+            n_groups, rare_group_size)
+        p_id[group_words.ravel()] = 0.0
+        p_id /= p_id.sum()
     prob, alias = _alias_table(p_id)
     prev = np.array([topic_prevalence[k % len(topic_prevalence)] for k in range(n_topics)])
     rate = np.array([topic_rate[k % len(topic_rate)] for k in range(n_topics)])
@@ -330,6 +407,9 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
         lo_m, hi_m = (mid, hi_m) if u < target else (lo_m, mid)
     median_len = np.sqrt(lo_m * hi_m)
     mean_len = median_len * np.exp(length_sigma**2 / 2)
+    # per-word rate in a topic document of mean length
+    word_rate = [np.full(t.size, rate[k]) if topic_share is None
+                 else topic_share * p_marginal[t] * mean_len / prev[k] for k, t in enumerate(topics)]
 
     # --- generate, count, format, compress ----------------------------------------
     final = os.path.join(directory, f"docword.{name}.txt.gz")
@@ -365,12 +445,15 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
                     if members.size == 0:
                         continue
                     tw = topic_word_arr[k]
-                    lam = rate[k] * (L[members] / mean_len)
-                    c = g.poisson(np.repeat(lam, tw.size))
+                    lam = np.outer(L[members] / mean_len, word_rate[k]).ravel()
+                    c = g.poisson(lam)
                     dd = np.repeat(members, tw.size)
                     ww = np.tile(tw, members.size)
                     keep = c > 0
                     ed.append(dd[keep]); ew.append(ww[keep]); ec.append(c[keep])
+                if rare_group_rate:
+                    g_lo, g_hi = (int(round(n_groups * x / n_docs)) for x in (start, start + nd))
+                    _rare_groups(g, nd, group_words[g_lo:g_hi], ed, ew, ec)
                 if ed:
                     ed, ew, ec = np.concatenate(ed), np.concatenate(ew), np.concatenate(ec)
                     o = np.argsort(ed, kind="stable")
@@ -427,7 +510,10 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
         seconds=time.perf_counter() - t0,
         params={"mean_length": float(mean_len), "zipf_exponent": zipf_exponent,
                 "zipf_offset": zipf_offset, "length_sigma": length_sigma,
+                "tail_exponent": tail_exponent, "tail_rank": tail_rank,
                 "topic_prevalence": prev.tolist(), "topic_rate": rate.tolist(),
+                "word_rate": [w.tolist() for w in word_rate], "topic_ranks": [int(lo), int(hi)],
+                "topic_share": topic_share, "rare_groups": n_groups,
                 "random_state": random_state})
 
 
@@ -464,3 +550,54 @@ def topic_precision(found, planted) -> dict:
             "mean_precision": float(np.mean(prec)) if prec else 0.0,
             "mean_recall": float(np.mean(rec)) if rec else 0.0,
             "n_distinct_matched": len({m for m in match if m >= 0})}
+
+
+#: the harder corpus of :func:`make_zipf_corpus`: topics at mid frequencies
+ZIPF_CORPUS_DEFAULTS = dict(
+    n_docs=300_000, n_words=102_660, nnz_per_doc=267.0, n_topics=8, topic_size=6,
+    zipf_exponent=1.0, zipf_offset=10.0, tail_exponent=2.2, tail_rank=3000,
+    length_sigma=0.7, topic_ranks=(800, 3000), topic_share=0.8, rare_group_rate=0.005,
+    topic_prevalence=(0.02, 0.019, 0.018, 0.017, 0.016, 0.015, 0.014, 0.013))
+
+
+def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, random_state=0,
+                     progress: bool = False, **overrides) -> SyntheticCorpus:
+    """A corpus with realistic statistics whose planted topics raw statistics hide.
+
+    Zipf word frequencies (p_r ∝ (r + 10)^−1, falling as r^−2.2 beyond rank 3,000 so
+    that a long tail of words is seen in only a few documents) over 102,660 words,
+    log-normal document lengths (σ = 0.7), 300,000 documents and about 80 million nonzeros at
+    ``scale=1``; eight planted topics of six words placed at *mid* frequency ranks
+    (800–3,000; each topic in 1.3–2 % of the documents) with ``topic_share=0.8`` (see :func:`make_synthetic_corpus`): every
+    topic word keeps the marginal frequency of its rank, so counts, document
+    frequencies and variances do not single it out; only co-occurrence does. By
+    construction frequent independent words carry the largest count variances (and
+    co-vary through document length), and rare words the largest correlations (groups
+    of rare words repeated together in the 2–3 copies of a near-duplicate story,
+    ``rare_group_rate=0.005``, are perfectly correlated).
+
+    Parameters
+    ----------
+    directory : path-like
+    name : str, default="zipf"
+    scale : float in (0, 1], default=1.0
+        Fraction of the documents (and, as √scale, of the vocabulary, at least 8,000
+        words) to generate: ``scale=0.1`` gives 30,000 × 32,464.
+    random_state : int or None
+    progress : bool
+    **overrides
+        Any parameter of :func:`make_synthetic_corpus` (replaces the defaults in
+        :data:`ZIPF_CORPUS_DEFAULTS`).
+
+    Returns
+    -------
+    SyntheticCorpus
+    """
+    validate_params({"scale": scale}, {"scale": Interval("real", 0, 1, closed="right")},
+                    where="make_zipf_corpus")
+    kw = dict(ZIPF_CORPUS_DEFAULTS)
+    kw["n_docs"] = max(1000, int(round(kw["n_docs"] * scale)))
+    kw["n_words"] = max(8000, int(round(kw["n_words"] * np.sqrt(scale))))
+    kw.update(overrides)
+    return make_synthetic_corpus(directory, name=name, random_state=random_state,
+                                 progress=progress, **kw)

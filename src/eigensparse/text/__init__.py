@@ -1,9 +1,10 @@
 """Topics of large text corpora, out of core (Zhang & El Ghaoui 2011, §4).
 
 :func:`extract_topics` streams a bag-of-words corpus twice — exact per-word
-statistics, then the covariance of a working set chosen by safe elimination — and
-finds sparse principal components on that small matrix through the same dispatcher as
-:func:`eigensparse.sparse_pca`:
+statistics (centered tf-idf by default), vocabulary pruning as scikit-learn's
+vectorizers (``min_df=5, max_df=0.5``), then the covariance of a working set of the
+kept words chosen by safe elimination — and finds each topic on that small matrix in
+bounded time, through the same dispatcher as :func:`eigensparse.sparse_pca`:
 
 >>> from eigensparse.text import extract_topics           # doctest: +SKIP
 >>> res = extract_topics("docword.nytimes.txt.gz", "vocab.nytimes.txt",
@@ -14,10 +15,13 @@ finds sparse principal components on that small matrix through the same dispatch
 and variance against cardinality; :func:`write_json` saves a result atomically.
 """
 from ._passes import SCALINGS, word_statistics, working_set_covariance
-from ._pipeline import DEFAULT_TOPIC_CARDINALITY, DEFAULT_TOPIC_DEFLATION, extract_topics
+from ._pipeline import (DEFAULT_MAX_DF, DEFAULT_MIN_DF, DEFAULT_TIME_BUDGET,
+                        DEFAULT_TOPIC_CARDINALITY, DEFAULT_TOPIC_DEFLATION, DEFAULT_TOPIC_SCALING,
+                        extract_topics)
 from ._plot import plot_topics_diagnostics, variance_by_cardinality
 from ._result import Topic, TopicsResult, write_json
 
 __all__ = ["extract_topics", "TopicsResult", "Topic", "plot_topics_diagnostics", "write_json",
            "word_statistics", "working_set_covariance", "variance_by_cardinality", "SCALINGS",
-           "DEFAULT_TOPIC_CARDINALITY", "DEFAULT_TOPIC_DEFLATION"]
+           "DEFAULT_TOPIC_CARDINALITY", "DEFAULT_TOPIC_DEFLATION", "DEFAULT_TOPIC_SCALING",
+           "DEFAULT_MIN_DF", "DEFAULT_MAX_DF", "DEFAULT_TIME_BUDGET"]

@@ -29,7 +29,7 @@ from ..io.uci import DEFAULT_CHUNK_NNZ
 from ._kernels import accumulate_gram, row_sums
 
 __all__ = ["SCALINGS", "word_statistics", "working_set_covariance", "scale_matrix",
-           "CorpusPasses", "Clock", "say"]
+           "CorpusPasses", "Clock", "say", "progress_mode", "phase_line"]
 
 log = logging.getLogger("eigensparse.text")
 
@@ -91,12 +91,33 @@ def _moments(indices, values, s1, s2, df):
         df[w] += 1
 
 
+def _chunk_statistics(ch, scaling, idf, W) -> dict:
+    """Σv, Σv², df per word of one chunk (a block of a distributed corpus)."""
+    s1, s2 = np.zeros(W), np.zeros(W)
+    df = np.zeros(W, dtype=np.int64)
+    _moments(ch.indices, _values(ch, scaling, idf), s1, s2, df)
+    return {"s1": s1, "s2": s2, "df": df}
+
+
+def _chunk_gram(ch, scaling, idf, col_map, m) -> np.ndarray:
+    """The upper triangle of one chunk's working-set Gram matrix."""
+    G = np.zeros((m, m))
+    accumulate_gram(ch.indptr, ch.indices, _values(ch, scaling, idf), col_map, G, 0, ch.n_docs)
+    return G
+
+
 def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAULT_CHUNK_NNZ,
                     progress: bool = False, desc: str = "pass 1: word statistics") -> dict:
     """One pass: per word Σv, Σv² and the document frequency, for values v after
-    ``scaling`` (``"tfidf"`` needs ``idf``). Returns ``{"s1", "s2", "df"}``."""
+    ``scaling`` (``"tfidf"`` needs ``idf``). Returns ``{"s1", "s2", "df"}``.
+
+    A corpus with ``reduce_blocks`` (:class:`eigensparse.text._dask.DaskCorpus`) runs
+    the pass where its blocks are."""
     corpus = open_corpus(corpus)
     W = corpus.n_words
+    remote = getattr(corpus, "reduce_blocks", None)
+    if remote is not None:
+        return remote(_chunk_statistics, scaling, idf, W)
     s1, s2 = np.zeros(W), np.zeros(W)
     df = np.zeros(W, dtype=np.int64)
     for ch in corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc):
@@ -119,10 +140,14 @@ def working_set_covariance(corpus, working_set, *, scaling: str = "count", idf=N
     m = ws.size
     col_map = np.full(corpus.n_words, -1, dtype=np.int64)
     col_map[ws] = np.arange(m)
-    Gs = [np.zeros((m, m)) for _ in range(max(1, n_jobs))]
-    pool = ThreadPoolExecutor(max_workers=n_jobs) if n_jobs > 1 else None
+    remote = getattr(corpus, "reduce_blocks", None)
+    Gs = [remote(_chunk_gram, scaling, idf, col_map, m)] if remote is not None else \
+        [np.zeros((m, m)) for _ in range(max(1, n_jobs))]
+    pool = ThreadPoolExecutor(max_workers=n_jobs) if n_jobs > 1 and remote is None else None
+    chunks = () if remote is not None else corpus.iter_chunks(chunk_nnz=chunk_nnz,
+                                                              progress=progress, desc=desc)
     try:
-        for ch in corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc):
+        for ch in chunks:
             v = _values(ch, scaling, idf)
             if pool is None:
                 accumulate_gram(ch.indptr, ch.indices, v, col_map, Gs[0], 0, ch.n_docs)
@@ -167,7 +192,26 @@ class Clock:
         return dt
 
 
-def say(msg: str, progress: bool, messages: list):
+def progress_mode(progress) -> str:
+    """``"bar"``, ``"log"`` or ``"off"`` for the ``progress`` option.
+
+    None (automatic): tqdm bars when stderr is a terminal, else one log line per phase
+    on stderr (never a bar in a file or a pipe); True: bars; False: nothing.
+    """
+    if progress is None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        return "bar" if isatty is not None and isatty() else "log"
+    return "bar" if progress else "off"
+
+
+def phase_line(msg: str, mode: str) -> None:
+    """One line for a finished phase on stderr when ``mode`` is ``"log"``."""
+    log.info(msg)
+    if mode == "log":
+        print(f"eigensparse: {msg}", file=sys.stderr, flush=True)
+
+
+def say(msg: str, progress, messages: list):
     """Record ``msg``, log it, and show it above the progress bars when they are on."""
     messages.append(msg)
     log.info(msg)
@@ -193,12 +237,14 @@ class CorpusPasses:
     """
 
     def __init__(self, corpus, scaling: str, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ,
-                 n_jobs: int = 1, progress: bool = False, messages: list | None = None):
+                 n_jobs: int = 1, progress="off", messages: list | None = None):
         self.corpus = corpus
         self.scaling = scaling
         self.chunk_nnz = chunk_nnz
         self.n_jobs = n_jobs
-        self.progress = progress
+        #: "bar" (tqdm bars per pass), "log" (one line per pass on stderr) or "off"
+        self.mode = progress if isinstance(progress, str) else progress_mode(bool(progress))
+        self.progress = self.mode == "bar"
         self.passes: list = []
         self.messages = [] if messages is None else messages
         self.idf = None
@@ -206,9 +252,16 @@ class CorpusPasses:
     def _run(self, name, fn):
         t = time.perf_counter()
         out = fn()
+        dt = time.perf_counter() - t
         self.passes.append({"name": name, "source": self.corpus.last_source,
-                            "seconds": time.perf_counter() - t, "nnz": int(self.corpus.nnz)})
+                            "seconds": dt, "nnz": int(self.corpus.nnz)})
+        phase_line(f"{name}: {int(self.corpus.nnz):,} nonzeros from {self.corpus.last_source} "
+                   f"in {dt:.2f} s", self.mode)
         return out
+
+    def _note(self, msg: str) -> None:
+        self.messages.append(msg)
+        phase_line(msg, self.mode)
 
     def _cache(self):
         return getattr(self.corpus, "cache", None)
@@ -219,7 +272,7 @@ class CorpusPasses:
         corpus, scaling, cache = self.corpus, self.scaling, self._cache()
         stats = cache.load_stats(scaling) if cache is not None else None
         if stats is not None:
-            self.messages.append(f"word statistics ({scaling}) read from the cache")
+            self._note(f"pass 1: word statistics ({scaling}) read from the cache")
         else:
             if scaling == "tfidf":
                 base = cache.load_stats("count") if cache is not None else None
@@ -249,8 +302,8 @@ class CorpusPasses:
             cws = cached["ws"]
             pos = np.searchsorted(cws, ws)
             if np.all(pos < cws.size) and np.array_equal(cws[np.minimum(pos, cws.size - 1)], ws):
-                self.messages.append(f"covariance of {ws.size} words taken from the cached Gram "
-                                     f"matrix of {cws.size} words (no pass over the data)")
+                self._note(f"pass 2: covariance of {ws.size} words taken from the cached Gram "
+                           f"matrix of {cws.size} words (no pass over the data)")
                 return cached["G"][np.ix_(pos, pos)]
         G = self._run(label, lambda: working_set_covariance(
             self.corpus, ws, scaling=self.scaling, idf=self.idf, mean=None, center=False,

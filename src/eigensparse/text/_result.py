@@ -10,7 +10,26 @@ import numpy as np
 
 from .._result import SparsePCAResult, _fmt, write_json
 
-__all__ = ["Topic", "TopicsResult", "write_json"]
+__all__ = ["Topic", "TopicsResult", "write_json", "topics_table"]
+
+
+def topics_table(res, *, corpus=None, n_docs=None, n_words=None, scaling=None,
+                 max_words: int | None = None, legend: bool = True, ascii: bool = False) -> str:
+    """The topics table of any multi-component result ``res`` (a
+    :class:`~eigensparse.SparsePCAResult` on words): signed words by |loading|, the
+    corpus in the title, the footer and the legend of
+    :func:`eigensparse.text._format.format_topics`."""
+    from ._format import format_topics
+
+    topics = []
+    for j in range(res.components.shape[0]):
+        ids = res.ordered_support(j)
+        topics.append({"rank": j + 1, "words": [res.feature_label(i) for i in ids],
+                       "loadings": res.components[j, ids], "variance": float(res.variances[j]),
+                       "explained_variance_ratio": float(res.explained_variance_ratio[j]),
+                       "penalty": res.penalty_of(j)})
+    return format_topics(topics, corpus=corpus, n_docs=n_docs, n_words=n_words, scaling=scaling,
+                         method=res.method, max_words=max_words, legend=legend, ascii=ascii)
 
 
 @dataclass(frozen=True)
@@ -64,6 +83,12 @@ class TopicsResult(SparsePCAResult):
     center : bool
     word_mean, word_variance : ndarray of shape (n_words,)
         Exact per-word statistics from pass 1 (after scaling).
+    word_df : ndarray of int, shape (n_words,)
+        Documents containing each word (pass 1).
+    pruning : dict
+        The vocabulary pruning: its options, the words kept and what each rule removed.
+    device : str or None
+        The device the solve ran on (``device=``), else None.
     working_set : ndarray of int
         Sorted word ids of the final working set (the covariance is built on these).
     working_set_sizes : list of int
@@ -102,6 +127,9 @@ class TopicsResult(SparsePCAResult):
     cache: dict
     messages: list = field(default_factory=list)
     vocabulary: list | None = None
+    pruning: dict = field(default_factory=dict)
+    device: str | None = None
+    word_df: np.ndarray | None = None
 
     feature_unit = "words"
 
@@ -160,8 +188,19 @@ class TopicsResult(SparsePCAResult):
             "rereads": list(self.rereads),
             "cache": self.cache,
             "messages": list(self.messages),
+            "pruning": self.pruning,
+            "device": self.device,
         })
         return d
+
+    def format_table(self, max_words: int | None = None, unit: str | None = None, *,
+                     legend: bool = True, ascii: bool = False) -> str:
+        """The topics table (:func:`topics_table`): signed words, the corpus name and
+        size in the title, the footer and its legend. ``unit`` is accepted for the
+        shared printer's signature (the topics table always says words)."""
+        return topics_table(self, corpus=self.name, n_docs=self.n_docs, n_words=self.n_words,
+                            scaling=self.scaling + ("" if self.center else ", uncentered"),
+                            max_words=max_words, legend=legend, ascii=ascii)
 
     def phase_table(self) -> str:
         """Seconds per phase (and per topic), as printed by the benchmark and ``-v``."""

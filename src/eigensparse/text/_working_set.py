@@ -5,7 +5,7 @@ when it must grow (Zhang & El Ghaoui 2011, §4).
 optimal support of the ℓ0-penalized problem at penalty ρ — so a working set of the m
 words of largest variance is exact for every ρ >= the largest variance left out (the
 *threshold* τ). A penalized method's penalty must stay >= τ; for other methods a swap
-test (:func:`swap_gain_bound`) decides whether a word left out could improve a
+test (:func:`eigensparse.text._bounded.swap_gain_bound`) decides whether a word left out could improve a
 component. Otherwise the set is enlarged: inside the computed covariance when it
 covers the new size, else by another pass over the data (reported as a re-read).
 
@@ -17,15 +17,23 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import replace
 
 import numpy as np
 
+from .._result import ComponentResult
+from .._validation import InvalidParameterError
 from ..operators import Covariance
-from ._passes import say
+from ._bounded import TopicBudgetWarning, solve_topic_bounded, swap_gain_bound
+from ._passes import phase_line, say
 
-__all__ = ["WorkingSet", "TopicSolve", "Enlarge", "swap_gain_bound", "coarse_penalty_search",
-           "auto_working_set"]
+__all__ = ["WorkingSet", "TopicSolve", "Enlarge", "coarse_penalty_search", "auto_working_set",
+           "BOUNDED_METHODS"]
+
+#: methods whose cardinality solves run in bounded time per topic
+#: (:func:`eigensparse.text._bounded.solve_topic_bounded`)
+BOUNDED_METHODS = ("auto", "tpower", "bca")
 
 #: a cardinality method's component is accepted when no swap with a word outside the
 #: working set can add more than this fraction of its variance (see ``WorkingSet.check``)
@@ -33,27 +41,9 @@ _SWAP_RTOL = 0.01
 
 
 def auto_working_set(n_topics: int, smax: int) -> int:
-    """Initial working-set size: the paper's few hundred words, more for large requests."""
-    return int(max(300, 10 * n_topics * smax))
-
-
-def swap_gain_bound(S: np.ndarray, support, tau: float) -> float:
-    """Upper bound on the variance gained by exchanging one word of ``support`` for any
-    word whose (deflated) variance is <= tau: max_i [λmax(S[I∖i]) + τ] − λmax(S[I])."""
-    I = np.asarray(support, dtype=np.int64)
-    if I.size == 0:
-        return tau
-    B = S[np.ix_(I, I)]
-    phi = float(np.linalg.eigvalsh(B)[-1])
-    if I.size == 1:
-        return tau - phi
-    best_rest = 0.0
-    for i in range(I.size):
-        keep = np.r_[0:i, i + 1:I.size]
-        best_rest = max(best_rest, float(np.linalg.eigvalsh(B[np.ix_(keep, keep)])[-1]))
-    return best_rest + tau - phi
-
-
+    """Initial working-set size: 1,000 words (the scaling study's choice: planted-topic
+    precision 0.96 on a 300k × 102k Zipf corpus), more for large requests."""
+    return int(max(1000, 10 * n_topics * smax))
 
 
 class Enlarge(Exception):
@@ -88,7 +78,7 @@ class WorkingSet:
         self.messages, self.progress = messages, progress
         self.sizes: list = []
         self.rereads: list = []
-        self.ws = self.S = None
+        self.ws = self.S = self.op = None
         self.tau = 0.0
 
     def threshold(self, m: int) -> float:
@@ -103,6 +93,8 @@ class WorkingSet:
             mu = self.mean[self.ws]
             G = G - np.outer(mu, mu)
         self.S = G
+        #: the checked operator on S (built once per load; solves restrict it)
+        self.op = Covariance(G, n_samples=self.passes.corpus.n_docs, check_psd=False)
         self.sizes.append(int(self.ws.size))
         self.clock.lap(label)
 
@@ -127,7 +119,7 @@ class WorkingSet:
                 return True, True, ""
             return False, False, (f"penalty {pen:.4g} is below the largest variance left out "
                                   f"({tau_:.4g}): words outside could enter")
-        gain = swap_gain_bound(S_now, support_pos, tau_)
+        gain = swap_gain_bound(S_now[np.ix_(support_pos, support_pos)], tau_)
         if gain <= 0.0:
             return True, True, ""
         phi = float(np.linalg.eigvalsh(S_now[np.ix_(support_pos, support_pos)])[-1])
@@ -173,12 +165,18 @@ class TopicSolve:
     ``"working_set_safe"`` and ``"seconds"``.
     """
 
-    def __init__(self, wset: WorkingSet, plan, tolerance: int, found: list, n_docs: int):
+    def __init__(self, wset: WorkingSet, plan, tolerance: int, found: list, n_docs: int, *,
+                 time_budget: float = 2.0, bar=None, mode: str = "off"):
         self.wset, self.plan, self.tol, self.found, self.n = wset, plan, tolerance, found, n_docs
+        self.time_budget, self.bar, self.mode = time_budget, bar, mode
         cards = [c for c in plan.cardinalities if c is not None]
         self.smax = max(cards, default=1)
         spec = plan.spec
         self.coarse = spec.takes_penalty and plan.penalty is None and tolerance > 0
+        #: exact-cardinality topics in bounded time (the default method; bca without a
+        #: tolerance): :func:`~eigensparse.text._bounded.solve_topic_bounded`
+        self.bounded = (spec.name in BOUNDED_METHODS and plan.penalty is None
+                        and not self.coarse)
         self.m_solve = wset.ws.size
         if spec.takes_penalty and plan.penalty is None and not self.coarse:
             self.m_solve = min(wset.ws.size, max(40, 4 * self.smax))
@@ -236,7 +234,51 @@ class TopicSolve:
                           factor=True)
         return sub, self.plan.spec.func(op, s, random_state=self.plan.seeds[t], **self.plan.options)
 
+    def _postfix(self, size, variance, seconds):
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"solve set {size} words, variance {variance:.4g}",
+                                     refresh=True)
+
+    def _solve_bounded(self, sub_op, s, t):
+        """One topic by :func:`solve_topic_bounded` on the working set: exact cardinality,
+        the solve set grown (warm-started) until the swap test passes, capped at the
+        working set, stopped at the time budget with a :class:`TopicBudgetWarning`."""
+        wset, plan = self.wset, self.plan
+        disjoint = plan.deflation == "disjoint"
+        remaining = self._remaining()
+        m = wset.ws.size
+        cov = wset.op if disjoint or t == 0 else Covariance(sub_op.to_dense(), n_samples=self.n)
+        used = np.ones(m, dtype=bool)
+        used[remaining] = False
+        opts = {k: v for k, v in plan.options.items() if k != "init"}
+        b = solve_topic_bounded(cov, s, used=used,
+                                tau_outside=wset.tau, time_budget=self.time_budget,
+                                max_working_set=m, method=plan.method, random_state=plan.seeds[t],
+                                method_options=opts, warn=False, callback=self._postfix)
+        head = f"topic {t + 1}: {s} words in {b.seconds:.2f} s (solve set {b.sizes[-1]} of {m} words"
+        phase_line(head + (", exact by the swap test)" if b.safe else ")"), self.mode)
+        if b.timed_out:
+            msg = (f"topic {t + 1}: stopped at its time budget ({self.time_budget:g} s) on "
+                   f"{b.sizes[-1]} words; the best answer so far is returned (a swap with a word "
+                   f"left out could add up to {b.info['swap_gain']:.3g} to its variance).")
+            say(msg, self.mode != "off", wset.messages)
+            warnings.warn(msg, TopicBudgetWarning, stacklevel=2)
+        elif not b.safe:
+            wset.messages.append(f"topic {t + 1}: not proven exact on {b.sizes[-1]} words (a swap "
+                                 f"could add up to {b.info['swap_gain']:.3g}).")
+        x = np.zeros(m)
+        x[b.support] = b.loadings
+        out = x[remaining] if disjoint else x
+        info = {"working_set_safe": bool(b.safe), "seconds": b.seconds, "penalty": None,
+                "solve_set_sizes": list(b.sizes), "capped": b.capped, "timed_out": b.timed_out,
+                "fallback": b.fallback, "swap_gain": b.info["swap_gain"]}
+        return ComponentResult(loadings=out, support=np.flatnonzero(out), variance=b.variance,
+                               method=b.method, n_iter=b.info["n_solves"], converged=not b.timed_out,
+                               message="bounded topic solve", info=info)
+
     def __call__(self, sub_op, s, t):
+        if self.bounded and s is not None:
+            return self._solve_bounded(sub_op, s, t)
         wset = self.wset
         disjoint = self.plan.deflation == "disjoint"
         remaining = self._remaining()
@@ -250,6 +292,9 @@ class TopicSolve:
             pen = r.info.get("penalty") if isinstance(r.info, dict) else None
             pen = self.plan.penalty if pen is None else pen
             ok, safe, why = wset.check(supp, pen, self.m_solve, S_cur)
+            if self.bar is not None:
+                self.bar.set_postfix_str(f"working set {self.m_solve} words" + (
+                    "" if pen is None else f", penalty {pen:.4g}"), refresh=True)
             self.seconds += time.perf_counter() - t0
             if ok or self.m_solve >= wset.cap:
                 break

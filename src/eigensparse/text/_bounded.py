@@ -1,0 +1,280 @@
+"""One topic in bounded time: exact cardinality on a growing, capped solve set.
+
+Policy ("each topic finishes in seconds whatever the working set does"):
+
+1. the candidate words are the working-set words not used by earlier topics (disjoint
+   topics) with positive variance, ordered by (deflated) variance;
+2. solve an exact-cardinality problem (truncated power with several starts: the
+   approximate-greedy solution, coordinate starts on the largest-variance words, and the
+   previous best support as a warm start) on the ``m`` words of largest variance,
+   starting small (``initial_size``);
+3. **swap test**: exchanging a topic word i for any word left out (variance <= τ, the
+   largest variance left out) gives at most λmax(Σ[I∖i]) + τ, so when
+   ``max_i λmax(Σ[I∖i]) + τ <= λmax(Σ[I])`` no single swap with a word outside can
+   improve the topic and the solve set suffices (``safe=True``);
+4. otherwise double the solve set, warm-started from the best support so far, until the
+   test passes, the **cap** ``max_working_set`` is reached (the answer on the capped
+   set is returned, ``capped=True``) or the **time budget** runs out (the best answer
+   so far, with a :class:`TopicBudgetWarning`).
+
+With ``method="bca"`` (the DSPCA relaxation with its own penalty search, elimination
+and warm starts) each solve is the relaxation, unless its predicted time (cubic in the
+solve-set size, from the previous solve) would exceed the budget left or the solve set
+exceeds ``relaxation_max_size``: then the cheaper exact-cardinality solver (tpower) is
+used on the capped set instead (``fallback=True``).
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import InvalidParameterError, Interval, Options, validate_params
+from ..operators import Covariance
+
+__all__ = ["BoundedTopic", "TopicBudgetWarning", "solve_topic_bounded", "swap_gain_bound"]
+
+
+class TopicBudgetWarning(RuntimeWarning):
+    """A topic's time budget ran out; the best answer found so far was returned."""
+
+
+@dataclass
+class BoundedTopic:
+    """One topic found by :func:`solve_topic_bounded`.
+
+    Attributes
+    ----------
+    support : ndarray of int, shape (s,)
+        Positions (rows of the working-set covariance) of the topic words, sorted.
+    loadings : ndarray of float, shape (s,)
+        Unit-norm loadings on ``support`` (largest |.| positive).
+    variance : float
+        xᵀΣx on the covariance given.
+    safe : bool
+        The swap test passed: no single exchange with a word left out can improve it.
+    capped : bool
+        The solve set reached ``max_working_set`` before the swap test passed.
+    timed_out : bool
+        The time budget ran out (a :class:`TopicBudgetWarning` was issued).
+    fallback : bool
+        ``method="bca"`` fell back to tpower on the capped set.
+    sizes : list of int
+        Solve-set sizes used, in order.
+    seconds : float
+    method : str
+        The solver of the returned answer.
+    info : dict
+        ``swap_gain`` (the bound of the last test), ``tau``, ``n_solves``.
+    """
+
+    support: np.ndarray
+    loadings: np.ndarray
+    variance: float
+    safe: bool
+    capped: bool
+    timed_out: bool
+    fallback: bool
+    sizes: list
+    seconds: float
+    method: str
+    info: dict = field(default_factory=dict)
+
+
+def swap_gain_bound(B: np.ndarray, tau: float) -> float:
+    """Bound on what exchanging one of the s words of the block ``B`` = Σ[I, I] for a
+    word of variance <= ``tau`` can add to λmax(B): max_i λmax(B∖i) + τ − λmax(B).
+
+    Parameters
+    ----------
+    B : ndarray of shape (s, s)
+    tau : float
+
+    Returns
+    -------
+    float
+        <= 0 means no single swap can improve the support.
+    """
+    s = B.shape[0]
+    phi = float(np.linalg.eigvalsh(B)[-1])
+    if s == 1:
+        return float(tau) - phi
+    keep = np.array([np.r_[0:i, i + 1:s] for i in range(s)])
+    sub = B[keep[:, :, None], keep[:, None, :]]  # (s, s-1, s-1): every leave-one-out block
+    return float(np.linalg.eigvalsh(sub)[:, -1].max()) + float(tau) - phi
+
+
+def _check(cov, cardinality, used, time_budget, max_working_set, initial_size, method, n_starts):
+    validate_params(
+        {"cardinality": cardinality, "time_budget": time_budget, "max_working_set": max_working_set,
+         "initial_size": initial_size, "method": method, "n_starts": n_starts},
+        {"cardinality": Interval("int", 1, None), "time_budget": Interval("real", 0, None, "neither"),
+         "max_working_set": Interval("int", 1, None), "initial_size": [None, Interval("int", 1, None)],
+         "method": Options(("auto", "tpower", "bca")), "n_starts": Interval("int", 1, None)},
+        where="solve_topic_bounded")
+    if not isinstance(cov, Covariance):
+        raise InvalidParameterError("solve_topic_bounded: parameter 'cov' must be an "
+                                    f"eigensparse.Covariance; got {type(cov).__name__}.")
+    m = cov.n_features
+    mask = np.zeros(m, dtype=bool)
+    if used is not None:
+        u = np.asarray(used)
+        if u.dtype == bool:
+            if u.shape != (m,):
+                raise InvalidParameterError(f"solve_topic_bounded: parameter 'used' as a mask must "
+                                            f"have shape ({m},); got {u.shape}.")
+            mask = u.copy()
+        elif u.size:
+            if u.ndim != 1 or not np.issubdtype(u.dtype, np.integer) or u.min() < 0 or u.max() >= m:
+                raise InvalidParameterError(f"solve_topic_bounded: parameter 'used' must be a bool "
+                                            f"mask or positions in [0, {m}).")
+            mask[u] = True
+    return mask
+
+
+def _starts(op: Covariance, s: int, n_coord: int, warm) -> np.ndarray:
+    """Columns: approximate greedy at s, e_i at the n_coord largest variances, warm."""
+    from ..solvers._greedy import approx_greedy
+
+    m = op.n_features
+    cols = [approx_greedy(op, s).loadings]
+    for i in np.argsort(-op.diag(), kind="stable")[:n_coord]:
+        e = np.zeros(m)
+        e[i] = 1.0
+        cols.append(e)
+    if warm is not None:
+        w = np.zeros(m)
+        w[warm] = 1.0 / np.sqrt(len(warm))
+        cols.append(w)
+    return np.column_stack(cols)
+
+
+def _solve(op: Covariance, s, method, n_starts, warm, seed, opts):
+    """One solve on the solve-set operator ``op`` (a restriction of the checked
+    covariance: no copy, no second validation)."""
+    from ..solvers import get_solver
+
+    if method == "bca":
+        return get_solver("bca").func(op, s, random_state=seed, **{"certify": False, **opts})
+    if method == "tpower":
+        init = _starts(op, s, max(0, n_starts - 2), warm)
+        return get_solver("tpower").func(op, s, init=init, random_state=seed, **opts)
+    return get_solver(method).func(op, s, random_state=seed, **opts)  # "auto": its own starts
+
+
+def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float = 0.0,
+                        time_budget: float = 2.0, max_working_set: int = 1000,
+                        initial_size: int | None = None, method: str = "tpower",
+                        n_starts: int = 6, relaxation_max_size: int = 400, random_state=None,
+                        method_options: dict | None = None, warn: bool = True,
+                        callback=None) -> BoundedTopic:
+    """One exact-cardinality topic from a working-set covariance, in bounded time.
+
+    Parameters
+    ----------
+    cov : Covariance
+        The (deflated, if the deflation is not disjoint) covariance of the m working-set
+        words.
+    cardinality : int
+        Exactly this many words.
+    used : bool array of shape (m,) or array of int, optional
+        Positions of words already in earlier topics (never chosen: disjoint topics).
+    tau_outside : float, default=0.0
+        Largest variance among the words outside the working set (the pipeline's
+        elimination threshold): the swap test also covers them.
+    time_budget : float, default=2.0
+        Seconds for this topic; at the budget the best answer so far is returned with a
+        :class:`TopicBudgetWarning` (the first solve always completes).
+    max_working_set : int, default=1000
+        Cap on the solve set (dense m × m blocks, tpower costs O(m²) per iteration).
+    initial_size : int, optional
+        First solve-set size (default max(8·s, 64)).
+    method : {"auto", "tpower", "bca"}, default="tpower"
+    n_starts : int, default=6
+        tpower starts: approximate greedy, ``n_starts − 2`` coordinate starts on the
+        largest variances, and the warm start.
+    relaxation_max_size : int, default=400
+        With ``method="bca"``: larger solve sets use tpower (fallback).
+    random_state : int or None
+    method_options : dict, optional
+        Extra options for the solver.
+    warn : bool, default=True
+        Issue the :class:`TopicBudgetWarning`.
+    callback : callable, optional
+        Called after every solve as ``callback(size, variance, seconds)`` (solve-set
+        size, best variance so far, seconds since the start): e.g. to show the
+        working-set size on a progress bar.
+
+    Returns
+    -------
+    BoundedTopic
+    """
+    t0 = time.perf_counter()
+    used_mask = _check(cov, cardinality, used, time_budget, max_working_set, initial_size, method,
+                       n_starts)
+    d = cov.diag()
+    cand = np.flatnonzero(~used_mask & (d > 0))
+    s = int(cardinality)
+    if cand.size < s:
+        raise InvalidParameterError(
+            f"solve_topic_bounded: parameter 'cardinality' ({s}) exceeds the {cand.size} unused "
+            "words of positive variance.")
+    cand = cand[np.argsort(-d[cand], kind="stable")]
+    cap = min(max_working_set, cand.size)
+    size = min(cap, max(s, initial_size or max(8 * s, 64)))
+    opts = dict(method_options or {})
+    best, warm, sizes, last = None, None, [], None
+    fallback = timed_out = capped = False
+    n_solves, gain, tau, per_cube = 0, np.inf, 0.0, None
+    while True:
+        idx = np.sort(cand[:size])
+        sub = cov.restrict(idx)
+        use = method
+        left = time_budget - (time.perf_counter() - t0)
+        if method == "bca" and (size > relaxation_max_size or
+                                (per_cube is not None and per_cube * size**3 > left)):
+            use, fallback = "tpower", True
+        t1 = time.perf_counter()
+        r = _solve(sub, s, use, n_starts, warm, random_state, opts if use == method else {})
+        dt = time.perf_counter() - t1
+        if use == "bca":
+            per_cube = dt / size**3
+        n_solves += 1
+        sizes.append(int(size))
+        if best is None or r.variance > best[2] * (1 + 1e-12):
+            best = (idx[r.support], r.loadings[r.support], float(r.variance), use)
+        if callback is not None:
+            callback(int(size), best[2], time.perf_counter() - t0)
+        tau = max(float(d[cand[size]]) if size < cand.size else 0.0, float(tau_outside))
+        sup = np.sort(best[0])
+        gain = swap_gain_bound(cov.block(sup), tau) if tau > 0 else -np.inf
+        if gain <= 0:
+            break
+        if size >= cap:
+            capped = True
+            break
+        nxt_size = min(cap, 2 * size)
+        # the next solve costs about dt·(growth)^2 (tpower: O(m²) per iteration) or
+        # ^3 (bca); stop now rather than overrun the budget
+        growth = (nxt_size / size) ** (3 if use == "bca" else 2)
+        if time.perf_counter() - t0 + dt * growth > time_budget:
+            timed_out = True
+            break
+        size = nxt_size
+        nxt = np.sort(cand[:size])
+        warm = np.searchsorted(nxt, sup)
+    if timed_out and warn:
+        warnings.warn(f"topic solve stopped at its time budget ({time_budget:g} s) on {sizes[-1]} "
+                      f"words; returning the best answer so far (a swap with a word left out "
+                      f"could add up to {gain:.3g}).", TopicBudgetWarning, stacklevel=2)
+    ids, lv, var, used_method = best
+    o = np.argsort(ids)
+    ids, lv = ids[o], lv[o]
+    if lv[np.argmax(np.abs(lv))] < 0:
+        lv = -lv
+    return BoundedTopic(support=ids, loadings=lv, variance=var, safe=bool(gain <= 0),
+                        capped=capped, timed_out=timed_out, fallback=fallback, sizes=sizes,
+                        seconds=time.perf_counter() - t0, method=used_method,
+                        info={"swap_gain": float(gain), "tau": float(tau), "n_solves": n_solves})

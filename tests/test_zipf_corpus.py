@@ -1,0 +1,73 @@
+"""The harder corpus generator: planted topics hidden at mid frequencies."""
+import numpy as np
+import pytest
+
+from eigensparse import InvalidParameterError
+from eigensparse.datasets.synthetic_corpus import make_synthetic_corpus, make_zipf_corpus
+from eigensparse.io.uci import read_uci_bow
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    d = tmp_path_factory.mktemp("zipf")
+    c = make_zipf_corpus(d, scale=0.01, n_words=8000, random_state=2)
+    X, words = read_uci_bow(c.docword, c.vocab)
+    return c, X.tocsc().astype(float), words
+
+
+def test_sizes_and_statistics(small):
+    c, X, words = small
+    assert X.shape == (3000, 8000) and X.nnz == c.nnz and len(words) == 8000
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    # log-normal lengths: log-length spread close to sigma = 0.7 (plus Poisson noise)
+    assert 0.6 < np.std(np.log(lengths)) < 0.85
+    assert c.params["rare_groups"] == 15 and len(c.topics) == 8
+
+
+def test_topic_words_have_unremarkable_frequencies_and_variances(small):
+    c, X, _ = small
+    n = X.shape[0]
+    mean = np.asarray(X.mean(axis=0)).ravel()
+    var = np.asarray(X.multiply(X).mean(axis=0)).ravel() - mean**2
+    rank = np.empty(mean.size, dtype=int)
+    rank[np.argsort(-mean, kind="stable")] = np.arange(mean.size)
+    planted = np.concatenate(c.topics)
+    # frequency ranks stay in the middle band (placed in [800, 2000) for 8000 words)
+    assert np.all((rank[planted] > 400) & (rank[planted] < 4000))
+    # count variance: the largest variances are frequent words, none planted
+    top = np.argsort(-var)[:50]
+    assert not set(top) & set(planted)
+    assert np.all(rank[top] < 100)
+    del n
+
+
+def test_topic_words_co_occur(small):
+    c, X, _ = small
+    B = (X > 0).astype(float)
+    C = np.corrcoef(B[:, np.concatenate(c.topics[:2])].toarray(), rowvar=False)
+    inside = C[:6, :6][np.triu_indices(6, 1)]
+    across = C[:6, 6:].ravel()
+    assert inside.mean() > 0.2 and abs(across.mean()) < 0.05
+
+
+def test_rare_word_groups_are_perfectly_correlated(small):
+    _, X, _ = small
+    df = np.diff(X.indptr)
+    rare = np.flatnonzero((df >= 2) & (df <= 3))
+    cols = X[:, rare].T.tocsr()
+    keys = {}
+    for j in range(cols.shape[0]):
+        row = cols.getrow(j)
+        keys.setdefault((tuple(row.indices), tuple(row.data)), []).append(rare[j])
+    assert max(len(v) for v in keys.values()) >= 5  # five identical columns: correlation 1
+
+
+def test_default_generator_unchanged_and_validation(tmp_path):
+    a = make_synthetic_corpus(tmp_path / "a", n_docs=200, n_words=400, nnz_per_doc=30, random_state=5)
+    assert a.params["topic_share"] is None and a.params["rare_groups"] == 0
+    with pytest.raises(InvalidParameterError, match="topic_ranks"):
+        make_synthetic_corpus(tmp_path / "b", n_docs=20, n_words=400, topic_ranks=(5, 2))
+    with pytest.raises(InvalidParameterError, match="topic_share"):
+        make_synthetic_corpus(tmp_path / "b", n_docs=20, n_words=400, topic_share=1.0)
+    with pytest.raises(InvalidParameterError, match="scale"):
+        make_zipf_corpus(tmp_path / "b", scale=0)
