@@ -109,7 +109,8 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
         Vocabulary pruning as scikit-learn's vectorizers: a word in fewer than
         ``min_df`` documents or in more than ``max_df`` documents (an int: a count; a
         float in [0, 1]: a proportion) cannot enter a topic. ``min_df=1, max_df=1.0``
-        keep every word.
+        keep every word; so do the defaults on a corpus of fewer than 10 documents,
+        where no word could satisfy both.
     stop_words : None, "english" or collection of str
         Words that cannot enter a topic (``"english"``: scikit-learn's list).
     max_features : int, optional
@@ -175,6 +176,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     mode = progress_mode(progress)
     clock, messages = Clock(), []
     corpus = _open(docword, vocab, scaling, cache=cache, cache_dir=cache_dir, verify=verify)
+    min_df, max_df = _default_pruning_for(corpus.n_docs, min_df, max_df)
     pruning = dict(min_df=min_df, max_df=max_df, stop_words=stop_words, max_features=max_features)
     _check_pruning(corpus, pruning)  # before any pass
     plan = plan_components(method, n_features=corpus.n_words, n_components=n_topics,
@@ -218,6 +220,15 @@ def _jsonable(v):
     if v is None or isinstance(v, (int, float, str)):
         return v
     return sorted(str(w) for w in v)
+
+
+def _default_pruning_for(n_docs: int, min_df, max_df):
+    """The default document-frequency bounds, or none on a corpus too small for them (fewer
+    than ``DEFAULT_MIN_DF / DEFAULT_MAX_DF`` documents, where no word could pass both)."""
+    too_small = DEFAULT_MAX_DF * n_docs < DEFAULT_MIN_DF
+    if too_small and (min_df, max_df) == (DEFAULT_MIN_DF, DEFAULT_MAX_DF):
+        return 1, 1.0
+    return min_df, max_df
 
 
 def _check_pruning(corpus, pruning: dict) -> None:
