@@ -175,6 +175,16 @@ class ArrayAPIData(Operator):
         The (array-api-compat wrapped) namespace; ``device``, ``dtype`` its device and
         floating dtype. Solvers that are array-API aware use these to keep their
         iterates on the device.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import DenseData
+    >>> from eigensparse.operators import ArrayAPIData
+    >>> X = np.random.default_rng(0).standard_normal((30, 4))
+    >>> op = ArrayAPIData(X)  # a CuPy array or a torch tensor stays on its GPU
+    >>> bool(np.allclose(np.asarray(op.diag()), DenseData(X).diag()))
+    True
     """
 
     has_data = True
