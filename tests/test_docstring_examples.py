@@ -13,8 +13,10 @@ import pytest
 
 from eigensparse import registry
 
-MODULES = ["eigensparse", "eigensparse.operators", "eigensparse.solvers", "eigensparse.multi",
-           "eigensparse.relaxation", "eigensparse.io", "eigensparse.datasets",
+MODULES = ["eigensparse", "eigensparse.operators", "eigensparse.solvers", "eigensparse.solvers.am",
+           "eigensparse.multi", "eigensparse.multi.bipartite", "eigensparse.relaxation",
+           "eigensparse.io", "eigensparse.io.cache", "eigensparse.io.dask_chunks",
+           "eigensparse.io.tabular", "eigensparse.datasets",
            "eigensparse.datasets.synthetic_corpus", "eigensparse.text", "eigensparse.bounds",
            "eigensparse.screening", "eigensparse.diagnostics", "eigensparse.registry",
            "eigensparse._validation", "eigensparse._linalg", "eigensparse.selection",

@@ -125,7 +125,20 @@ def file_digest(path, chunk: int = 1 << 22) -> str:
 
 
 def source_signature(path, digest: str | None = None) -> dict:
-    """Path, size and mtime of ``path`` (and its SHA-256 when ``digest`` is given)."""
+    """Path, size and mtime of ``path`` (and its SHA-256 when ``digest`` is given).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from eigensparse.io.cache import source_signature
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "docword.toy.txt")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("1\\n1\\n1\\n1 1 3\\n")
+    ...     sig = source_signature(path, digest="abc")
+    >>> sorted(sig), sig["size"]
+    (['mtime_ns', 'path', 'sha256', 'size'], 12)
+    """
     path = os.path.abspath(os.fspath(path))
     st = os.stat(path)
     sig = {"path": path, "size": int(st.st_size), "mtime_ns": int(st.st_mtime_ns)}

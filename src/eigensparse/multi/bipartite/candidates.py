@@ -25,6 +25,14 @@ def epsilon_net(r: int, epsilon: float) -> np.ndarray:
     (h/2)√(r−1) = ε/2 of a grid point, and radial projection onto the sphere is
     1-Lipschitz outside the unit ball. Antipodal duplicates are removed (the matching
     only sees W_ij²).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.multi.bipartite import epsilon_net
+    >>> net = epsilon_net(2, 0.5)  # unit vectors of R² covering the half circle within 0.25
+    >>> net.shape, bool(np.allclose(np.linalg.norm(net, axis=1), 1.0))
+    ((8, 2), True)
     """
     if r == 1:
         return np.ones((1, 1))

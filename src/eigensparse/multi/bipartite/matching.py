@@ -376,6 +376,14 @@ def match_supports(W, cardinalities, *, matcher: str = "auto") -> list[np.ndarra
 
     The maximum-weight bipartite matching of Algorithm 2, pruned to the union of each
     column's top Σ s_j variables. Returns one sorted index array per column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.multi.bipartite import match_supports
+    >>> W = np.array([[0.9, 0.1], [-0.5, 0.8], [0.1, -0.6], [0.3, 0.2]])
+    >>> [I.tolist() for I in match_supports(W, [2, 2])]  # disjoint, max Σ_j Σ_{i∈I_j} W_ij²
+    [[0, 3], [1, 2]]
     """
     W = np.asarray(W, dtype=float)
     if W.ndim != 2:
