@@ -67,7 +67,8 @@ def test_the_walk_finds_the_public_api():
     assert len(names) > 80
 
 
-@pytest.mark.parametrize("qualname,obj", _public_api(), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize("qualname,obj", _public_api(),
+                         ids=lambda v: v if isinstance(v, str) else "")
 def test_public_callable_has_examples(qualname, obj):
     if _allowed(obj):
         pytest.skip(f"{obj.__module__} is on the allow-list (TODO: lead removes after merging)")

@@ -226,7 +226,7 @@ def check_finite_array(X, name: str = "X") -> None:
     ...     check_finite_array(np.array([[1.0, np.nan]]))
     ... except ValueError as err:
     ...     print(err)
-    parameter 'X' contains 1 NaN and 0 infinite value(s); sparse PCA needs finite numbers (impute or drop them first).
+    parameter 'X' contains 1 NaN and 0 infinite value(s); sparse PCA needs finite numbers ...
     """
     data = X.data if hasattr(X, "tocsr") else X
     data = np.asarray(data)

@@ -100,7 +100,8 @@ class UCICorpus(Corpus):
     >>> from eigensparse.io import UCICorpus
     >>> data = files("eigensparse.datasets") / "data"
     >>> caches = tempfile.TemporaryDirectory()
-    >>> corpus = UCICorpus(data / "docword.kos.txt.gz", data / "vocab.kos.txt", cache_dir=caches.name)
+    >>> corpus = UCICorpus(data / "docword.kos.txt.gz", data / "vocab.kos.txt",
+    ...                    cache_dir=caches.name)
     >>> corpus.cache_status, sum(ch.nnz for ch in corpus.iter_chunks()), corpus.last_source
     ('miss', 353160, 'text')
     >>> UCICorpus(data / "docword.kos.txt.gz", cache_dir=caches.name).cache_status
