@@ -8,17 +8,17 @@ function of every registered method (:func:`eigensparse.registry.methods`).
 """
 import importlib
 import inspect
+import pkgutil
 
 import pytest
 
 from eigensparse import registry
 
+# the packages and modules whose public names are walked; every other module whose
+# dotted path has no part starting with "_" is added by ``_public_modules``
 MODULES = ["eigensparse", "eigensparse.operators", "eigensparse.solvers", "eigensparse.solvers.am",
            "eigensparse.multi", "eigensparse.multi.bipartite", "eigensparse.relaxation",
-           "eigensparse.io", "eigensparse.io.cache", "eigensparse.io.dask_chunks",
-           "eigensparse.io.tabular", "eigensparse.datasets",
-           "eigensparse.datasets.synthetic_corpus", "eigensparse.text", "eigensparse.bounds",
-           "eigensparse.screening", "eigensparse.diagnostics", "eigensparse.registry",
+           "eigensparse.io", "eigensparse.datasets", "eigensparse.text", "eigensparse.registry",
            "eigensparse._validation", "eigensparse._linalg", "eigensparse.selection",
            "eigensparse.stability", "eigensparse.plotting"]
 
@@ -27,6 +27,24 @@ MODULES = ["eigensparse", "eigensparse.operators", "eigensparse.solvers", "eigen
 ALLOWED_WITHOUT_EXAMPLES = ("eigensparse.estimator", "eigensparse._result", "eigensparse._api",
                             "eigensparse._dispatch", "eigensparse.text", "eigensparse.selection",
                             "eigensparse.stability", "eigensparse.plotting", "eigensparse.cli")
+
+# TODO: internal engine pieces that live in public-looking modules and have no examples
+# yet (the block kernels of the Dask operator, the inner loops of bipartite and am).
+NOT_YET_COVERED = ("eigensparse.operators.dask.kernels", "eigensparse.multi.bipartite.search",
+                   "eigensparse.multi.bipartite.refine", "eigensparse.solvers.am.engine",
+                   "eigensparse.solvers.am.products")
+
+
+def _public_modules():
+    import eigensparse
+
+    found = list(MODULES)
+    for info in pkgutil.walk_packages(eigensparse.__path__, "eigensparse.",
+                                      onerror=lambda name: None):
+        parts = info.name.split(".")[1:]
+        if not any(part.startswith("_") for part in parts) and info.name not in found:
+            found.append(info.name)
+    return found
 
 
 def _public_objects(modname):
@@ -44,7 +62,7 @@ def _public_objects(modname):
 
 def _public_api():
     found = {}
-    for modname in MODULES:
+    for modname in _public_modules():
         for qualname, obj in _public_objects(modname):
             found.setdefault(id(obj), (qualname, obj))
     for spec in registry.methods():
@@ -53,7 +71,7 @@ def _public_api():
 
 
 def _allowed(obj):
-    return obj.__module__.startswith(ALLOWED_WITHOUT_EXAMPLES)
+    return obj.__module__.startswith(ALLOWED_WITHOUT_EXAMPLES + NOT_YET_COVERED)
 
 
 def _has_examples(obj):
@@ -71,6 +89,6 @@ def test_the_walk_finds_the_public_api():
                          ids=lambda v: v if isinstance(v, str) else "")
 def test_public_callable_has_examples(qualname, obj):
     if _allowed(obj):
-        pytest.skip(f"{obj.__module__} is on the allow-list (TODO: lead removes after merging)")
+        pytest.skip(f"{obj.__module__} is on an allow-list (TODO)")
     assert _has_examples(obj), (
         f"{qualname} (defined in {obj.__module__}) has no numpydoc 'Examples' section")

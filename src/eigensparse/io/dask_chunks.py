@@ -29,6 +29,7 @@ def from_uci_chunks(docword, *, client=None, chunk_nnz: int | None = None, linea
 
     Examples
     --------
+    >>> import dask  # the dask extra
     >>> from importlib.resources import files
     >>> from eigensparse.io.dask_chunks import from_uci_chunks
     >>> X = from_uci_chunks(files("eigensparse.datasets") / "data" / "docword.kos.txt.gz",

@@ -216,7 +216,16 @@ def _soft_threshold_l1_ball_xp(V, s):
 
 
 def to_host(a):
-    """A device array (or NumPy) as NumPy float64."""
+    """A device array (or NumPy) as NumPy float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.solvers.am.steps import to_host
+    >>> a = np.ones(3)
+    >>> to_host(a) is a  # NumPy arrays pass through; device arrays are copied to float64
+    True
+    """
     if isinstance(a, np.ndarray):
         return a
     from ...operators._xp import to_numpy
