@@ -2,7 +2,8 @@
 ``src/eigensparse``, see ``pyproject.toml``).
 
 - A module that imports an optional dependency (Dask, matplotlib, CuPy, ...) at top level is
-  not collected when that dependency is missing, so a minimal installation still runs.
+  not collected when that dependency is missing, and an example that imports one is
+  skipped, so a minimal installation still runs.
 - ``__main__`` modules are never imported.
 - Docstring examples never touch the user's caches or data folder.
 """
@@ -32,6 +33,21 @@ def pytest_ignore_collect(collection_path, config):
     if path.name == "__main__.py" or _missing_top_level_import(path):
         return True
     return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip a docstring example that imports an optional dependency which is missing
+    (e.g. ``import dask.array as da`` without the ``dask`` extra)."""
+    for item in items:
+        test = getattr(item, "dtest", None)
+        if test is None:
+            continue
+        source = "\n".join(example.source for example in test.examples)
+        missing = sorted(name for name in set(_TOP_IMPORT.findall(source))
+                         if name not in ("eigensparse", "__future__")
+                         and importlib.util.find_spec(name) is None)
+        if missing:
+            item.add_marker(pytest.mark.skip(reason=f"example needs {', '.join(missing)}"))
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,16 @@ __all__ = ["fix_sign", "top_eigh", "lambda_max_symmetric", "support_of", "normal
 
 def fix_sign(x: np.ndarray) -> np.ndarray:
     """Sign rule used everywhere: the entry of largest magnitude is positive
-    (ties broken by the lowest index). Works on a vector or on the rows of a matrix."""
+    (ties broken by the lowest index). Works on a vector or on the rows of a matrix.
+
+    Examples
+    --------
+    >>> from eigensparse._linalg import fix_sign
+    >>> fix_sign([0.6, -0.8]).tolist()
+    [-0.6, 0.8]
+    >>> fix_sign([[1.0, -2.0], [3.0, 1.0]]).tolist()  # row by row
+    [[-1.0, 2.0], [3.0, 1.0]]
+    """
     x = np.asarray(x, dtype=float)
     if x.ndim == 1:
         if x.size == 0:
@@ -23,7 +32,16 @@ def fix_sign(x: np.ndarray) -> np.ndarray:
 
 
 def top_eigh(S: np.ndarray) -> tuple[float, np.ndarray]:
-    """Largest eigenvalue and a unit eigenvector of a small symmetric matrix."""
+    """Largest eigenvalue and a unit eigenvector of a small symmetric matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse._linalg import top_eigh
+    >>> lam, v = top_eigh([[2.0, 1.0], [1.0, 2.0]])
+    >>> round(lam, 6), np.round(np.abs(v), 4).tolist()
+    (3.0, [0.7071, 0.7071])
+    """
     S = np.asarray(S, dtype=float)
     m = S.shape[0]
     if m == 1:
@@ -33,7 +51,14 @@ def top_eigh(S: np.ndarray) -> tuple[float, np.ndarray]:
 
 
 def lambda_max_symmetric(M: np.ndarray) -> float:
-    """λmax of the symmetric part ½(M + Mᵀ) of a dense square matrix (0 when empty)."""
+    """λmax of the symmetric part ½(M + Mᵀ) of a dense square matrix (0 when empty).
+
+    Examples
+    --------
+    >>> from eigensparse._linalg import lambda_max_symmetric
+    >>> round(lambda_max_symmetric([[2.0, 2.0], [0.0, 2.0]]), 6)  # of [[2, 1], [1, 2]]
+    3.0
+    """
     M = np.asarray(M, dtype=float)
     M = 0.5 * (M + M.T)
     n = M.shape[0]
@@ -45,10 +70,28 @@ def lambda_max_symmetric(M: np.ndarray) -> float:
 
 
 def support_of(x: np.ndarray) -> np.ndarray:
+    """Sorted indices of the nonzero entries of ``x``, shape (nnz,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse._linalg import support_of
+    >>> support_of(np.array([0.0, 0.5, 0.0, -0.2])).tolist()
+    [1, 3]
+    """
     return np.flatnonzero(x)
 
 
 def normalize_on_support(x: np.ndarray) -> np.ndarray:
+    """``x / ‖x‖`` (``x`` itself when it is zero); zeros stay zeros.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse._linalg import normalize_on_support
+    >>> normalize_on_support(np.array([0.0, 3.0, 4.0])).tolist()
+    [0.0, 0.6, 0.8]
+    """
     n = np.linalg.norm(x)
     if n == 0:
         return x

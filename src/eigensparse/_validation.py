@@ -30,12 +30,31 @@ class InvalidParameterError(_SklearnInvalidParameterError):
     """Raised when a parameter has the wrong type or value.
 
     A subclass of scikit-learn's ``InvalidParameterError`` (itself a ValueError and a
-    TypeError), so that code catching either class, or ``ValueError``, catches it."""
+    TypeError), so that code catching either class, or ``ValueError``, catches it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import eigensparse as es
+    >>> try:
+    ...     es.sparse_pca(np.eye(3), cardinality=5)
+    ... except es.InvalidParameterError as err:
+    ...     print(isinstance(err, ValueError))
+    True
+    """
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A numeric range. ``kind`` is ``"int"`` or ``"real"``."""
+    """A numeric range. ``kind`` is ``"int"`` or ``"real"``.
+
+    Examples
+    --------
+    >>> from eigensparse._validation import Interval
+    >>> rate = Interval("real", 0, 1, closed="right")
+    >>> rate.accepts(0.5), rate.accepts(0.0), str(rate)
+    (True, False, 'a finite real number in (0, 1]')
+    """
 
     kind: str
     low: float | None = None
@@ -71,7 +90,15 @@ class Interval:
 
 @dataclass(frozen=True)
 class Options:
-    """A finite set of allowed values (usually strings)."""
+    """A finite set of allowed values (usually strings).
+
+    Examples
+    --------
+    >>> from eigensparse._validation import Options
+    >>> scheme = Options(["schur", "projection"])
+    >>> scheme.accepts("schur"), scheme.accepts("qr"), str(scheme)
+    (True, False, "one of 'schur', 'projection'")
+    """
 
     values: tuple
 
@@ -112,6 +139,17 @@ def validate_params(params: dict, constraints: dict, *, where: str = "") -> None
 
     A constraint is an :class:`Interval`, :class:`Options`, ``None`` (meaning
     "None allowed"), ``callable`` (meaning any callable) or a type.
+
+    Examples
+    --------
+    >>> from eigensparse._validation import Interval, InvalidParameterError, validate_params
+    >>> rules = {"max_iter": [Interval("int", 1, None)], "tol": [None, Interval("real", 0, None)]}
+    >>> validate_params({"max_iter": 10, "tol": None}, rules)  # fine: returns None
+    >>> try:
+    ...     validate_params({"max_iter": 0}, rules, where="solver")
+    ... except InvalidParameterError as err:
+    ...     print(err)
+    solver: parameter 'max_iter' must be an int in [1, inf); got 0.
     """
     for name, allowed in constraints.items():
         if name not in params:
@@ -143,7 +181,14 @@ def validate_params(params: dict, constraints: dict, *, where: str = "") -> None
 
 
 def check_cardinalities(cardinality, n_components: int, n_features: int) -> list[int]:
-    """Normalise ``cardinality`` (int or sequence of ints) to one int per component."""
+    """Normalise ``cardinality`` (int or sequence of ints) to one int per component.
+
+    Examples
+    --------
+    >>> from eigensparse._validation import check_cardinalities
+    >>> check_cardinalities(3, n_components=2, n_features=10), check_cardinalities([2, 4], 2, 10)
+    ([3, 3], [2, 4])
+    """
     if isinstance(cardinality, (numbers.Integral,)) and not isinstance(cardinality, bool):
         cards = [int(cardinality)] * n_components
     elif isinstance(cardinality, (list, tuple, np.ndarray)):
@@ -175,7 +220,19 @@ def check_cardinalities(cardinality, n_components: int, n_features: int) -> list
 def check_finite_array(X, name: str = "X") -> None:
     """Raise a clear error on NaN or infinite entries (dense or scipy.sparse), and on a
     malformed CSR/CSC structure (indices out of range, offsets that decrease), which
-    would otherwise reach compiled kernels."""
+    would otherwise reach compiled kernels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse._validation import check_finite_array
+    >>> check_finite_array(np.ones((2, 2)))  # fine: returns None
+    >>> try:
+    ...     check_finite_array(np.array([[1.0, np.nan]]))
+    ... except ValueError as err:
+    ...     print(err)
+    parameter 'X' contains 1 NaN and 0 infinite value(s); sparse PCA needs finite numbers ...
+    """
     check_sparse_structure(X, name)
     data = X.data if hasattr(X, "tocsr") else X
     data = np.asarray(data)
@@ -193,7 +250,22 @@ def check_finite_array(X, name: str = "X") -> None:
 
 
 def check_sparse_structure(X, name: str = "X") -> None:
-    """For a scipy.sparse CSR/CSC matrix: the full structural check of scipy (O(nnz))."""
+    """For a scipy.sparse CSR/CSC matrix: the full structural check of scipy (O(nnz)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from eigensparse._validation import check_sparse_structure
+    >>> X = sp.csr_matrix(np.eye(3))
+    >>> check_sparse_structure(X)  # intact: returns None
+    >>> X.indices[0] = 7  # a column index out of range
+    >>> try:
+    ...     check_sparse_structure(X)
+    ... except ValueError as err:
+    ...     print("rejected")
+    rejected
+    """
     if not hasattr(X, "check_format") or getattr(X, "format", None) not in ("csr", "csc"):
         return
     try:
@@ -206,7 +278,19 @@ def check_sparse_structure(X, name: str = "X") -> None:
 
 def check_data_shape(shape, name: str = "X") -> tuple[int, int]:
     """(n_samples, n_features) of a data matrix, with clear errors for 1-D, empty or
-    one-sample input (a covariance needs at least 2 samples)."""
+    one-sample input (a covariance needs at least 2 samples).
+
+    Examples
+    --------
+    >>> from eigensparse._validation import check_data_shape
+    >>> check_data_shape((100, 5))
+    (100, 5)
+    >>> try:
+    ...     check_data_shape((1, 5))
+    ... except ValueError as err:
+    ...     print(err)
+    parameter 'X' has 1 sample (shape (1, 5)); a covariance needs at least 2 samples.
+    """
     if len(shape) != 2:
         raise InvalidParameterError(
             f"parameter {name!r} must be a 2-D array (n_samples, n_features); got "
@@ -223,7 +307,18 @@ def check_data_shape(shape, name: str = "X") -> tuple[int, int]:
 
 def check_random_state(random_state, name: str = "random_state") -> np.random.Generator:
     """A numpy Generator from ``random_state`` (None, a non-negative int, a Generator or a
-    RandomState); anything else is an :class:`InvalidParameterError` naming ``name``."""
+    RandomState); anything else is an :class:`InvalidParameterError` naming ``name``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.solvers import check_random_state
+    >>> rng = check_random_state(0)
+    >>> isinstance(rng, np.random.Generator), check_random_state(rng) is rng
+    (True, True)
+    >>> bool(check_random_state(7).integers(100) == check_random_state(7).integers(100))
+    True
+    """
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):

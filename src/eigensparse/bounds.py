@@ -98,6 +98,18 @@ def dspca_dual_bound(S, U, penalty=None, *, atol=1e-12) -> float:
     U : ndarray (q, q), symmetric
     penalty : float, optional
         ρ; when given, dual feasibility |U_ij| <= ρ is checked (InvalidParameterError).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.bounds import dspca_dual_bound
+    >>> from eigensparse.datasets import load_pitprops
+    >>> S = load_pitprops().data
+    >>> U = -0.1 * np.sign(S - np.diag(np.diag(S)))  # any |U_ij| <= ρ = 0.1 is dual feasible
+    >>> round(dspca_dual_bound(S, np.zeros_like(S)), 4)  # U = 0 gives λmax(Σ)
+    4.2186
+    >>> bool(dspca_dual_bound(S, U, penalty=0.1) < 4.2186)
+    True
     """
     S = S.to_dense() if isinstance(S, Operator) else np.asarray(S, dtype=float)
     U = np.asarray(U, dtype=float)
@@ -113,7 +125,14 @@ def dspca_dual_bound(S, U, penalty=None, *, atol=1e-12) -> float:
 
 
 def dspca_cardinality_bound(dual_value: float, penalty: float, cardinality: int) -> float:
-    """v(s) <= λmax(Σ_KK + U) + ρ·s, from a DSPCA dual value at penalty ρ."""
+    """v(s) <= λmax(Σ_KK + U) + ρ·s, from a DSPCA dual value at penalty ρ.
+
+    Examples
+    --------
+    >>> from eigensparse.bounds import dspca_cardinality_bound
+    >>> dspca_cardinality_bound(dual_value=4.2, penalty=0.1, cardinality=3)  # 4.2 + 0.1·3
+    4.5
+    """
     return float(dual_value) + _check_rho(penalty) * int(cardinality)
 
 
@@ -140,6 +159,15 @@ def penalized_scaling_bound(op, penalties=None, *, max_working_set=2000):
     Returns
     -------
     (penalties, h) : two 1-D arrays (skipped penalties removed).
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.bounds import penalized_scaling_bound
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> rho, h = penalized_scaling_bound(S, [0.5, 0.9])
+    >>> h.round(4).tolist(), round(float(min(h + 3 * rho)), 4)  # the bound on v(3)
+    ([2.1093, 0.4219], 3.1219)
     """
     op = _as_op(op)
     d = np.asarray(op.diag(), dtype=float)
@@ -186,6 +214,16 @@ class Certificate:
     n_penalties : int
         Number of ρ tried.
     reason : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.bounds import certify_support
+    >>> S = np.array([[3.0, 1.5, 0.1], [1.5, 3.0, 0.1], [0.1, 0.1, 1.0]])
+    >>> cert = certify_support(Covariance(S), [0, 1])
+    >>> cert.certified, round(cert.variance, 4), round(cert.gap, 6)
+    (True, 4.5, 0.0)
     """
 
     support: np.ndarray
@@ -242,6 +280,18 @@ def certify_support(op, support, *, penalty=None, n_grid=48, n_refine=30,
         ``n_refine`` golden-section steps around the best one).
     max_working_set : int
         Penalties whose working set {Σ_ii > ρ} is larger are not tried.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.bounds import certify_support
+    >>> S = np.array([[3.0, 1.5, 0.1], [1.5, 3.0, 0.1], [0.1, 0.1, 1.0]])
+    >>> cert = certify_support(Covariance(S), [0, 1])
+    >>> cert.certified, round(cert.variance, 4)  # {0, 1} is optimal for s = 2
+    (True, 4.5)
+    >>> certify_support(Covariance(S), [0, 2]).certified
+    False
     """
     op = _as_op(op, center=center, scale=scale)
     p = op.n_features
@@ -378,6 +428,14 @@ def gershgorin_bounds(op: Operator, max_cardinality: int) -> np.ndarray:
     """Gershgorin bounds on v(k), k = 1..K: max_i Σ_ii + the k−1 largest |Σ_ij|, j ≠ i.
 
     Forms the dense p × p matrix |Σ| (O(p²) memory); shape (K,).
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.bounds import gershgorin_bounds
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> gershgorin_bounds(S, 3).round(3).tolist()  # bounds on v(1), v(2), v(3)
+    [1.0, 1.954, 2.602]
     """
     S = np.abs(op.to_dense())
     diag = np.diag(S).copy()
@@ -399,6 +457,18 @@ def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None
     |Σ_ij|, j ≠ i; computed when p <= 3000 or ``gershgorin=True``), ``"penalized"``
     (min_ρ λmax(C_ρ^½ΣC_ρ^½) + ρs, see :func:`penalized_scaling_bound`) and ``"best"``
     (the smallest).
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.bounds import cardinality_upper_bounds
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> b = cardinality_upper_bounds(S, 3)
+    >>> round(b["lambda_max"], 3), round(b["gershgorin"], 3), round(b["best"], 3)
+    (4.219, 2.602, 2.602)
+    >>> from eigensparse.solvers import get_solver
+    >>> bool(get_solver("exhaustive").func(S, 3).variance <= b["best"])  # v(3) = 2.475
+    True
     """
     op = _as_op(op, center=center, scale=scale)
     p = op.n_features
@@ -428,6 +498,12 @@ def monotone_upper_bounds(bounds) -> np.ndarray:
     v(k) = max{xᵀΣx : ‖x‖=1, ‖x‖₀ <= k} is nondecreasing in k, so any bound on v(k')
     with k' >= k also bounds v(k): the result is the suffix minimum
     ``min_{k' >= k} bounds[k']`` (shape (K,), nondecreasing).
+
+    Examples
+    --------
+    >>> from eigensparse.bounds import monotone_upper_bounds
+    >>> monotone_upper_bounds([3.0, 2.0, 4.0, 3.5]).tolist()  # a bound on v(2) bounds v(1)
+    [2.0, 2.0, 3.5, 3.5]
     """
     b = np.asarray(bounds, dtype=float)
     return np.minimum.accumulate(b[::-1])[::-1]

@@ -39,6 +39,17 @@ class VarianceCardinalityPath:
         "penalized", "certificate", "dspca").
     method : str
     total_variance : float
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.diagnostics import variance_cardinality_path
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> path = variance_cardinality_path(S, 3, relaxation=False)
+    >>> path.cardinalities.tolist(), path.variances.round(3).tolist(), path.certified.tolist()
+    ([1, 2, 3], [1.0, 1.954, 2.475], [True, True, False])
+    >>> bool(path.relative_gap[-1] > 0), sorted(path.bounds)[:2]
+    (True, ['certificate', 'gershgorin'])
     """
 
     cardinalities: np.ndarray
@@ -100,6 +111,17 @@ def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
     Returns
     -------
     VarianceCardinalityPath
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.diagnostics import variance_cardinality_path
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> path = variance_cardinality_path(S, 4, method="greedy", relaxation=False)
+    >>> path.variances.round(3).tolist()  # greedy: lower bounds on v(k)
+    [1.0, 1.954, 2.475, 2.937]
+    >>> path.upper_bounds.round(3).tolist()  # v(k) lies in between
+    [1.0, 1.954, 2.602, 3.171]
     """
     op = _as_op(data_or_op, center=center, scale=scale)
     p = op.n_features

@@ -46,7 +46,14 @@ _loaded = False
 
 def options_of(func: Callable) -> tuple:
     """The keyword-only parameters of ``func`` (its options), in signature order, except
-    ``random_state`` (the dispatcher passes one seed per component)."""
+    ``random_state`` (the dispatcher passes one seed per component).
+
+    Examples
+    --------
+    >>> from eigensparse.registry import get_method, options_of
+    >>> options_of(get_method("scol").func)
+    ('power_iter', 'tol')
+    """
     sig = inspect.signature(func)
     return tuple(k for k, p in sig.parameters.items()
                  if p.kind == p.KEYWORD_ONLY and k != "random_state")
@@ -76,6 +83,15 @@ class MethodSpec:
         One line for ``eigensparse methods``.
     options : tuple of str
         Keyword options, read from the signature of ``func`` when not given.
+
+    Examples
+    --------
+    >>> from eigensparse.registry import MethodSpec
+    >>> def first(op, cardinality, *, tol=1e-6, random_state=None):
+    ...     "Keep the first features (a toy)."
+    >>> spec = MethodSpec("first", first)
+    >>> spec.kind, spec.options, spec.description, spec.requires_data()
+    ('single', ('tol',), 'Keep the first features (a toy).', False)
     """
 
     name: str
@@ -124,7 +140,22 @@ class MethodSpec:
 
 
 def register_method(spec: MethodSpec) -> MethodSpec:
-    """Add ``spec`` to the registry (replacing a method of the same name)."""
+    """Add ``spec`` to the registry (replacing a method of the same name).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.registry import MethodSpec, get_method, register_method
+    >>> from eigensparse.solvers import polish
+    >>> def first(op, cardinality, *, random_state=None):
+    ...     return polish(op, np.arange(cardinality), "first")
+    >>> spec = register_method(MethodSpec("first", first, cost="O(s³)"))
+    >>> S = Covariance(np.array([[2.0, 1, 0], [1, 2, 1], [0, 1, 2]]))
+    >>> get_method("first").func(S, 2).support.tolist()
+    [0, 1]
+    >>> from eigensparse import registry; del registry._METHODS["first"]  # forget the toy
+    """
     if not isinstance(spec, MethodSpec):
         raise InvalidParameterError(f"register_method needs a MethodSpec; got {type(spec).__name__}.")
     _METHODS[spec.name] = spec
@@ -145,18 +176,44 @@ def _load_all() -> None:
 
 
 def method_names(kind: str | None = None) -> list[str]:
-    """Sorted names of the registered methods (of one ``kind`` if given)."""
+    """Sorted names of the registered methods (of one ``kind`` if given).
+
+    Examples
+    --------
+    >>> from eigensparse.registry import method_names
+    >>> "greedy" in method_names(), method_names("joint")
+    (True, ['bipartite'])
+    """
     _load_all()
     return sorted(n for n, s in _METHODS.items() if kind is None or s.kind == kind)
 
 
 def methods(kind: str | None = None) -> list[MethodSpec]:
-    """The registered :class:`MethodSpec` objects, sorted by name."""
+    """The registered :class:`MethodSpec` objects, sorted by name.
+
+    Examples
+    --------
+    >>> from eigensparse.registry import methods
+    >>> [(s.name, s.takes_penalty) for s in methods() if s.name in ("bca", "greedy")]
+    [('bca', True), ('greedy', False)]
+    """
     return [_METHODS[n] for n in method_names(kind)]
 
 
 def get_method(name, kind: str | None = None) -> MethodSpec:
-    """The spec of ``name``; a clear error naming the valid values otherwise."""
+    """The spec of ``name``; a clear error naming the valid values otherwise.
+
+    Examples
+    --------
+    >>> from eigensparse.registry import get_method
+    >>> get_method("exhaustive").kind
+    'single'
+    >>> try:
+    ...     get_method("gredy")
+    ... except ValueError as err:
+    ...     print(str(err)[:38])
+    parameter 'method' must be one of [...
+    """
     names = method_names(kind)
     if not isinstance(name, str) or name not in names:
         raise InvalidParameterError(f"parameter 'method' must be one of {names}; got {name!r}.")

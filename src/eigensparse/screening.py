@@ -59,6 +59,14 @@ class Screening:
         The ρ used.
     n_features : int
         p, the number of features before elimination.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.screening import safe_elimination
+    >>> scr = safe_elimination(np.array([4.0, 1.0, 9.0, 2.5, 1.0]), penalty=2.0)
+    >>> scr.kept.tolist(), scr.eliminated.tolist(), scr.working_set_size, round(scr.reduction, 3)
+    ([0, 2, 3], [1, 4], 3, 1.667)
     """
 
     kept: np.ndarray
@@ -109,6 +117,14 @@ def safe_elimination(op, penalty: float) -> Screening:
     Screening
         ``kept`` = {i : Σ_ii > ρ}; ``working_set_size``; the rest is ``eliminated``.
         Exact for the ℓ0-penalized problem: no feature of an optimal support is removed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.screening import safe_elimination
+    >>> X = np.random.default_rng(0).standard_normal((200, 4)) * [1.0, 2.0, 3.0, 4.0]
+    >>> safe_elimination(X, penalty=5.0).kept.tolist()  # variances ≈ 1, 4, 9, 16
+    [2, 3]
     """
     rho = _check_penalty(penalty, "safe_elimination")
     d = _diag_of(op)
@@ -123,6 +139,13 @@ def penalty_breakpoints(op) -> np.ndarray:
     With ρ in [d_(k+1), d_(k)) exactly k features survive elimination (ties aside), so a
     search for a target cardinality s only has to look at ρ < d_(s) and can bisect over
     these values before refining between two consecutive ones.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.screening import penalty_breakpoints
+    >>> penalty_breakpoints(np.array([4.0, 1.0, 9.0, 2.5])).tolist()
+    [9.0, 4.0, 2.5, 1.0]
     """
     d = _diag_of(op)
     return np.sort(d)[::-1]
@@ -133,6 +156,15 @@ def penalty_for_working_set(op, size: int) -> float:
 
     Returns d_(size+1) (so features 1..size, and ties of d_(size+1) excluded, survive), or
     0 when ``size >= p``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.screening import penalty_for_working_set, safe_elimination
+    >>> d = np.array([4.0, 1.0, 9.0, 2.5])
+    >>> rho = penalty_for_working_set(d, 2)
+    >>> rho, safe_elimination(d, rho).kept.tolist()
+    (2.5, [0, 2])
     """
     d = penalty_breakpoints(op)
     if not isinstance(size, numbers.Integral) or size < 1:
@@ -144,7 +176,16 @@ def penalty_for_working_set(op, size: int) -> float:
 
 
 def max_useful_penalty(op) -> float:
-    """max_i Σ_ii: at or above it every feature is eliminated (the solution is empty)."""
+    """max_i Σ_ii: at or above it every feature is eliminated (the solution is empty).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.screening import max_useful_penalty, safe_elimination
+    >>> d = np.array([4.0, 1.0, 9.0])
+    >>> max_useful_penalty(d), safe_elimination(d, max_useful_penalty(d)).working_set_size
+    (9.0, 0)
+    """
     d = _diag_of(op)
     return float(d.max()) if d.size else 0.0
 
@@ -166,6 +207,16 @@ class Breakpoints:
     counts : ndarray of int (g,)
         counts[i] = number of features in groups 0..i: the features kept by any penalty
         in [group_max[i+1], group_min[i]).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.screening import Breakpoints
+    >>> bp = Breakpoints.of(np.array([4.0, 1.0, 9.0, 2.5, 1.0]))  # the two 1.0 are one group
+    >>> bp.order.tolist(), bp.counts.tolist(), bp.kept(2.0).tolist()
+    ([2, 0, 3, 1, 4], [1, 2, 3, 5], [2, 0, 3])
+    >>> bp.penalty_keeping(2)  # the largest penalty keeping 2 features
+    2.5
     """
 
     variances: np.ndarray
@@ -225,7 +276,17 @@ class Breakpoints:
 
 @dataclass
 class PenaltyTrial:
-    """One solve of a penalty search."""
+    """One solve of a penalty search.
+
+    Examples
+    --------
+    >>> from eigensparse.screening import penalty_search
+    >>> search = penalty_search(lambda rho, warm, kept: (int(10 / rho), None, None), 4,
+    ...                         bracket=(0.1, 10.0))
+    >>> trial = search.best
+    >>> trial.cardinality, 2.0 < trial.penalty <= 2.5, trial.solved
+    (4, True, True)
+    """
 
     penalty: float
     cardinality: int
@@ -247,6 +308,14 @@ class PenaltySearch:
     "hit", "bracket" (the bracket closed), "max_solves", "max_time", "exhausted" (even
     the smallest penalty allowed stays below the target) or "lower" (the search needs a
     penalty below ``lower``: the caller's working set is too small).
+
+    Examples
+    --------
+    >>> from eigensparse.screening import penalty_search
+    >>> search = penalty_search(lambda rho, warm, kept: (int(10 / rho), None, None), 4,
+    ...                         bracket=(0.1, 10.0))
+    >>> search.hit, search.stopped, search.n_solves == len(search.trials)
+    (True, 'hit', True)
     """
 
     best: PenaltyTrial | None
@@ -416,6 +485,19 @@ def penalty_search(solve: Callable, target: int, *, breakpoints: Breakpoints | N
     -------
     PenaltySearch
         ``best``, ``hit``, every trial and why the search stopped.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.screening import penalty_search
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> def solve(penalty, warm_start, kept):  # ℓ0-penalized alternating maximization
+    ...     res = get_solver("am").func(S, formulation="l2_l0_pen", penalty=penalty, random_state=0)
+    ...     return res.support.size, res, None
+    >>> search = penalty_search(solve, 5, bracket=(1e-3, 1.0))
+    >>> search.hit, search.best.result.support.tolist()
+    (True, [0, 1, 6, 8, 9])
     """
     if (isinstance(target, bool) or not isinstance(target, numbers.Integral) or target < 1):
         raise InvalidParameterError(

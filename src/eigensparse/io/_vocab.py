@@ -30,6 +30,14 @@ def read_vocabulary(path, n_words: int | None = None) -> list[str]:
 
     If ``n_words`` is given the file must have exactly that many lines (a final
     newline is optional). Errors name the file and the line.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> from eigensparse.io import read_vocabulary
+    >>> words = read_vocabulary(files("eigensparse.datasets") / "data" / "vocab.kos.txt", 6906)
+    >>> len(words), words[:3]
+    (6906, ['aarp', 'abandon', 'abandoned'])
     """
     path = os.fspath(path)
     _check_exists(path)

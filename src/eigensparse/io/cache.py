@@ -64,7 +64,18 @@ _STALE_TMP_SECONDS = 6 * 3600
 
 
 class CacheWarning(UserWarning):
-    """A cache was found damaged (and discarded) or could not be used."""
+    """A cache was found damaged (and discarded) or could not be used.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from eigensparse.io.cache import CacheWarning
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("cache: damaged offsets; rebuilt", CacheWarning)
+    >>> caught[0].category is CacheWarning, issubclass(CacheWarning, UserWarning)
+    (True, True)
+    """
 
 
 @dataclass(frozen=True)
@@ -73,6 +84,15 @@ class CSRChunk:
 
     ``indptr`` (int64, starts at 0), ``indices`` (int32 word ids, sorted and unique
     within each document), ``data`` (counts or values).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.io import CSRChunk
+    >>> ch = CSRChunk(doc_start=5, indptr=np.array([0, 2, 3]), indices=np.array([0, 2, 1]),
+    ...               data=np.array([2, 1, 5]))  # documents 5 and 6
+    >>> ch.n_docs, ch.nnz
+    (2, 3)
     """
 
     doc_start: int
@@ -91,7 +111,15 @@ class CSRChunk:
 
 def default_cache_dir() -> str:
     """``$EIGENSPARSE_CACHE_DIR``, else ``$XDG_CACHE_HOME/eigensparse``, else
-    ``~/.cache/eigensparse``."""
+    ``~/.cache/eigensparse``.
+
+    Examples
+    --------
+    >>> import os
+    >>> from eigensparse.io import default_cache_dir
+    >>> default_cache_dir() == os.environ.get("EIGENSPARSE_CACHE_DIR", default_cache_dir())
+    True
+    """
     d = os.environ.get("EIGENSPARSE_CACHE_DIR")
     if d:
         return d
@@ -100,7 +128,16 @@ def default_cache_dir() -> str:
 
 
 def cache_dir_for(source, cache_dir=None) -> str:
-    """The cache directory of ``source`` under ``cache_dir`` (default: :func:`default_cache_dir`)."""
+    """The cache directory of ``source`` under ``cache_dir`` (default: :func:`default_cache_dir`).
+
+    Examples
+    --------
+    >>> import os
+    >>> from eigensparse.io import cache_dir_for
+    >>> d = cache_dir_for("docword.nytimes.txt.gz", cache_dir="caches")
+    >>> os.path.dirname(d), os.path.basename(d).startswith("docword.nytimes.txt.gz-")
+    ('caches', True)
+    """
     src = os.path.abspath(os.fspath(source))
     root = os.fspath(cache_dir) if cache_dir is not None else default_cache_dir()
     key = hashlib.sha1(src.encode("utf-8", "surrogatepass")).hexdigest()[:16]
@@ -119,7 +156,20 @@ def file_digest(path, chunk: int = 1 << 22) -> str:
 
 
 def source_signature(path, digest: str | None = None) -> dict:
-    """Path, size and mtime of ``path`` (and its SHA-256 when ``digest`` is given)."""
+    """Path, size and mtime of ``path`` (and its SHA-256 when ``digest`` is given).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from eigensparse.io.cache import source_signature
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "docword.toy.txt")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("1\\n1\\n1\\n1 1 3\\n")
+    ...     sig = source_signature(path, digest="abc")
+    >>> sorted(sig), sig["size"]
+    (['mtime_ns', 'path', 'sha256', 'size'], 12)
+    """
     path = os.path.abspath(os.fspath(path))
     st = os.stat(path)
     sig = {"path": path, "size": int(st.st_size), "mtime_ns": int(st.st_mtime_ns)}
@@ -174,6 +224,20 @@ def verify_cache_arrays(directory, meta: dict) -> str | None:
 
     Reads each file once in blocks of 16 MB (memory does not grow with the cache).
     Returns a one-phrase description of the first problem, or None when intact.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from importlib.resources import files
+    >>> from eigensparse.io import BowCache, UCICorpus
+    >>> from eigensparse.io.cache import verify_cache_arrays
+    >>> kos = files("eigensparse.datasets") / "data" / "docword.kos.txt.gz"
+    >>> caches = tempfile.TemporaryDirectory()
+    >>> _ = sum(ch.nnz for ch in UCICorpus(kos, cache_dir=caches.name).iter_chunks())
+    >>> cache = BowCache.open(kos, caches.name)
+    >>> verify_cache_arrays(cache.directory, cache.meta) is None  # intact
+    True
+    >>> caches.cleanup()
     """
     n_words, nnz = int(meta["n_words"]), int(meta["nnz"])
     last = [np.int64(0)]
@@ -236,7 +300,23 @@ def discard_cache(directory, problem: str, source: str | None = None) -> None:
 
 
 class BowCache:
-    """A trusted cache opened for reading (see :meth:`open`)."""
+    """A trusted cache opened for reading (see :meth:`open`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from importlib.resources import files
+    >>> from eigensparse.io import BowCache, UCICorpus
+    >>> kos = files("eigensparse.datasets") / "data" / "docword.kos.txt.gz"
+    >>> caches = tempfile.TemporaryDirectory()
+    >>> BowCache.open(kos, caches.name) is None  # nothing cached yet
+    True
+    >>> _ = sum(ch.nnz for ch in UCICorpus(kos, cache_dir=caches.name).iter_chunks())  # builds it
+    >>> cache = BowCache.open(kos, caches.name)
+    >>> cache.n_docs, cache.nnz, cache.to_csr().shape
+    (3430, 353160, (3430, 6906))
+    >>> caches.cleanup()
+    """
 
     def __init__(self, directory: str, meta: dict):
         self.directory = directory
@@ -425,6 +505,23 @@ class BowCacheWriter:
     Use as a context manager: :meth:`add` chunks in document order, then
     :meth:`commit` with the source's digest; leaving the block without committing (an
     exception, an interrupt) removes the partial files.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from eigensparse.io import BowCache, BowCacheWriter, CSRChunk
+    >>> from eigensparse.io.cache import file_digest
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> src = os.path.join(tmp.name, "docword.toy.txt")
+    >>> with open(src, "w") as f:
+    ...     _ = f.write("2\\n3\\n3\\n1 1 2\\n1 3 1\\n2 2 5\\n")
+    >>> with BowCacheWriter(src, n_docs=2, n_words=3, cache_dir=tmp.name) as w:
+    ...     w.add(CSRChunk(0, np.array([0, 2, 3]), np.array([0, 2, 1]), np.array([2, 1, 5])))
+    ...     cache = w.commit(file_digest(src))
+    >>> BowCache.open(src, tmp.name).to_csr().toarray().tolist()
+    [[2.0, 0.0, 1.0], [0.0, 5.0, 0.0]]
+    >>> tmp.cleanup()
     """
 
     def __init__(self, source, n_docs: int, n_words: int, cache_dir=None):

@@ -25,6 +25,16 @@ class Corpus:
     Attributes: ``name``, ``n_docs``, ``n_words``, ``nnz``, ``words`` (list or None),
     ``integer_counts`` (values are non-negative integer counts), ``last_source``
     (where the latest pass read from: "text", "cache" or "memory").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.io import Corpus, open_corpus
+    >>> corpus = open_corpus(np.array([[2, 0, 1], [0, 5, 0]]), ["a", "b", "c"])
+    >>> isinstance(corpus, Corpus), corpus.describe()
+    (True, 'matrix: 2 documents x 3 words, 3 nonzeros')
+    >>> [ch.n_docs for ch in corpus.iter_chunks(chunk_nnz=2)]  # whole documents per chunk
+    [1, 1]
     """
 
     name: str = "corpus"
@@ -82,6 +92,21 @@ class UCICorpus(Corpus):
         Root directory of caches (default :func:`eigensparse.io.cache.default_cache_dir`).
     verify : {"hash", "stat"}
         How a cache is matched to its source (content hash, or size and mtime).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from importlib.resources import files
+    >>> from eigensparse.io import UCICorpus
+    >>> data = files("eigensparse.datasets") / "data"
+    >>> caches = tempfile.TemporaryDirectory()
+    >>> corpus = UCICorpus(data / "docword.kos.txt.gz", data / "vocab.kos.txt",
+    ...                    cache_dir=caches.name)
+    >>> corpus.cache_status, sum(ch.nnz for ch in corpus.iter_chunks()), corpus.last_source
+    ('miss', 353160, 'text')
+    >>> UCICorpus(data / "docword.kos.txt.gz", cache_dir=caches.name).cache_status
+    'hit'
+    >>> caches.cleanup()
     """
 
     def __init__(self, docword, vocab=None, *, cache: bool = True, cache_dir=None,
@@ -162,7 +187,16 @@ class UCICorpus(Corpus):
 
 
 class MatrixCorpus(Corpus):
-    """A documents × words matrix in memory (scipy.sparse or dense)."""
+    """A documents × words matrix in memory (scipy.sparse or dense).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from eigensparse.io import MatrixCorpus
+    >>> corpus = MatrixCorpus(sp.csr_matrix([[2, 0, 1], [0, 5, 0]]), ["a", "b", "c"])
+    >>> corpus.n_docs, corpus.n_words, corpus.integer_counts, corpus.words
+    (2, 3, True, ['a', 'b', 'c'])
+    """
 
     def __init__(self, X, words=None, *, name: str = "matrix"):
         if not sp.issparse(X):
@@ -218,6 +252,19 @@ def open_corpus(docword, vocab=None, *, cache: bool = True, cache_dir=None,
     ``docword`` may be a UCI docword file (``.txt``/``.gz``), a Matrix Market file
     (``.mtx``/``.mtx.gz``), a scipy sparse ``.npz``, a scipy.sparse matrix or array, or a
     :class:`Corpus` (returned as is). ``vocab`` is a vocabulary file or a list of words.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import scipy.sparse as sp
+    >>> from importlib.resources import files
+    >>> from eigensparse.io import open_corpus
+    >>> type(open_corpus(sp.eye(3, format="csr"))).__name__
+    'MatrixCorpus'
+    >>> data = files("eigensparse.datasets") / "data"
+    >>> with tempfile.TemporaryDirectory() as caches:
+    ...     print(open_corpus(data / "docword.kos.txt.gz", cache_dir=caches).describe())
+    docword.kos.txt.gz: 3430 documents x 6906 words, 353160 nonzeros (cache: miss)
     """
     if isinstance(docword, Corpus):
         return docword

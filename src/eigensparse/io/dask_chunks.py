@@ -26,6 +26,16 @@ def from_uci_chunks(docword, *, client=None, chunk_nnz: int | None = None, linea
     Returns
     -------
     dask.array.Array of shape (n_docs, n_words), float64, scipy.sparse CSR chunks.
+
+    Examples
+    --------
+    >>> import dask  # the dask extra
+    >>> from importlib.resources import files
+    >>> from eigensparse.io.dask_chunks import from_uci_chunks
+    >>> X = from_uci_chunks(files("eigensparse.datasets") / "data" / "docword.kos.txt.gz",
+    ...                     chunk_nnz=100_000)  # local threads; client= for a cluster
+    >>> X.shape, X.numblocks[0] > 1, X.blocks[0].compute().format
+    ((3430, 6906), True, 'csr')
     """
     dask, da = import_dask()
     client = resolve_client(client)

@@ -46,6 +46,18 @@ def read_matrix_market(path, *, transpose: bool = False) -> sp.csr_matrix:
     """Read a Matrix Market file (``.mtx``, ``.mtx.gz``) as a CSR documents × words matrix.
 
     ``transpose=True`` for files stored words × documents.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import scipy.io, scipy.sparse as sp
+    >>> from eigensparse.io import read_matrix_market
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "counts.mtx")
+    ...     scipy.io.mmwrite(path, sp.csr_matrix([[2, 0, 1], [0, 5, 0]]))
+    ...     X = read_matrix_market(path)
+    >>> X.format, X.toarray().tolist()
+    ('csr', [[2.0, 0.0, 1.0], [0.0, 5.0, 0.0]])
     """
     import scipy.io
 
@@ -65,7 +77,20 @@ def read_matrix_market(path, *, transpose: bool = False) -> sp.csr_matrix:
 
 
 def read_npz(path) -> sp.csr_matrix:
-    """Read a scipy sparse ``.npz`` (``scipy.sparse.save_npz``) as a CSR matrix."""
+    """Read a scipy sparse ``.npz`` (``scipy.sparse.save_npz``) as a CSR matrix.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import scipy.sparse as sp
+    >>> from eigensparse.io import read_npz
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "counts.npz")
+    ...     sp.save_npz(path, sp.csc_matrix([[2, 0, 1], [0, 5, 0]]))
+    ...     X = read_npz(path)
+    >>> X.format, X.toarray().tolist()
+    ('csr', [[2.0, 0.0, 1.0], [0.0, 5.0, 0.0]])
+    """
     path = _exists(path)
     try:
         X = sp.load_npz(path)
@@ -91,6 +116,13 @@ def vectorize_documents(documents, *, vectorizer: str = "count", **options):
     -------
     X : scipy.sparse.csr_matrix (documents × words), float64
     words : list of str
+
+    Examples
+    --------
+    >>> from eigensparse.io import vectorize_documents
+    >>> X, words = vectorize_documents(["sparse pca", "sparse sparse matrix"])
+    >>> words, X.toarray().tolist()
+    (['matrix', 'pca', 'sparse'], [[0.0, 1.0, 1.0], [1.0, 0.0, 2.0]])
     """
     from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
@@ -120,6 +152,13 @@ def read_text_documents(source, *, vectorizer: str = "count", encoding: str = "u
 
     ``source`` is a directory (every ``*.txt`` file, in name order, is one document), a
     text file (one document per line) or a list of strings.
+
+    Examples
+    --------
+    >>> from eigensparse.io import read_text_documents
+    >>> X, words = read_text_documents(["sparse pca", "sparse matrix"], vectorizer="binary")
+    >>> words, X.toarray().tolist()
+    (['matrix', 'pca', 'sparse'], [[0.0, 1.0, 1.0], [1.0, 0.0, 1.0]])
     """
     if isinstance(source, (list, tuple)):
         return vectorize_documents(source, vectorizer=vectorizer, **options)

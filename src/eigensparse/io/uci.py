@@ -49,7 +49,16 @@ _SIZE_FLOOR = 1 << 20
 
 @dataclass(frozen=True)
 class UCIHeader:
-    """The three header lines of a docword file."""
+    """The three header lines of a docword file.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> from eigensparse.io import read_uci_header
+    >>> h = read_uci_header(files("eigensparse.datasets") / "data" / "docword.kos.txt.gz")
+    >>> h.n_docs, h.n_words, h.nnz
+    (3430, 6906, 353160)
+    """
 
     n_docs: int
     n_words: int
@@ -68,6 +77,18 @@ class UCIChunk:
     file has blank lines); ``canonical`` is
     True when (doc, word) strictly increases inside the chunk (sorted, no
     duplicates).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from eigensparse.io import iter_uci_chunks
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "docword.toy.txt")
+    >>> with open(path, "w") as f:  # D, W, NNZ, then "doc word count" lines (1-based)
+    ...     _ = f.write("2\\n3\\n3\\n1 1 2\\n1 3 1\\n2 2 5\\n")
+    >>> [(c.doc.tolist(), c.word.tolist(), c.count.tolist(), c.nnz) for c in iter_uci_chunks(path)]
+    [([0, 0, 1], [0, 2, 1], [2, 1, 5], 3)]
+    >>> tmp.cleanup()
     """
 
     doc: np.ndarray
@@ -441,7 +462,17 @@ class _UCIStream:
 
 
 def read_uci_header(path) -> UCIHeader:
-    """Read and validate the three header lines of a docword file."""
+    """Read and validate the three header lines of a docword file.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> from eigensparse.io import read_uci_header
+    >>> kos = files("eigensparse.datasets") / "data" / "docword.kos.txt.gz"
+    >>> h = read_uci_header(kos)  # reads three lines only
+    >>> h.n_docs, h.n_words, h.nnz
+    (3430, 6906, 353160)
+    """
     s = _UCIStream(path)
     try:
         return s.header
@@ -479,6 +510,15 @@ def iter_uci_chunks(path, chunk_nnz: int = DEFAULT_CHUNK_NNZ, *, require_sorted:
         header, a malformed line, an index out of range, a negative, zero or
         non-integer count, entries out of document order, or an entry count that
         disagrees with the header's NNZ.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> from eigensparse.io import iter_uci_chunks
+    >>> kos = files("eigensparse.datasets") / "data" / "docword.kos.txt.gz"
+    >>> first = next(iter_uci_chunks(kos, chunk_nnz=1000))  # whole documents, ~1000 entries
+    >>> first.first_line, int(first.doc[0]), int(first.doc[-1]), first.nnz
+    (4, 0, 10, 816)
     """
     if isinstance(chunk_nnz, bool) or not isinstance(chunk_nnz, (int, np.integer)) or chunk_nnz < 1:
         raise InvalidParameterError(f"parameter 'chunk_nnz' must be a positive int; got {chunk_nnz!r}.")
@@ -517,6 +557,19 @@ def read_uci_bow(docword, vocab=None, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ,
     -------
     X : scipy.sparse.csr_matrix of shape (D, W), float64 counts
     words : list of str or None
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from eigensparse.io import read_uci_bow
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "docword.toy.txt")
+    >>> with open(path, "w") as f:  # D, W, NNZ, then "doc word count" lines (1-based)
+    ...     _ = f.write("2\\n3\\n3\\n1 1 2\\n1 3 1\\n2 2 5\\n")
+    >>> X, words = read_uci_bow(path)
+    >>> X.toarray().tolist(), words
+    ([[2.0, 0.0, 1.0], [0.0, 5.0, 0.0]], None)
+    >>> tmp.cleanup()
     """
     name = os.fspath(docword)
     docs, words_, cnts = [], [], []

@@ -20,7 +20,23 @@ JOINT_METHODS = KindView("joint")
 
 def register_joint(name: str, *, summary: str = "", cost: str = ""):
     """Decorator registering ``func`` as the joint method ``name`` (a thin entry into
-    :func:`eigensparse.registry.register_method`)."""
+    :func:`eigensparse.registry.register_method`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.multi import get_joint, register_joint
+    >>> from eigensparse.solvers import polish
+    >>> @register_joint("consecutive", summary="Consecutive blocks of features (a toy).")
+    ... def consecutive(op, cardinalities, *, random_state=None):
+    ...     starts = np.cumsum([0, *cardinalities])
+    ...     return [polish(op, np.arange(a, b), "consecutive") for a, b in zip(starts, starts[1:])]
+    >>> S = Covariance(np.array([[2.0, 1, 0], [1, 2, 1], [0, 1, 2]]))
+    >>> [c.support.tolist() for c in get_joint("consecutive").func(S, [2, 1])]
+    [[0, 1], [2]]
+    >>> from eigensparse import registry; del registry._METHODS["consecutive"]  # forget the toy
+    """
 
     def deco(func):
         register_method(MethodSpec(name, func, kind="joint", description=summary, cost=cost))
@@ -30,7 +46,14 @@ def register_joint(name: str, *, summary: str = "", cost: str = ""):
 
 
 def get_joint(name):
-    """The spec of the joint method ``name``, or None when ``name`` is not one."""
+    """The spec of the joint method ``name``, or None when ``name`` is not one.
+
+    Examples
+    --------
+    >>> from eigensparse.multi import get_joint
+    >>> get_joint("bipartite").kind, get_joint("greedy") is None
+    ('joint', True)
+    """
     from ..registry import method_names
 
     return get_method(name) if name in method_names("joint") else None

@@ -29,7 +29,19 @@ def deflate(op: Operator, x: np.ndarray, scheme: str, Q: list | None = None) -> 
     """One deflation step of ``op`` by the unit vector ``x`` (not for ``"disjoint"``).
 
     ``Q`` (list of earlier orthonormalised vectors) is used and extended by
-    ``"orthogonal"``."""
+    ``"orthogonal"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.multi import deflate
+    >>> S = Covariance(np.array([[2.0, 1, 0], [1, 2, 1], [0, 1, 2]]))
+    >>> x = np.array([1.0, 1.0, 0.0]) / np.sqrt(2)
+    >>> D = deflate(S, x, "schur")
+    >>> type(D).__name__, np.round(D.matvec(x), 12).tolist()
+    ('SchurDeflated', [0.0, 0.0, 0.0])
+    """
     if scheme == "hotelling":
         return HotellingDeflated(op, x)
     if scheme == "projection":
@@ -62,6 +74,19 @@ def run_deflation(op: Operator, solve: Callable, cardinalities: list, scheme: st
     ``found`` (optional): results already found for the first components (loadings on
     ``op``'s features), replayed as deflation steps; the list is appended to as
     components are found, so a caller that interrupts ``solve`` keeps them.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.multi import run_deflation
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> greedy = get_solver("greedy").func
+    >>> solve = lambda op, s, t: greedy(op, s)  # component t of cardinality s
+    >>> [c.support.tolist() for c in run_deflation(S, solve, [3, 3], "disjoint")]
+    [[0, 1, 8], [2, 3, 5]]
+    >>> [c.support.tolist() for c in run_deflation(S, solve, [3, 3], "schur")]
+    [[0, 1, 8], [7, 9, 11]]
     """
     if scheme not in DEFLATIONS:
         raise InvalidParameterError(

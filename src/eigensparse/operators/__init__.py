@@ -48,6 +48,17 @@ def as_operator(data, *, center: bool = True, scale: bool = False, client=None,
     device : str, optional
         Move in-memory data to this device (``"cuda"``, ``"cuda:1"``, ``"cpu"`` with
         PyTorch; ``"cuda"`` with CuPy) and compute there.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from eigensparse import as_operator
+    >>> X = np.random.default_rng(0).standard_normal((50, 4))
+    >>> type(as_operator(X)).__name__, type(as_operator(sp.csr_matrix(X))).__name__
+    ('DenseData', 'SparseData')
+    >>> op = as_operator(X, scale=True)  # the correlation matrix
+    >>> np.allclose(op.to_dense(), np.corrcoef(X, rowvar=False))
+    True
     """
     if isinstance(data, Operator):
         return data

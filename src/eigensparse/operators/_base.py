@@ -23,6 +23,17 @@ class Operator(ABC):
 
     Subclasses set ``n_features`` (p) and ``n_samples`` (rows of ``A``, or None when
     no square root is available) and implement :meth:`diag` and :meth:`matmat`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Operator, as_operator
+    >>> op = as_operator(np.random.default_rng(0).standard_normal((50, 4)))
+    >>> isinstance(op, Operator), op.n_features, op.n_samples, op.has_data
+    (True, 4, 50, True)
+    >>> v = np.ones(4)
+    >>> bool(np.allclose(op.matvec(v), op.to_dense() @ v)), op.block([0, 2]).shape
+    (True, (2, 2))
     """
 
     n_features: int
@@ -120,7 +131,18 @@ def _as_2d(V):
 
 
 class RestrictedOperator(Operator):
-    """Σ[idx, idx] of any operator, computed through the parent's products."""
+    """Σ[idx, idx] of any operator, computed through the parent's products.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.operators import RestrictedOperator
+    >>> S = np.array([[2.0, 1, 0], [1, 2, 1], [0, 1, 2]])
+    >>> sub = RestrictedOperator(Covariance(S), [0, 2])
+    >>> sub.n_features, sub.to_dense().tolist()
+    (2, [[2.0, 0.0], [0.0, 2.0]])
+    """
 
     kind = "restricted operator"
 

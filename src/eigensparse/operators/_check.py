@@ -84,6 +84,15 @@ def check_operator(op: Operator, *, rtol: float = 1e-10, n_vectors: int = 3, n_i
     ------
     AssertionError
         Naming every check above ``rtol`` and its difference.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import DenseData
+    >>> from eigensparse.operators import check_operator
+    >>> diffs = check_operator(DenseData(np.random.default_rng(0).standard_normal((30, 5))))
+    >>> all(d < 1e-10 for d in diffs.values())
+    True
     """
     if not isinstance(op, Operator):
         raise InvalidParameterError(

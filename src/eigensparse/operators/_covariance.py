@@ -72,6 +72,17 @@ class Covariance(Operator):
     -----
     A covariance has no data square root, so ``dot``/``rdot`` raise; formulations
     needing them (the L1-variance alternating maximization) refuse this input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> S = np.array([[4.0, 2, 0], [2, 9, 3], [0, 3, 2]])
+    >>> op = Covariance(S, n_samples=100)
+    >>> op.n_features, op.diag().tolist(), op.has_data
+    (3, [4.0, 9.0, 2.0], False)
+    >>> np.round(Covariance(S, scale=True).to_dense()[0], 4).tolist()  # correlations
+    [1.0, 0.3333, 0.0]
     """
 
     has_data = False

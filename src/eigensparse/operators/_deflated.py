@@ -33,6 +33,27 @@ class _Deflated(Operator):
 
 
 class HotellingDeflated(_Deflated):
+    """Hotelling deflation Σ' = Σ − c·xxᵀ, c = xᵀΣx (no data square root survives).
+
+    Parameters
+    ----------
+    parent : Operator
+        The p×p matrix Σ.
+    x : ndarray of shape (p,)
+        Unit vector (a component's loadings) to deflate by.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.operators import HotellingDeflated
+    >>> S = np.array([[2.0, 1, 0], [1, 2, 1], [0, 1, 2]])
+    >>> x = np.array([1.0, 1.0, 0.0]) / np.sqrt(2)
+    >>> D = HotellingDeflated(Covariance(S), x)  # Σ − (xᵀΣx) x xᵀ
+    >>> np.round(D.to_dense(), 4).tolist()
+    [[0.5, -0.5, 0.0], [-0.5, 0.5, 1.0], [0.0, 1.0, 2.0]]
+    """
+
     kind = "Hotelling-deflated operator"
     has_data = False
 
@@ -50,6 +71,22 @@ class HotellingDeflated(_Deflated):
 
 
 class ProjectionDeflated(_Deflated):
+    """Projection deflation Σ' = (I − xxᵀ) Σ (I − xxᵀ), with A' = A(I − xxᵀ).
+
+    Parameters as in :class:`HotellingDeflated`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.operators import ProjectionDeflated
+    >>> S = np.array([[2.0, 1, 0], [1, 2, 1], [0, 1, 2]])
+    >>> x = np.array([1.0, 1.0, 0.0]) / np.sqrt(2)
+    >>> D = ProjectionDeflated(Covariance(S), x)  # (I − x xᵀ) Σ (I − x xᵀ)
+    >>> np.round(D.matvec(x), 12).tolist()  # x is in the null space now
+    [0.0, 0.0, 0.0]
+    """
+
     kind = "projection-deflated operator"
 
     def __init__(self, parent, x):
@@ -84,6 +121,22 @@ class ProjectionDeflated(_Deflated):
 
 
 class SchurDeflated(_Deflated):
+    """Schur complement deflation Σ' = Σ − wwᵀ/c, w = Σx, c = xᵀΣx (stays semidefinite).
+
+    With data, A' = (I − uuᵀ)A, u = Ax/‖Ax‖. Parameters as in :class:`HotellingDeflated`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.operators import SchurDeflated
+    >>> S = np.array([[2.0, 1, 0], [1, 2, 1], [0, 1, 2]])
+    >>> x = np.array([1.0, 1.0, 0.0]) / np.sqrt(2)
+    >>> D = SchurDeflated(Covariance(S), x)  # Σ − Σx xᵀΣ / (xᵀΣx)
+    >>> np.round(D.matvec(x), 12).tolist(), bool(np.all(np.linalg.eigvalsh(D.to_dense()) > -1e-12))
+    ([0.0, 0.0, 0.0], True)
+    """
+
     kind = "Schur-deflated operator"
 
     def __init__(self, parent, x):

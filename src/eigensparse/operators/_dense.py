@@ -51,6 +51,17 @@ class DenseData(GramCache, Operator):
     scale : bool, default=False
         Divide each column by its standard deviation (correlation matrix); columns of
         zero variance are left unscaled.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import DenseData
+    >>> X = np.random.default_rng(0).standard_normal((50, 4))
+    >>> op = DenseData(X)
+    >>> bool(np.allclose(op.to_dense(), np.cov(X, rowvar=False, bias=True)))
+    True
+    >>> bool(np.allclose(DenseData(X, scale=True).diag(), 1.0))  # correlation matrix
+    True
     """
 
     has_data = True
@@ -158,6 +169,15 @@ class SparseData(GramCache, Operator):
 
     Products use Σv = D⁻¹(Xᵀ(X D⁻¹v) − n μ μᵀ D⁻¹v)/n; memory is O(nnz + p·b) for a
     block of b vectors. Parameters as in :class:`DenseData`.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from eigensparse import DenseData, SparseData
+    >>> X = sp.random(40, 6, density=0.3, random_state=0, format="csr")
+    >>> op = SparseData(X)  # centered implicitly: X stays sparse
+    >>> bool(np.allclose(op.to_dense(), DenseData(X.toarray()).to_dense()))
+    True
     """
 
     has_data = True

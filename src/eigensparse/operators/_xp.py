@@ -175,6 +175,17 @@ class ArrayAPIData(Operator):
         The (array-api-compat wrapped) namespace; ``device``, ``dtype`` its device and
         floating dtype. Solvers that are array-API aware use these to keep their
         iterates on the device.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import array_api_strict as xp  # stands for CuPy, PyTorch, ... (kept on their device)
+    >>> from eigensparse import DenseData
+    >>> from eigensparse.operators import ArrayAPIData
+    >>> X = np.random.default_rng(0).standard_normal((30, 4))
+    >>> op = ArrayAPIData(xp.asarray(X))
+    >>> op.xp.__name__, bool(np.allclose(op.diag(), DenseData(X).diag()))  # results on host
+    ('array_api_strict', True)
     """
 
     has_data = True

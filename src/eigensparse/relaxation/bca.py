@@ -178,6 +178,15 @@ def bca_relaxation(S, rho, *, tol=1e-3, max_sweeps=200, warm_start=None, cd_tol=
     Returns
     -------
     RelaxationSolution with Z (Tr Z = 1, Z ⪰ 0), U (|U_ij| <= ρ), primal, dual values.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.relaxation import bca_relaxation, leading_support
+    >>> S = es.datasets.load_pitprops().data[:6, :6]
+    >>> sol = bca_relaxation(S, 0.3, tol=1e-3)
+    >>> sol.converged, round(sol.dual, 2), leading_support(sol.Z, 0.1)[1].tolist()
+    (True, 1.38, [0, 1, 2, 3])
     """
     S = np.ascontiguousarray(S, dtype=np.float64)
     p = S.shape[0]

@@ -33,6 +33,15 @@ def first_order_relaxation(S, rho, *, tol=1e-3, max_iter=100000, warm_start=None
     time_limit : float or None
         Seconds; stop (not converged) after it.
     callback : callable(iteration, elapsed, primal, dual) or None
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.relaxation import first_order_relaxation, leading_support
+    >>> S = es.datasets.load_pitprops().data[:6, :6]
+    >>> sol = first_order_relaxation(S, 0.3, tol=1e-3)
+    >>> sol.converged, round(sol.dual, 2), leading_support(sol.Z, 0.1)[1].tolist()
+    (True, 1.38, [0, 1, 2, 3])
     """
     S = np.ascontiguousarray(S, dtype=np.float64)
     S = 0.5 * (S + S.T)

@@ -18,7 +18,17 @@ __all__ = ["PrefixBlocks", "embed_warm_start", "leading_support"]
 
 
 class PrefixBlocks:
-    """Dense principal blocks Σ[K, K] for prefixes K of the variance order (cached)."""
+    """Dense principal blocks Σ[K, K] for prefixes K of the variance order (cached).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.relaxation import PrefixBlocks
+    >>> blocks = PrefixBlocks(Covariance(np.diag([1.0, 3.0, 2.0])))
+    >>> blocks.order.tolist(), blocks.n_kept(1.5), blocks.block(2).tolist()
+    ([1, 2, 0], 2, [[3.0, 0.0], [0.0, 2.0]])
+    """
 
     def __init__(self, op: Operator):
         self.op = op
@@ -52,7 +62,16 @@ class PrefixBlocks:
 
 
 def embed_warm_start(state, k_old, k_new, engine):
-    """Warm-start state of a prefix of size k_old turned into one of size k_new."""
+    """Warm-start state of a prefix of size k_old turned into one of size k_new.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.relaxation import embed_warm_start
+    >>> U = np.array([[-0.1, 0.1], [0.1, -0.1]])  # a first-order dual on 2 features
+    >>> embed_warm_start(U, 2, 3, "first_order").tolist()  # zero-padded to 3
+    [[-0.1, 0.1, 0.0], [0.1, -0.1, 0.0], [0.0, 0.0, 0.0]]
+    """
     if state is None:
         return None
     if engine == "bca":
@@ -77,7 +96,17 @@ def embed_warm_start(state, k_old, k_new, engine):
 
 def leading_support(Z, support_tol):
     """(z, support): z the sign-fixed leading eigenvector of Z, support the indices with
-    |z_i| > support_tol·max|z|."""
+    |z_i| > support_tol·max|z|.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.relaxation import leading_support
+    >>> z = np.array([0.0, -0.6, -0.8, 0.001])
+    >>> v, support = leading_support(np.outer(z, z), 1e-2)  # Z = zzᵀ
+    >>> support.tolist(), v[support].round(3).tolist()  # sign fixed: largest entry > 0
+    ([1, 2], [0.6, 0.8])
+    """
     lam, z = top_eigh(0.5 * (Z + Z.T))
     z = fix_sign(z)
     m = np.abs(z).max() if z.size else 0.0

@@ -25,7 +25,21 @@ def register(name: str, *, needs_data=False, penalized: bool = False, summary: s
 
     A thin entry into :func:`eigensparse.registry.register_method`: ``penalized`` is
     the spec's ``takes_penalty``, ``summary`` its ``description`` (default: the first
-    line of the docstring); ``needs_data`` may be a callable of the options dict."""
+    line of the docstring); ``needs_data`` may be a callable of the options dict.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.solvers import get_solver, polish, register
+    >>> @register("first_s", summary="Keep the first s features, then polish (a toy).")
+    ... def first_s(op, cardinality, *, random_state=None):
+    ...     return polish(op, np.arange(cardinality), "first_s")
+    >>> S = Covariance(np.array([[2.0, 1, 0], [1, 2, 1], [0, 1, 2]]))
+    >>> get_solver("first_s").func(S, 2).support.tolist()
+    [0, 1]
+    >>> from eigensparse import registry; del registry._METHODS["first_s"]  # forget the toy
+    """
 
     def deco(func):
         register_method(MethodSpec(name, func, kind="single", takes_cardinality=takes_cardinality,
@@ -37,7 +51,15 @@ def register(name: str, *, needs_data=False, penalized: bool = False, summary: s
 
 
 def get_solver(name) -> MethodSpec:
-    """The :class:`~eigensparse.registry.MethodSpec` of the single-component method ``name``."""
+    """The :class:`~eigensparse.registry.MethodSpec` of the single-component method ``name``.
+
+    Examples
+    --------
+    >>> from eigensparse.solvers import get_solver
+    >>> spec = get_solver("greedy")
+    >>> spec.name, spec.kind, spec.takes_cardinality
+    ('greedy', 'single', True)
+    """
     return get_method(name, kind="single")
 
 

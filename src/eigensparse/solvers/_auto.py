@@ -270,6 +270,16 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     Without the swap search and with 8 starts ``auto`` misses 12 of these; with the swap
     search and 8 starts, 2: the many starts do most of the work on small problems, the
     swap search is the cheap safety net for the larger ones, where starts are fewer.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("auto").func(S, 6, random_state=0)
+    >>> best = get_solver("exhaustive").func(S, 6)
+    >>> res.support.tolist(), bool(abs(res.variance - best.variance) < 1e-9)
+    ([0, 1, 6, 7, 8, 9], True)
     """
     s = _check_problem(op, cardinality, "auto")
     p = int(op.n_features)

@@ -129,6 +129,15 @@ def emspca(op: Operator, cardinality: int, *, max_iter: int = 200, tol: float = 
     ComponentResult
         ``info``: ``"objective_em"`` (wᵀΣw of the EM weights before polishing),
         ``"start_values"`` (one per start), ``"iterations"``.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("emspca").func(S, 3)
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1, 8], 2.475)
     """
     K = _check(op, cardinality, "emspca")
     validate_params(
@@ -225,6 +234,15 @@ def spanspca(op: Operator, cardinality: int, *, rank: int = 3, n_samples: int = 
         Loadings polished on the chosen support (variance λmax(Σ[I, I])). ``info``:
         ``"surrogate_value"`` (λmax(Σ_d[I, I]) of the chosen support), ``"n_supports"``
         (distinct supports seen), ``"eigenvalues"`` (of Σ_d).
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("spanspca").func(S, 3, random_state=0)
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1, 8], 2.475)
     """
     s = _check(op, cardinality, "spanspca")
     validate_params(

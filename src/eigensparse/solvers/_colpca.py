@@ -164,6 +164,15 @@ def scol(op: Operator, cardinality: int, *, random_state=None, power_iter: int =
         ``loadings`` shape (p,), unit norm, supported on J (shape (s,)); ``variance`` the
         exact xᵀΣx; ``n_iter`` the power iterations. ``info["selection_order"]`` (s,),
         ``info["signs"]`` (s,) the α_k, ``info["n_selection_loops"]``.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("scol").func(S, 3, random_state=0)
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1, 8], 2.475)
     """
     s = _check_problem(op, cardinality, "scol")
     validate_params({"power_iter": power_iter, "tol": tol}, _POWER_CONSTRAINTS, where="scol")
@@ -196,6 +205,15 @@ def mcol(op: Operator, cardinality: int, *, random_state=None, n_per_step: int |
     -------
     ComponentResult
         As :func:`scol`, with ``info["n_per_step"]`` = c.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("mcol").func(S, 3, random_state=0)
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1, 8], 2.475)
     """
     s = _check_problem(op, cardinality, "mcol")
     validate_params({"power_iter": power_iter, "tol": tol, "n_per_step": n_per_step},

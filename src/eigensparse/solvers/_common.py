@@ -16,6 +16,16 @@ def polish_loadings(op: Operator, support) -> tuple[np.ndarray, float]:
 
     Returns the full-length unit vector (zeros off the support, sign fixed) and its
     variance λmax(Σ[I, I]).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.solvers import polish_loadings
+    >>> S = Covariance(np.array([[2.0, 1, 0], [1, 2, 1], [0, 1, 2]]))
+    >>> x, lam = polish_loadings(S, [1, 0])
+    >>> np.round(x, 4).tolist(), round(lam, 4)  # λmax of [[2, 1], [1, 2]]
+    ([0.7071, 0.7071, 0.0], 3.0)
     """
     support = np.sort(np.asarray(support, dtype=np.intp))
     B = op.block(support)
@@ -38,7 +48,18 @@ def polish_loadings(op: Operator, support) -> tuple[np.ndarray, float]:
 def make_result(op: Operator, x: np.ndarray, method: str, *, variance: float | None = None,
                 **fields) -> ComponentResult:
     """Build a :class:`ComponentResult` from a loading vector: normalise, fix the sign,
-    read the support, compute the variance on ``op`` unless given."""
+    read the support, compute the variance on ``op`` unless given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.solvers import make_result
+    >>> S = Covariance(np.array([[2.0, 1, 0], [1, 2, 1], [0, 1, 2]]))
+    >>> res = make_result(S, [0.0, 3.0, 4.0], "manual")  # normalised
+    >>> res.loadings.round(4).tolist(), res.support.tolist(), round(res.variance, 4)
+    ([0.0, 0.6, 0.8], [1, 2], 2.96)
+    """
     x = np.asarray(x, dtype=float)
     nrm = np.linalg.norm(x)
     if nrm > 0:
@@ -52,6 +73,17 @@ def make_result(op: Operator, x: np.ndarray, method: str, *, variance: float | N
 
 
 def polish(op: Operator, support, method: str = "polish", **fields) -> ComponentResult:
-    """Result whose loadings are optimal for ``support`` (see :func:`polish_loadings`)."""
+    """Result whose loadings are optimal for ``support`` (see :func:`polish_loadings`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.solvers import polish
+    >>> S = Covariance(np.array([[2.0, 1, 0], [1, 2, 1], [0, 1, 2]]))
+    >>> res = polish(S, [1, 2], "mine", n_iter=1)
+    >>> res.method, res.support.tolist(), round(res.variance, 4)
+    ('mine', [1, 2], 3.0)
+    """
     x, lam = polish_loadings(op, support)
     return make_result(op, x, method, variance=lam, **fields)

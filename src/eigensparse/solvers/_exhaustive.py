@@ -78,6 +78,15 @@ def exhaustive(op: Operator, cardinality: int, *, random_state=None,
     InvalidParameterError
         When C(n_features, cardinality) > max_supports, or the estimated cost exceeds
         ``max_cost`` and no ``max_time`` is given.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("exhaustive").func(S, 3)  # all C(13, 3) = 286 supports
+    >>> res.support.tolist(), round(res.variance, 3), round(res.upper_bound, 3)
+    ([0, 1, 8], 2.475, 2.475)
     """
     s = _check_problem(op, cardinality, "exhaustive")
     validate_params({"max_supports": max_supports, "max_cost": max_cost, "max_time": max_time,

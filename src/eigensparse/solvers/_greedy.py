@@ -218,6 +218,17 @@ def greedy(op: Operator, cardinality: int, *, random_state=None):
     -----
     Cost O(s·cost(column) + s²p + Σ_k k²m_k + s⁴) where m_k ≤ p is the number of
     candidates surviving the closed-form bounds at step k.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("greedy").func(S, 3)
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1, 8], 2.475)
+    >>> [len(I) for I in res.info["path_supports"]]  # the whole greedy path up to s
+    [1, 2, 3]
     """
     s = _check_problem(op, cardinality, "greedy")
     order, path_var = _path(op, s, "greedy")
@@ -251,6 +262,15 @@ def approx_greedy(op: Operator, cardinality: int, *, random_state=None, n_candid
     ComponentResult
         As :func:`greedy`: ``info["path_supports"]`` (list of s arrays),
         ``info["path_variances"]`` (ndarray (s,)), ``info["selection_order"]`` ((s,)).
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("approx_greedy").func(S, 3)
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1, 8], 2.475)
     """
     s = _check_problem(op, cardinality, "approx_greedy")
     validate_params({"n_candidates": n_candidates},

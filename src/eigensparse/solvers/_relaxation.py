@@ -392,6 +392,17 @@ def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, to
         See ``bca``: ``upper_bound`` (on max xᵀΣx over cardinality <= card(result)),
         ``gap``, info["objective"], ["dual"], ["certified"], ["penalty"],
         ["working_set_size"], ["n_penalties_tried"], ["X"], ["U"].
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data[:6, :6])
+    >>> res = get_solver("dspca").func(S, 2)
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1], 1.954)
+    >>> bool(res.upper_bound >= res.variance - 1e-9)  # the relaxation's bound
+    True
     """
     return relaxation_component(op, cardinality, penalty, engine="first_order", method="dspca",
                                 tol=tol, max_iter=max_iter, support_tol=support_tol,
@@ -445,6 +456,17 @@ def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=
         "relaxation_gap", "certified", "penalty", "working_set_size",
         "n_penalties_tried", "penalties_tried", "X" (Z on the working set), "U",
         "working_set".
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("bca").func(S, 3)
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1, 8], 2.475)
+    >>> bool(res.upper_bound >= res.variance - 1e-9)  # the relaxation's bound
+    True
     """
     return relaxation_component(op, cardinality, penalty, engine="bca", method="bca", tol=tol,
                                 max_iter=max_sweeps, support_tol=support_tol,

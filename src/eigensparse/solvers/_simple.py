@@ -72,6 +72,15 @@ def variance(op: Operator, cardinality: int, *, random_state=None):
         the diagonal Σ_ii, shape (p,); ``info["selected_support"]`` the chosen I (the
         loadings' support can be smaller when Σ[I, I] has a repeated top eigenvalue).
         Ties in Σ_ii go to the lower index.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("variance").func(S, 3)
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1, 2], 2.145)
     """
     s = _check_problem(op, cardinality, "variance")
     d = op.diag()
@@ -132,6 +141,15 @@ def threshold(op: Operator, cardinality: int, *, random_state=None, tol: float =
         variance of any component, reported as ``upper_bound``),
         ``info["eigenvector"]`` the unthresholded v, shape (p,);
         ``info["selected_support"]`` the chosen I.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("threshold").func(S, 3)
+    >>> res.support.tolist(), round(res.variance, 3), round(res.upper_bound, 3)
+    ([0, 1, 6], 2.329, 4.219)
     """
     s = _check_problem(op, cardinality, "threshold")
     validate_params({"tol": tol, "maxiter": maxiter},

@@ -142,6 +142,15 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
         variance; otherwise component j has cardinality ``cardinalities[j]``. Each
         ``info`` holds the run's summary (objective, unrefined objective, sketch,
         candidates evaluated, timings, refinement statistics).
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.multi import get_joint
+    >>> S = es.Covariance(es.datasets.load_pitprops().data[:6, :6])
+    >>> comps = get_joint("bipartite").func(S, [2, 2], n_candidates=500, random_state=0)
+    >>> [c.support.tolist() for c in comps], [round(c.variance, 3) for c in comps]
+    ([[0, 1], [2, 3]], [1.954, 1.882])
     """
     t0 = time.perf_counter()
     caps, rank, matcher, time_budget = _check_args(op, cardinalities, rank, n_candidates,

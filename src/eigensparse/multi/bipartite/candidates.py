@@ -25,6 +25,14 @@ def epsilon_net(r: int, epsilon: float) -> np.ndarray:
     (h/2)√(r−1) = ε/2 of a grid point, and radial projection onto the sphere is
     1-Lipschitz outside the unit ball. Antipodal duplicates are removed (the matching
     only sees W_ij²).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.multi.bipartite import epsilon_net
+    >>> net = epsilon_net(2, 0.5)  # unit vectors of R² covering the half circle within 0.25
+    >>> net.shape, bool(np.allclose(np.linalg.norm(net, axis=1), 1.0))
+    ((8, 2), True)
     """
     if r == 1:
         return np.ones((1, 1))
@@ -58,6 +66,16 @@ def _net_size(N: int, k: int, interchangeable: bool) -> int:
 
 
 def net_batches(net: np.ndarray, k: int, interchangeable: bool, batch: int):
+    """Every candidate matrix of the net, ``batch`` at a time, shape (b, r, k): all k-tuples
+    of net points (multisets when the components are ``interchangeable``).
+
+    Examples
+    --------
+    >>> from eigensparse.multi.bipartite.candidates import epsilon_net, net_batches
+    >>> net = epsilon_net(2, 0.5)
+    >>> [C.shape for C in net_batches(net, 2, True, 20)]  # the 36 pairs, 20 at a time
+    [(20, 2, 2), (16, 2, 2)]
+    """
     it = (itertools.combinations_with_replacement(range(net.shape[0]), k) if interchangeable
           else itertools.product(range(net.shape[0]), repeat=k))
     while True:
@@ -69,7 +87,14 @@ def net_batches(net: np.ndarray, k: int, interchangeable: bool, batch: int):
 
 
 def principal_directions(r: int) -> np.ndarray:
-    """Eigen-directions e_a and their ±45° mixtures (e_a ± e_b)/√2, as columns (r, m)."""
+    """Eigen-directions e_a and their ±45° mixtures (e_a ± e_b)/√2, as columns (r, m).
+
+    Examples
+    --------
+    >>> from eigensparse.multi.bipartite.candidates import principal_directions
+    >>> principal_directions(2).round(4).tolist()  # e_1, e_2, (e_1 ± e_2)/√2 as columns
+    [[1.0, 0.0, 0.7071, 0.7071], [0.0, 1.0, 0.7071, -0.7071]]
+    """
     E = np.eye(r)
     mix = [(E[:, a] + sg * E[:, b]) / math.sqrt(2)
            for a in range(r) for b in range(a + 1, r) for sg in (1.0, -1.0)]
@@ -77,7 +102,16 @@ def principal_directions(r: int) -> np.ndarray:
 
 
 def pca_candidates(r: int, k: int) -> np.ndarray:
-    """Deterministic candidates built from the principal directions, shape (m, r, k)."""
+    """Deterministic candidates built from the principal directions, shape (m, r, k).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.multi.bipartite.candidates import pca_candidates
+    >>> C = pca_candidates(2, 2)  # rank-2 sketch, 2 components
+    >>> C.shape, bool(np.allclose(np.linalg.norm(C, axis=1), 1.0))  # unit columns
+    ((4, 2, 2), True)
+    """
     I = np.eye(r)
     dirs = principal_directions(r)
     n = dirs.shape[1]
@@ -96,7 +130,16 @@ def pca_candidates(r: int, k: int) -> np.ndarray:
 
 def random_candidates(rng, b: int, r: int, k: int, dirs: np.ndarray | None) -> np.ndarray:
     """Uniform samples from the product of unit spheres; a few columns are principal
-    directions or their mixtures (``dirs``) to mix PCA structure into the search."""
+    directions or their mixtures (``dirs``) to mix PCA structure into the search.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.multi.bipartite.candidates import principal_directions, random_candidates
+    >>> C = random_candidates(np.random.default_rng(0), 16, 3, 2, principal_directions(3))
+    >>> C.shape, bool(np.allclose(np.linalg.norm(C, axis=1), 1.0))
+    ((16, 3, 2), True)
+    """
     C = rng.standard_normal((b, r, k))
     C /= np.linalg.norm(C, axis=1, keepdims=True)
     if dirs is not None and b >= 8:
@@ -108,7 +151,15 @@ def random_candidates(rng, b: int, r: int, k: int, dirs: np.ndarray | None) -> n
 
 def build_net(rank: int, epsilon: float, k: int, interchangeable: bool):
     """(the ε-net on one sphere, the number of candidate matrices it gives), or a clear
-    error when that number exceeds ``MAX_NET_CANDIDATES``."""
+    error when that number exceeds ``MAX_NET_CANDIDATES``.
+
+    Examples
+    --------
+    >>> from eigensparse.multi.bipartite.candidates import build_net
+    >>> net, n_candidates = build_net(rank=2, epsilon=0.5, k=2, interchangeable=True)
+    >>> net.shape, n_candidates  # 8 points; 8·9/2 unordered pairs of them
+    ((8, 2), 36)
+    """
     n_pts = _net_points_upper(rank, float(epsilon))
     n_net = _net_size(n_pts, k, interchangeable)
     net = None

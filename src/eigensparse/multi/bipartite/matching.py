@@ -25,6 +25,19 @@ MATCHERS = ("auto", "ssp", "lsa")
 
 
 def check_cardinalities(cardinalities, p: int) -> np.ndarray:
+    """Validated cardinalities (one int >= 1 per component, summing to at most ``p``), int64.
+
+    Examples
+    --------
+    >>> from eigensparse.multi.bipartite.matching import check_cardinalities
+    >>> check_cardinalities([2, 3], 10).tolist()
+    [2, 3]
+    >>> try:
+    ...     check_cardinalities([6, 6], 10)
+    ... except ValueError as err:
+    ...     print(str(err)[:71])
+    bipartite: parameter 'cardinality' is too large for disjoint supports:
+    """
     if isinstance(cardinalities, numbers.Integral) and not isinstance(cardinalities, bool):
         cardinalities = [int(cardinalities)]
     try:
@@ -346,7 +359,17 @@ def match_rows(Vs: np.ndarray, nrm2: np.ndarray, C: np.ndarray, caps: np.ndarray
                 matcher: str, scanned: np.ndarray | None = None) -> np.ndarray:
     """Supports for a batch: W = Vs·C_b (rows of Vs sorted by decreasing norm ``nrm2``,
     C (b, r, k) with unit columns) → matched row positions (b, S), grouped by column
-    (caps[0] rows of column 0, then column 1, ...)."""
+    (caps[0] rows of column 0, then column 1, ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.multi.bipartite.matching import match_rows
+    >>> Vs = np.array([[0.9, 0.1], [-0.5, 0.8], [0.3, 0.2], [0.1, -0.6]])  # rows by norm
+    >>> nrm2 = (Vs ** 2).sum(axis=1)
+    >>> match_rows(Vs, nrm2, np.eye(2)[None], np.array([2, 2]), "lsa").tolist()  # row positions
+    [[0, 2, 1, 3]]
+    """
     S = int(caps.sum())
     b = C.shape[0]
     out = np.empty((b, S), dtype=np.intp)
@@ -376,6 +399,14 @@ def match_supports(W, cardinalities, *, matcher: str = "auto") -> list[np.ndarra
 
     The maximum-weight bipartite matching of Algorithm 2, pruned to the union of each
     column's top Σ s_j variables. Returns one sorted index array per column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.multi.bipartite import match_supports
+    >>> W = np.array([[0.9, 0.1], [-0.5, 0.8], [0.1, -0.6], [0.3, 0.2]])
+    >>> [I.tolist() for I in match_supports(W, [2, 2])]  # disjoint, max Σ_j Σ_{i∈I_j} W_ij²
+    [[0, 3], [1, 2]]
     """
     W = np.asarray(W, dtype=float)
     if W.ndim != 2:
@@ -388,7 +419,16 @@ def match_supports(W, cardinalities, *, matcher: str = "auto") -> list[np.ndarra
 
 
 def match_matrix(W: np.ndarray, caps: np.ndarray, matcher: str) -> list[np.ndarray]:
-    """:func:`match_supports` without the checks: W = W·I with rows sorted by norm."""
+    """:func:`match_supports` without the checks: W = W·I with rows sorted by norm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.multi.bipartite.matching import match_matrix
+    >>> W = np.array([[0.9, 0.1], [-0.5, 0.8], [0.1, -0.6], [0.3, 0.2]])
+    >>> [I.tolist() for I in match_matrix(W, np.array([2, 2]), "lsa")]
+    [[0, 3], [1, 2]]
+    """
     nrm2 = np.einsum("ij,ij->i", W, W)
     order = np.argsort(-nrm2, kind="stable")
     out = match_rows(W[order], nrm2[order], np.eye(W.shape[1])[None], caps, matcher)[0]
@@ -398,6 +438,14 @@ def match_matrix(W: np.ndarray, caps: np.ndarray, matcher: str) -> list[np.ndarr
 
 
 def resolve_matcher(matcher: str) -> str:
+    """The matching solver to use: ``"auto"`` is ``"ssp"`` (numba) when available, else ``"lsa"``.
+
+    Examples
+    --------
+    >>> from eigensparse.multi.bipartite.matching import resolve_matcher
+    >>> resolve_matcher("auto") in ("ssp", "lsa"), resolve_matcher("lsa")
+    (True, 'lsa')
+    """
     if matcher == "auto":
         return "ssp" if _HAVE_NUMBA else "lsa"
     if matcher == "ssp" and not _HAVE_NUMBA:  # pragma: no cover

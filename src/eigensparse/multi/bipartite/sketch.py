@@ -12,7 +12,17 @@ DENSE_MAX_FEATURES = 1000
 
 
 def max_sketch_rank(op: Operator) -> int:
-    """Largest sketch rank the data allow: p, and n (n − 1 when centered) for data."""
+    """Largest sketch rank the data allow: p, and n (n − 1 when centered) for data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance, DenseData
+    >>> from eigensparse.multi.bipartite.sketch import max_sketch_rank
+    >>> X = np.random.default_rng(0).standard_normal((3, 5))
+    >>> max_sketch_rank(DenseData(X)), max_sketch_rank(Covariance(np.eye(4)))  # n − 1, p
+    (2, 4)
+    """
     p = int(op.n_features)
     n = op.n_samples
     if n is None:
@@ -23,7 +33,18 @@ def max_sketch_rank(op: Operator) -> int:
 
 
 def sketch_operator(op: Operator, rank: int, method: str, rng: np.random.Generator):
-    """Top-``rank`` eigenpairs of Σ (descending), and λ_{r+1} when cheaply available."""
+    """Top-``rank`` eigenpairs of Σ (descending), and λ_{r+1} when cheaply available.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.multi.bipartite.sketch import sketch_operator
+    >>> S = Covariance(np.diag([4.0, 3.0, 2.0, 1.0]))
+    >>> w, U, next_eigenvalue, how = sketch_operator(S, 2, "auto", np.random.default_rng(0))
+    >>> w.tolist(), np.abs(U).round(4).tolist(), next_eigenvalue, how
+    ([4.0, 3.0], [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [0.0, 0.0]], 2.0, 'dense')
+    """
     from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
     p = op.n_features

@@ -23,10 +23,27 @@ _SCHEMES = ("tcp", "tls", "inproc", "ws", "wss", "ucx")
 
 class DaskComputeError(RuntimeError):
     """A graph computation of a :class:`DaskData` operator failed on the cluster
-    (e.g. data without lineage lost with a worker)."""
+    (e.g. data without lineage lost with a worker).
+
+    Examples
+    --------
+    >>> from eigensparse.operators.dask import DaskComputeError
+    >>> issubclass(DaskComputeError, RuntimeError)  # a failed computation, not bad input
+    True
+    """
 
 
 def import_dask():
+    """``(dask, dask.array)``, or a clear error naming the ``dask`` extra when missing.
+
+    Examples
+    --------
+    >>> import dask  # the dask extra (without it: a clear InvalidParameterError)
+    >>> from eigensparse.operators.dask.client import import_dask
+    >>> dask, da = import_dask()
+    >>> da.__name__
+    'dask.array'
+    """
     try:
         import dask
         import dask.array as da
@@ -38,7 +55,16 @@ def import_dask():
 
 
 def is_dask_array(x) -> bool:
-    """True for a ``dask.array.Array`` (without importing dask when it is not loaded)."""
+    """True for a ``dask.array.Array`` (without importing dask when it is not loaded).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask.array as da
+    >>> from eigensparse.operators.dask import is_dask_array
+    >>> is_dask_array(da.zeros((4, 2), chunks=2)), is_dask_array(np.zeros((4, 2)))
+    (True, False)
+    """
     import sys
 
     if "dask.array" not in sys.modules:
@@ -94,6 +120,16 @@ def connect(address: str, *, timeout: float = 10.0):
         ``tcp://HOST:PORT`` (``HOST:PORT`` means tcp), ``tls://...``, ``ws://...``.
     timeout : float, default=10
         Seconds allowed for reaching the scheduler.
+
+    Examples
+    --------
+    >>> import distributed  # the dask extra
+    >>> from eigensparse.operators.dask import connect
+    >>> try:
+    ...     connect("tcp://127.0.0.1:1", timeout=2)  # nothing listens there: fails at once
+    ... except ValueError as err:
+    ...     print(type(err).__name__)
+    InvalidParameterError
     """
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0 \
             or not math.isfinite(timeout):
@@ -125,7 +161,15 @@ def connect(address: str, *, timeout: float = 10.0):
 
 def resolve_client(client):
     """A Client, an address (connected with :func:`connect`), or None (the default client
-    when one is registered, else the local scheduler)."""
+    when one is registered, else the local scheduler).
+
+    Examples
+    --------
+    >>> import distributed  # the dask extra
+    >>> from eigensparse.operators.dask import resolve_client
+    >>> resolve_client(None) is None  # no default client registered: the local scheduler
+    True
+    """
     if client is None:
         try:
             from distributed import default_client
@@ -174,6 +218,16 @@ def scatter_rows(X, *, client=None, rows_per_block: int | None = None, lineage: 
         is a task of the graph holding its data (like ``da.from_array``): the scheduler
         keeps a copy and recomputes blocks lost with a worker, so a fit survives the
         death of workers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask
+    >>> from eigensparse.operators.dask import scatter_rows
+    >>> X = np.arange(12.0).reshape(6, 2)
+    >>> D = scatter_rows(X, rows_per_block=4)  # no client: in-process blocks
+    >>> D.chunks[0], bool((D.compute() == X).all())
+    ((4, 2), True)
     """
     dask, da = import_dask()
     client = resolve_client(client)
@@ -207,7 +261,19 @@ def _identity(x):
 
 def wrap_block(dask, da, client, part, meta, lineage):
     """One in-memory block as a Dask block: scattered to the workers (a client, no
-    lineage) or a task of the graph holding the data (recomputable)."""
+    lineage) or a task of the graph holding the data (recomputable).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask  # the dask extra
+    >>> from eigensparse.operators.dask.client import import_dask, wrap_block
+    >>> dask, da = import_dask()
+    >>> part = np.ones((3, 2))
+    >>> block = wrap_block(dask, da, None, part, np.empty((0, 2)), lineage=True)
+    >>> block.shape, float(block.sum().compute())
+    ((3, 2), 6.0)
+    """
     if client is not None and not lineage:
         handle = dask.delayed(client.scatter(part, hash=False))
     else:

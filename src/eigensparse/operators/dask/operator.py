@@ -72,6 +72,17 @@ class DaskData(Operator):
     :meth:`matmat`, :meth:`quad`, :meth:`dot`, :meth:`rdot`, :meth:`block` and
     :meth:`data_columns` is one graph computation; p × b blocks travel, never X.
     :meth:`restrict` is a view (a column selection applied inside the block kernels).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask.array as da
+    >>> from eigensparse import DenseData
+    >>> from eigensparse.operators import DaskData
+    >>> X = np.random.default_rng(0).standard_normal((60, 4))
+    >>> op = DaskData(da.from_array(X, chunks=(20, 4)))  # local threads: no cluster needed
+    >>> bool(np.allclose(op.matvec(np.ones(4)), DenseData(X).matvec(np.ones(4))))
+    True
     """
 
     has_data = True

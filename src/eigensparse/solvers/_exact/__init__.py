@@ -192,6 +192,17 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
     deflated Σ (per component, given the earlier components); with ``deflation="disjoint"``
     for Σ restricted to the unused variables, i.e. each component is optimal *given the
     earlier ones*, not the best set of disjoint components jointly.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("exact").func(S, 5)
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1, 6, 8, 9], 3.406)
+    >>> bool(res.gap < 1e-6)  # certified optimal
+    True
     """
     t0 = time.perf_counter()
     s = _check_problem(op, cardinality, "exact")

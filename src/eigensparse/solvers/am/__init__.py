@@ -189,6 +189,18 @@ def am(op: Operator, cardinality=None, *, formulation: str = "l2_l0_con", penalt
 
     *Best start.* The start with the largest AM objective is kept (ties: the lower
     start index); for the L2 formulations this is the largest variance before polishing.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("am").func(S, 3, random_state=0)  # formulation "l2_l0_con"
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1, 8], 2.475)
+    >>> res = get_solver("am").func(S, formulation="l2_l1_pen", penalty=0.2, random_state=0)
+    >>> int(res.support.size), round(res.variance, 3)
+    (9, 4.116)
     """
     _check_op(op, "am")
     validate_params(
@@ -226,6 +238,15 @@ def tpower(op: Operator, cardinality, *, n_starts=None, init="auto", strategy: s
     coordinate and random starts as in :func:`am`.
     ``init="variance"`` gives that classic start; ``n_starts > 1`` adds starts (see
     :func:`am`).
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = get_solver("tpower").func(S, 3, random_state=0)
+    >>> res.support.tolist(), round(res.variance, 3)
+    ([0, 1, 8], 2.475)
     """
     _check_op(op, "tpower")
     validate_params(

@@ -38,7 +38,15 @@ def _l1_step(products, X):
 
 @dataclass(frozen=True)
 class VariancePiece:
-    """How variance is measured: ``‖Ax‖₂`` (``"l2"``) or ``‖Ax‖₁`` (``"l1"``)."""
+    """How variance is measured: ``‖Ax‖₂`` (``"l2"``) or ``‖Ax‖₁`` (``"l1"``).
+
+    Examples
+    --------
+    >>> from eigensparse.solvers.am import FORMULATIONS
+    >>> l2, l1 = FORMULATIONS["l2_l0_con"].variance, FORMULATIONS["l1_l0_con"].variance
+    >>> (l2.name, l2.needs_data), (l1.name, l1.needs_data)  # ‖Ax‖₁ needs the data A
+    (('l2', False), ('l1', True))
+    """
 
     name: str
     #: the y-step and the product back: (products, X) -> (V = Aᵀy, f = ‖Ax‖ per column)
@@ -51,7 +59,15 @@ class VariancePiece:
 
 @dataclass(frozen=True)
 class SparsityPiece:
-    """How sparsity is induced: the x-step operator and, for penalties, the measure."""
+    """How sparsity is induced: the x-step operator and, for penalties, the measure.
+
+    Examples
+    --------
+    >>> from eigensparse.solvers.am import FORMULATIONS
+    >>> piece = FORMULATIONS["l2_l0_pen"].sparsity
+    >>> piece.name, piece.usage, piece.constrained, piece.xstep.__name__
+    ('l0', 'pen', False, 'l0_penalty_threshold')
+    """
 
     name: str  # "l0" or "l1"
     usage: str  # "con" (constraint, level = s) or "pen" (penalty, level = γ)
@@ -69,7 +85,19 @@ class SparsityPiece:
 
 @dataclass(frozen=True)
 class Formulation:
-    """One of the 8 formulations: a variance piece and a sparsity piece."""
+    """One of the 8 formulations: a variance piece and a sparsity piece.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.solvers.am import FORMULATIONS
+    >>> sorted(FORMULATIONS)[:4]
+    ['l1_l0_con', 'l1_l0_pen', 'l1_l1_con', 'l1_l1_pen']
+    >>> FORMULATIONS["l2_l0_con"].description
+    'max ‖Ax‖₂ subject to ‖x‖₀ <= s, ‖x‖₂ <= 1'
+    >>> FORMULATIONS["l2_l1_pen"].objective(np.array([2.0]), np.array([[0.6], [0.8]]), 0.5)
+    array([1.3])
+    """
 
     name: str
     variance: VariancePiece

@@ -19,6 +19,15 @@ def hard_threshold(V: np.ndarray, s: int) -> tuple[np.ndarray, np.ndarray]:
 
     Returns ``(T, thr)``: ``T`` of the shape of ``V`` (not normalised) and ``thr`` the
     smallest kept magnitude per column (features with a smaller |v_i| were dropped).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.solvers.am import hard_threshold
+    >>> V = np.array([[0.9, 0.1], [-0.5, 0.8], [0.1, -0.6], [0.3, 0.2]])
+    >>> T, thr = hard_threshold(V, 2)  # the 2 largest |v_i| of each column
+    >>> T.tolist(), thr.tolist()
+    ([[0.9, 0.0], [-0.5, 0.8], [0.0, -0.6], [0.0, 0.0]], [0.5, 0.6])
     """
     m, b = V.shape
     if not isinstance(V, np.ndarray):
@@ -42,6 +51,14 @@ def soft_threshold_l1_ball(V: np.ndarray, s: float) -> tuple[np.ndarray, np.ndar
     decreases in λ). Exact: with ``z`` the sorted |v| and ``k`` entries active, the
     equation is quadratic in λ, root ``λ = μ_k − √(s·var_k/(k − s))`` (mean and variance
     of the top k). Returns ``(V_λ(v), λ)`` per column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.solvers.am import soft_threshold_l1_ball
+    >>> T, lam = soft_threshold_l1_ball(np.array([[3.0], [4.0], [0.5]]), 1.0)  # ‖x‖₁ <= 1
+    >>> T.ravel().tolist(), lam.tolist()
+    ([0.0, 1.0, 0.0], [3.0])
     """
     m, b = V.shape
     if not isinstance(V, np.ndarray):
@@ -80,7 +97,16 @@ def soft_threshold_l1_ball(V: np.ndarray, s: float) -> tuple[np.ndarray, np.ndar
 
 
 def l0_penalty_threshold(V: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray]:
-    """Column-wise ``U_γ``: keep ``v_i`` with ``v_i² > γ``; threshold √γ."""
+    """Column-wise ``U_γ``: keep ``v_i`` with ``v_i² > γ``; threshold √γ.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.solvers.am import l0_penalty_threshold
+    >>> T, thr = l0_penalty_threshold(np.array([[0.9], [-0.5], [0.1]]), 0.2)  # keep v_i² > 0.2
+    >>> T.ravel().tolist(), round(float(thr[0]), 4)
+    ([0.9, -0.5, 0.0], 0.4472)
+    """
     if not isinstance(V, np.ndarray):
         xp = namespace_of(V)
         return xp.where(V * V > gamma, V, xp.zeros_like(V)), np.full(V.shape[1], math.sqrt(gamma))
@@ -89,7 +115,16 @@ def l0_penalty_threshold(V: np.ndarray, gamma: float) -> tuple[np.ndarray, np.nd
 
 
 def l1_penalty_threshold(V: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray]:
-    """Column-wise ``V_γ``: ``sign(v_i)(|v_i| − γ)₊``; threshold γ."""
+    """Column-wise ``V_γ``: ``sign(v_i)(|v_i| − γ)₊``; threshold γ.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.solvers.am import l1_penalty_threshold
+    >>> T, thr = l1_penalty_threshold(np.array([[0.9], [-0.5], [0.1]]), 0.25)
+    >>> T.ravel().tolist(), thr.tolist()  # sign(v)(|v| − γ)₊
+    ([0.65, -0.25, 0.0], [0.25])
+    """
     if not isinstance(V, np.ndarray):
         xp = namespace_of(V)
         return (xp.sign(V) * xp.clip(xp.abs(V) - gamma, min=0.0),
@@ -181,7 +216,16 @@ def _soft_threshold_l1_ball_xp(V, s):
 
 
 def to_host(a):
-    """A device array (or NumPy) as NumPy float64."""
+    """A device array (or NumPy) as NumPy float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.solvers.am.steps import to_host
+    >>> a = np.ones(3)
+    >>> to_host(a) is a  # NumPy arrays pass through; device arrays are copied to float64
+    True
+    """
     if isinstance(a, np.ndarray):
         return a
     from ...operators._xp import to_numpy
