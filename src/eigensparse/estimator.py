@@ -52,6 +52,10 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Seeds every randomised step: the same value gives the same output.
     progress : bool, default=False
         Show a progress bar over components.
+    refine : {"auto", True, False}, default="auto"
+        Cyclic refinement of the deflation chain (see :func:`eigensparse.sparse_pca`):
+        never lowers the total adjusted variance; ``"auto"`` refines several components
+        of a single-component method with ``"schur"`` or ``"disjoint"`` deflation.
 
     Attributes
     ----------
@@ -94,11 +98,13 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         "method_options": [dict, None],
         "random_state": ["random_state"],
         "progress": ["boolean"],
+        "refine": [StrOptions({"auto"}), "boolean"],
     }
 
     def __init__(self, n_components=None, *, cardinality=None, method=DEFAULT_METHOD,
                  deflation=DEFAULT_DEFLATION, center=True, scale=False, n_starts=None,
-                 penalty=None, method_options=None, random_state=None, progress=False):
+                 penalty=None, method_options=None, random_state=None, progress=False,
+                 refine="auto"):
         self.n_components = n_components
         self.cardinality = cardinality
         self.method = method
@@ -110,6 +116,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.method_options = method_options
         self.random_state = random_state
         self.progress = progress
+        self.refine = refine
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -140,7 +147,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         res = sparse_pca(X, n_components=self.n_components, cardinality=self.cardinality,
                          method=self.method, deflation=self.deflation, penalty=self.penalty,
                          center=bool(self.center), scale=bool(self.scale), random_state=seed,
-                         progress=bool(self.progress), **opts)
+                         progress=bool(self.progress), refine=self.refine, **opts)
         self.result_ = res
         self.components_ = res.components
         self.n_components_ = res.components.shape[0]
