@@ -19,8 +19,9 @@ more for the later ones: on KOS k=5 s=10 its chain explains 36.14 against auto's
 35.55), and the chain of larger total is the one refined (``PARTNER_CHAINS``).
 
 Sweeps go over j = 0, 1, …, k−1 and stop after a sweep that accepted nothing, after
-one whose gain is below ``tol`` × the total, or after ``max_sweeps`` sweeps: the cost
-is at most ``max_sweeps`` times the chain's (each sweep makes at most k solves; a
+one whose gain is below ``tol`` × the total, or after ``max_sweeps`` sweeps: the
+refinement costs at most (number of partner chains + ``max_sweeps``) chains' worth of
+solves (each sweep makes at most k solves; a
 component whose deflating set did not change since it was solved is skipped, so the
 last component of a Schur chain is never re-solved in the first sweep).
 
@@ -31,8 +32,23 @@ component uses (its own included), so the supports stay disjoint. With
 orthogonal loadings) is then not kept, which is why ``refine="auto"`` refines only
 ``"schur"`` and ``"disjoint"`` chains.
 
-Measured (single thread, ``method="auto"``, default settings, adjusted total / sum of
-xᵀΣx): see ``benchmarks/bench_peers.py`` and the module's tests.
+Measured (``method="auto"``, default settings, ``random_state=0``, single thread on a
+loaded 2-core machine; totals as ``benchmarks/bench_peers.py`` judges them: adjusted
+variance of the components sorted by xᵀΣx, and the plain sum of xᵀΣx; CPU seconds)::
+
+    problem                    refine=False            refine="auto" (default)   best peer (sum)
+    pitprops k=3 s=5           7.340 / 7.551  0.01 s   7.455 / 7.722  0.04 s     7.699
+    20news k=3 s=10            0.4236 / 0.4285 0.04 s  0.4326 / 0.4340 0.08 s    0.4337
+    20news k=3 s=[21,5,2]      0.4299 / 0.4345 0.04 s  0.4362 / 0.4382 0.09 s    (sklearn 0.4088 adj.)
+    KOS k=5 s=10 (centered)    35.55 / 36.34  0.54 s   36.18 / 37.00  0.97 s     36.59
+    leukemia k=5 s=50          1.7945e9 / 1.8103e9 3.8 s  1.8014e9 / 1.8160e9 17 s  1.8159e9
+
+With one sweep instead of two the totals are slightly lower (20news 0.43254 / 0.43382,
+leukemia sum 1.8144e9 < 1.8159e9). The partner chain decides KOS and 20news (tpower's
+chain, then refined); the sweeps decide pitprops and leukemia (auto's chain, refined).
+The cost is 2–4× the chain's: it can matter for small, fast problems (20 newsgroups at
+scikit-learn's cardinalities: about 35 ms instead of 13 ms), where ``refine=False``
+gives the chain alone.
 """
 from __future__ import annotations
 
@@ -42,7 +58,7 @@ from typing import Callable
 import numpy as np
 
 from .._validation import InvalidParameterError
-from ..operators import Operator, SchurDeflated
+from ..operators import Covariance, Operator, SchurDeflated
 
 __all__ = ["REFINE_OPTIONS", "MAX_SWEEPS", "PARTNER_CHAINS", "resolve_refine", "refine_components",
            "refine_plan", "set_total"]
@@ -102,6 +118,7 @@ def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: C
     from ..registry import get_method
     from ._deflation import run_deflation
 
+    op = _formed_gram(op)
     cards = list(plan.cardinalities)
     best, best_solve = results, solve
     if partners and not plan.options:
@@ -116,8 +133,18 @@ def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: C
             total = set_total(op, np.vstack([r.loadings for r in chain]), explained)
             if total > best_total:
                 best, best_solve, best_total = chain, partner_solve, total
-    refined, _ = refine_components(op, best, best_solve, cards, plan.deflation, explained)
+    refined, _ = refine_components(op, best, best_solve, cards, plan.deflation, explained,
+                                   max_sweeps=MAX_SWEEPS)
     return refined
+
+
+def _formed_gram(op: Operator) -> Operator:
+    """``Covariance(Σ)`` when the operator layer has formed the p×p Gram matrix of ``op``
+    (its policy, :mod:`eigensparse.operators._gram`), else ``op``: every product of the
+    refinement (partner chain, deflations, totals) is then a small dense one."""
+    gram = getattr(op, "gram", None)
+    S = gram() if callable(gram) else None
+    return op if S is None else Covariance(S)
 
 
 def _against_others(op: Operator, results: list, j: int, disjoint: bool):
