@@ -44,7 +44,7 @@ def test_table_printer_is_shared():
     kos = load_kos()
     X, words = kos.data, kos.feature_names
     top = extract_topics(X, words, n_topics=2, cardinality=3, progress=False, **OLD_DEFAULTS)
-    res = sparse_pca(X, n_components=2, cardinality=3, deflation="disjoint")
+    res = sparse_pca(X, n_components=2, cardinality=3, deflation="disjoint", refine=False)  # as topics
     from dataclasses import replace
 
     res = replace(res, feature_names=list(words))

@@ -30,6 +30,7 @@ from ._linalg import fix_sign
 from ._result import SparsePCAResult
 from ._validation import InvalidParameterError, check_cardinalities
 from .multi import DEFLATIONS, run_deflation
+from .multi._refine import refine_plan, resolve_refine
 from .operators import Operator
 from .registry import DEFAULT_METHOD, MethodSpec, get_method, method_names
 
@@ -63,6 +64,9 @@ class Plan:
         One seed per component (the joint method uses the first).
     order : {"variance", "deflation"}
         How :func:`assemble` orders the components (see :func:`component_order`).
+    refine : bool
+        Whether the deflation chain is followed by the cyclic refinement
+        (:mod:`eigensparse.multi._refine`).
     """
 
     spec: MethodSpec
@@ -71,6 +75,7 @@ class Plan:
     options: dict = field(default_factory=dict)
     seeds: tuple = ()
     order: str = DEFAULT_ORDER
+    refine: bool = False
 
     @property
     def method(self) -> str:
@@ -145,7 +150,7 @@ def resolve_method(method, options=None, penalty=None) -> tuple:
 
 
 def plan_components(method, *, n_features: int, n_components=None, cardinality=None,
-                    penalty=None, deflation=None, options=None, random_state=None,
+                    penalty=None, deflation=None, options=None, random_state=None, refine=False,
                     default_cardinality: int = DEFAULT_CARDINALITY,
                     default_deflation: str = DEFAULT_DEFLATION, order: str = DEFAULT_ORDER) -> Plan:
     """Resolve a request once: method, cardinalities, options, deflation, seeds.
@@ -172,6 +177,9 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
         Draws one seed per component.
     order : {"variance", "deflation"}, default="variance"
         Order of the components in the result (:func:`component_order`).
+    refine : {"auto", True, False}, default=False
+        Cyclic refinement after the deflation chain
+        (:func:`eigensparse.multi._refine.resolve_refine` resolves ``"auto"``).
 
     Returns
     -------
@@ -196,7 +204,9 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
                 f"method {spec.name!r} finds all components jointly with disjoint supports; "
                 f"parameter 'deflation' must be 'disjoint' (or left at its default); got {deflation!r}.")
         deflation = "disjoint"
-    return Plan(spec, cards, deflation, opts, _seeds(random_state, k), order)
+    refine = resolve_refine(refine, n_components=k, joint=spec.kind == "joint", cardinalities=cards,
+                            deflation=deflation)
+    return Plan(spec, cards, deflation, opts, _seeds(random_state, k), order, refine)
 
 
 def check_order(order) -> str:
@@ -284,11 +294,15 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
         if progress is not None:
             progress.update(plan.n_components)
         return results
+    partners = solve is None  # the chain portfolio only with the method's own solve
     if solve is None:
         def solve(sub, s, t):
             return plan.spec.func(sub, s, random_state=plan.seeds[t], **plan.options)
-    return run_deflation(op, solve, list(plan.cardinalities), plan.deflation, progress=progress,
-                         found=found)
+    results = run_deflation(op, solve, list(plan.cardinalities), plan.deflation, progress=progress,
+                            found=found)
+    if plan.refine:  # re-solve each component against the others; never lowers the total
+        results = refine_plan(op, plan, results, solve, adjusted_variance, partners=partners)
+    return results
 
 
 def progress_bar(plan: Plan, desc: str | None = None, leave: bool = True):

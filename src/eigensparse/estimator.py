@@ -67,6 +67,10 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Order of the components: by decreasing variance xᵢᵀΣxᵢ on the original Σ, or
         as the deflation (or joint method) found them. Adjusted variances
         (``explained_variance_``) are computed in the returned order.
+    refine : {"auto", True, False}, default="auto"
+        Cyclic refinement of the deflation chain (see :func:`eigensparse.sparse_pca`):
+        never lowers the total adjusted variance; ``"auto"`` refines several components
+        of a single-component method with ``"schur"`` or ``"disjoint"`` deflation.
 
     Attributes
     ----------
@@ -131,12 +135,13 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         "random_state": ["random_state"],
         "progress": ["boolean"],
         "order": [StrOptions(set(ORDERS))],
+        "refine": [StrOptions({"auto"}), "boolean"],
     }
 
     def __init__(self, n_components=None, *, cardinality=None, method=DEFAULT_METHOD,
                  deflation=DEFAULT_DEFLATION, center=True, scale=False, n_starts=None,
                  penalty=None, method_options=None, random_state=None, progress=False,
-                 order=DEFAULT_ORDER):
+                 order=DEFAULT_ORDER, refine="auto"):
         self.n_components = n_components
         self.cardinality = cardinality
         self.method = method
@@ -149,6 +154,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.random_state = random_state
         self.progress = progress
         self.order = order
+        self.refine = refine
 
     def _validate_params(self):
         """scikit-learn's checks, raising eigensparse's InvalidParameterError (a subclass of
@@ -212,7 +218,8 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         res = sparse_pca(X, n_components=self.n_components, cardinality=self.cardinality,
                          method=self.method, deflation=self.deflation, penalty=self.penalty,
                          center=bool(self.center), scale=bool(self.scale), random_state=seed,
-                         progress=bool(self.progress), order=self.order, **opts)
+                         progress=bool(self.progress), order=self.order, refine=self.refine,
+                         **opts)
         if names is not None:
             res = replace(res, feature_names=[str(n) for n in names])
         self.result_ = res
