@@ -12,7 +12,7 @@
 
 Single thread by default (``--threads``; exported before numpy loads). Seconds are the
 best of repeated runs (a few seconds' budget each). Needs ``abess`` (``pip install -e
-".[bench]"``) and the MNIST file under ``$EIGENSPARSE_SHARED`` (else that row is skipped).
+".[bench]"``) and MNIST through ``eigensparse.datasets.fetch_mnist`` (else that row is skipped).
 
 Usage::
 

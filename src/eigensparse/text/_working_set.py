@@ -25,6 +25,7 @@ import numpy as np
 from .._result import ComponentResult
 from .._validation import InvalidParameterError
 from ..operators import Covariance
+from ..screening import Breakpoints, penalty_search
 from ._bounded import TopicBudgetWarning, solve_topic_bounded, swap_gain_bound
 from ._passes import phase_line, say
 
@@ -317,13 +318,14 @@ class TopicSolve:
 # --- the coarse penalty search of the 2011 paper (a penalized method on the working set)
 
 def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_solves=8):
-    """Penalty search for a cardinality within ``tol`` of ``s`` (penalized methods).
+    """Penalty search for a cardinality within ``tol`` of ``s`` (penalized methods), by
+    the one penalty search of :func:`eigensparse.screening.penalty_search`.
 
-    The trial penalties sit between consecutive sorted (deflated) variances of the
+    The trial penalties sit between tie groups of the sorted (deflated) variances of the
     available words, so a trial keeping j words solves a j × j problem (safe
-    elimination). Returns (positions solved on, ComponentResult with info["penalty"])
-    or None when the search needs a penalty below ``tau`` (the largest variance outside
-    the working set) while the cardinality is still too small.
+    elimination, re-applied at every trial). Returns (positions solved on,
+    ComponentResult with info["penalty"]) or None when the search needs a penalty below
+    ``tau`` (the largest variance outside the working set): the working set must grow.
 
     A ``max_time`` in ``opts`` (the method's budget in seconds) bounds the whole search:
     each trial gets the time left, and no trial starts once it is spent (the best
@@ -331,36 +333,9 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
     """
     max_time = opts.get("max_time")
     deadline = math.inf if max_time is None else time.perf_counter() + float(max_time)
-    d_all = np.diag(S_cur)
-    d = d_all[avail]
-    dv = np.sort(d)[::-1]
-    P = int(np.count_nonzero(dv > 0))
-    if P == 0:
+    bp = Breakpoints.of(np.diag(S_cur)[avail])
+    if bp.n_positive == 0:
         return None
-
-    def rho_keep(j):
-        if j >= P:
-            return max(tau, 0.0)
-        hi, lo = dv[j - 1], dv[j]
-        return 0.5 * (hi + lo) if lo < hi else float(lo)
-
-    cache = {}
-
-    def run(j):
-        rho = rho_keep(j)
-        if rho in cache:
-            return cache[rho]
-        keep = avail[d > rho]
-        if keep.size == 0:
-            cache[rho] = (0, None, rho, keep)
-            return cache[rho]
-        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
-        if max_time is not None:
-            trial_opts["max_time"] = max(deadline - time.perf_counter(), 1e-3)
-        r = spec.func(op, None, random_state=seed, **trial_opts, penalty=float(rho))
-        cache[rho] = (int(np.count_nonzero(r.loadings)), r, rho, keep)
-        return cache[rho]
-
     # trials skip the method's optimality certificate (when it has one: it costs several
     # times the solve); with method_options={"certify": True} the accepted penalty is
     # solved once more with it
@@ -368,35 +343,21 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
     if "certify" in spec.options:
         trial_opts["certify"] = False
 
-    best = None
-    j, j_lo, j_hi = min(s, P), None, None
-    solves = 0
-    while solves < max_solves and (solves == 0 or time.perf_counter() < deadline):
-        card, r, rho, keep = run(j)
-        solves += 1
-        if rho < tau:  # below the safe range of this working set: it must grow
-            return None
-        if r is not None:
-            score = (0 if card >= s - tol else 1, abs(card - s))
-            if rho >= tau and (best is None or score < best[0]):
-                best = (score, r, rho, keep)
-        if s - tol <= card <= s + tol and rho >= tau:
-            break
-        if card < s - tol:
-            if j >= P:
-                if tau > 0:
-                    return None
-                break
-            j_lo = j
-            j = min(2 * j, P) if j_hi is None else (j + j_hi) // 2
-        else:
-            j_hi = j
-            j = (j_lo + j) // 2 if j_lo is not None else max(1, j // 2)
-        if j_lo is not None and j_hi is not None and j_hi - j_lo <= 1:
-            break
-    if best is None:
+    def solve(rho, warm_start, kept):
+        keep = avail[np.sort(kept)]
+        if max_time is not None:
+            trial_opts["max_time"] = max(deadline - time.perf_counter(), 1e-3)
+        op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
+        r = spec.func(op, None, random_state=seed, **trial_opts, penalty=float(rho))
+        return int(np.count_nonzero(r.loadings)), (r, keep), None
+
+    out = penalty_search(solve, s, breakpoints=bp, tolerance=tol,
+                         start_size=min(s, bp.n_positive), penalty_rule="midpoint",
+                         lower=max(tau, 0.0), max_solves=max_solves, max_time=max_time)
+    if out.best is None or (out.stopped == "lower" and not out.hit):
         return None
-    _, r, rho, keep = best
+    (r, keep), rho = out.best.result, out.best.penalty
+    solves = out.n_solves
     if opts.get("certify") and time.perf_counter() < deadline:
         op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
         r = spec.func(op, None, random_state=seed, **opts, penalty=float(rho))
