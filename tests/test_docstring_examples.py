@@ -25,8 +25,8 @@ MODULES = ["eigensparse", "eigensparse.operators", "eigensparse.solvers", "eigen
 # TODO: lead removes after merging -- modules other helpers were editing while the
 # examples were written (wave 2); shrink this list as their examples land.
 ALLOWED_WITHOUT_EXAMPLES = ("eigensparse.estimator", "eigensparse._result", "eigensparse._api",
-                            "eigensparse._dispatch", "eigensparse.text", "eigensparse.selection",
-                            "eigensparse.stability", "eigensparse.plotting", "eigensparse.cli")
+                            "eigensparse._dispatch", "eigensparse.text._pipeline",
+                            "eigensparse.selection", "eigensparse.stability", "eigensparse.plotting")
 
 # TODO: internal engine pieces that live in public-looking modules and have no examples
 # yet (the block kernels of the Dask operator, the inner loops of bipartite and am).

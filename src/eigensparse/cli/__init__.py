@@ -23,6 +23,16 @@ __all__ = ["main", "build_parser"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``eigensparse`` argument parser: one sub-command per module (``topics``, ``fit``,
+    ``methods``), method options generated from the registry.
+
+    Examples
+    --------
+    >>> from eigensparse.cli import build_parser
+    >>> args = build_parser().parse_args(["fit", "data.csv", "-k", "2", "-s", "3"])
+    >>> args.command, args.n_components, args.cardinality
+    ('fit', 2, 3)
+    """
     from . import _fit, _methods, _topics
 
     parser = OneLineParser(
@@ -54,6 +64,16 @@ def _one_line_warnings():
 
 
 def main(argv=None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit
+    status (0, or 2 after a one-line error on stderr).
+
+    Examples
+    --------
+    >>> from eigensparse.cli import main
+    >>> main(["methods"])  # doctest: +ELLIPSIS
+    method...auto...
+    0
+    """
     from .._validation import InvalidParameterError
 
     parser = build_parser()

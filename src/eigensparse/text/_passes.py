@@ -112,7 +112,16 @@ def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAU
     ``scaling`` (``"tfidf"`` needs ``idf``). Returns ``{"s1", "s2", "df"}``.
 
     A corpus with ``reduce_blocks`` (:class:`eigensparse.text._dask.DaskCorpus`) runs
-    the pass where its blocks are."""
+    the pass where its blocks are.
+
+    Examples
+    --------
+    >>> from eigensparse.datasets import load_kos
+    >>> from eigensparse.text import word_statistics
+    >>> stats = word_statistics(load_kos().data)  # a matrix, a UCI file or a corpus
+    >>> stats["s1"].shape, int(stats["df"].max()) <= 3430
+    ((6906,), True)
+    """
     corpus = open_corpus(corpus)
     W = corpus.n_words
     remote = getattr(corpus, "reduce_blocks", None)
@@ -131,7 +140,19 @@ def working_set_covariance(corpus, working_set, *, scaling: str = "count", idf=N
     """One pass: the covariance (or, with ``center=False``, the second-moment matrix)
     of the words ``working_set`` (sorted ids), divided by n as in
     :class:`eigensparse.SparseData`. ``mean`` (the per-word means of all words) is
-    needed for centering."""
+    needed for centering.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.datasets import load_kos
+    >>> from eigensparse.text import word_statistics, working_set_covariance
+    >>> X = load_kos().data
+    >>> mean = word_statistics(X)["s1"] / X.shape[0]
+    >>> S = working_set_covariance(X, [0, 5, 9], mean=mean)
+    >>> S.shape, bool(np.allclose(S, S.T))
+    ((3, 3), True)
+    """
     corpus = open_corpus(corpus)
     ws = np.asarray(working_set, dtype=np.int64)
     if ws.ndim != 1 or ws.size == 0 or np.any(np.diff(ws) <= 0) or ws[0] < 0 or ws[-1] >= corpus.n_words:

@@ -22,6 +22,18 @@ def variance_by_cardinality(result, cardinalities=None, *, method=None, random_s
     working-set covariance of ``result`` (no pass over the data).
 
     Returns (cardinalities, variances, leading eigenvalue of the working set).
+    
+
+    Examples
+    --------
+    >>> from eigensparse.datasets import load_kos
+    >>> from eigensparse.text import extract_topics
+    >>> kos = load_kos()
+    >>> res = extract_topics(kos.data, kos.feature_names, n_topics=2, cardinality=3, progress=False)
+    >>> from eigensparse.text import variance_by_cardinality
+    >>> cards, variances, lam = variance_by_cardinality(res, [1, 3, 5])
+    >>> cards, bool(all(v <= lam * (1 + 1e-9) for v in variances))
+    ([1, 3, 5], True)
     """
     from ..operators import Covariance
 
@@ -95,6 +107,20 @@ def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = Non
     - ``topics.png``: variance explained by each topic, labelled by its top words.
 
     Files are written atomically (temporary file, then rename).
+    
+
+    Examples
+    --------
+    >>> from eigensparse.datasets import load_kos
+    >>> from eigensparse.text import extract_topics
+    >>> kos = load_kos()
+    >>> res = extract_topics(kos.data, kos.feature_names, n_topics=2, cardinality=3, progress=False)
+    >>> import os, tempfile
+    >>> from eigensparse.text import plot_topics_diagnostics
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     paths = plot_topics_diagnostics(res, d, max_cardinality=4)
+    ...     print(sorted(os.path.basename(p) for p in paths))
+    ['topics.png', 'variance_vs_cardinality.png', 'word_variances.png']
     """
     plt = pyplot("plot_topics_diagnostics")
     outdir = os.fspath(outdir)

@@ -44,6 +44,16 @@ class Topic:
     True when ρ >= the largest variance left out of the working set (safe elimination
     proves no other word can enter), None when the method has no penalty (a heuristic
     check was used), False when the working set could not be made large enough.
+
+    Examples
+    --------
+    >>> from eigensparse.datasets import load_kos
+    >>> from eigensparse.text import extract_topics
+    >>> kos = load_kos()
+    >>> res = extract_topics(kos.data, kos.feature_names, n_topics=2, cardinality=3, progress=False)
+    >>> topic = res.topics[0]
+    >>> topic.rank, len(topic.words), len(topic.word_ids), topic.penalty is None
+    (1, 3, 3, True)
     """
 
     rank: int
@@ -107,6 +117,17 @@ class TopicsResult(SparsePCAResult):
         Why the data had to be read again (empty when the first working set sufficed).
     cache : dict
         Cache status and directory.
+
+    Examples
+    --------
+    >>> from eigensparse.datasets import load_kos
+    >>> from eigensparse.text import extract_topics
+    >>> kos = load_kos()
+    >>> res = extract_topics(kos.data, kos.feature_names, n_topics=2, cardinality=3, progress=False)
+    >>> [t.cardinality for t in res.topics], res.n_docs, res.scaling
+    ([3, 3], 3430, 'tfidf')
+    >>> len(set(res.topics[0].words) & set(res.topics[1].words))  # distinct topics
+    0
     """
 
     name: str
