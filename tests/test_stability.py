@@ -114,3 +114,21 @@ def test_bad_input_names_the_parameter(kwargs, name):
     X = np.ones((10, 5))
     with pytest.raises(InvalidParameterError, match=name):
         support_stability(X, 1, 2, **kwargs)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_weighted_distinct_rows_give_the_bootstrap_covariance(enough, sparse):
+    from eigensparse import as_operator
+    from eigensparse.stability import _resampled
+
+    X = enough[0][:200]
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0)) if sparse else X
+    rows = np.sort(np.random.default_rng(4).integers(0, 200, 200))
+    kw = {"center": False, "scale": False}
+    plain = as_operator(X[rows], center=False).to_dense()
+    weighted = _resampled(X, rows, kw)
+    assert weighted.shape[0] == np.unique(rows).size
+    # same covariance up to n / n_distinct, hence the same sparse components
+    np.testing.assert_allclose(as_operator(weighted, center=False).to_dense()
+                               * weighted.shape[0] / 200, plain, rtol=1e-10, atol=1e-12)
+    assert _resampled(X, rows, {"center": True, "scale": False}).shape[0] == 200
