@@ -61,7 +61,9 @@ class CardinalityChoice:
     cardinalities : ndarray (K,)
         1..K, the cardinalities on the path.
     variances : ndarray (K,)
-        Variance reached at each cardinality (a lower bound on v(s)).
+        Variance reached at each cardinality (a lower bound on v(s)): the path method's,
+        improved where the refining solver was run, made nondecreasing (a support of
+        size j < s counts for s; its entry in ``supports`` is then of size j).
     upper_bounds : ndarray (K,)
         Best upper bound on v(s) computed (NaN where none was computed).
     supports : list of K ndarrays
@@ -287,6 +289,7 @@ def _choose_fraction(op, lam1, fraction, s_max, method, refine, random_state, ce
     s_lower = _proven_lower(ub, s, thr)
     if refine is not None and s_lower < s:
         s, _ = _bisect_refine(op, refine, path, s_lower, s, thr)
+        _running_best(path)
         method = f"{path.method}+refined"
     if certify and s > 1 and not ub[s - 2] < thr:
         c = certify_support(op, path.supports[s - 2])
@@ -308,6 +311,16 @@ def _choose_fraction(op, lam1, fraction, s_max, method, refine, random_state, ce
               f"{path.variances[s - 2] if s > 1 else 0.0:.6g}); {why}{cert_note}")
     return _choice(op, path, s, "fraction", lam1, upper_bounds=ub, fraction=fraction,
                    proven=proven or s == 1, s_lower=s_lower, reason=reason)
+
+
+def _running_best(path):
+    """v is nondecreasing, so the best variance reached at any j <= k is reached at k (a
+    support of size j is feasible there): make the path's lower bounds monotone."""
+    best = np.maximum.accumulate(path.variances)
+    for k in np.flatnonzero(best > path.variances):
+        j = int(np.flatnonzero(path.variances[: k + 1] == best[k])[0])
+        path.supports[k] = path.supports[j]
+    path.variances[:] = best
 
 
 def _proven_lower(ub, s, thr):
