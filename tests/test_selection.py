@@ -5,6 +5,7 @@ import pytest
 
 import eigensparse as es
 from eigensparse import InvalidParameterError
+from eigensparse.multi import deflate
 from eigensparse.datasets import load_20news, load_pitprops, make_spiked_covariance
 from eigensparse.selection import choose_cardinality, resolve_auto_cardinalities
 from eigensparse.solvers import get_solver
@@ -28,7 +29,7 @@ def test_fraction_rule_matches_exhaustive_on_pitprops(fraction):
     lam1 = np.linalg.eigvalsh(S)[-1]
     exact = np.array([get_solver("exhaustive").func(op, k).variance for k in range(1, 14)])
     s_star = int(np.argmax(exact >= fraction * lam1)) + 1  # the true minimal cardinality
-    c = choose_cardinality(op, fraction=fraction)
+    c = choose_cardinality(op, fraction=fraction, exact_supports=0)  # path + bounds only
     assert c.cardinality == s_star
     assert c.s_lower <= s_star
     assert c.proven == (c.s_lower == c.cardinality)
@@ -37,6 +38,8 @@ def test_fraction_rule_matches_exhaustive_on_pitprops(fraction):
     k = c.cardinalities[: c.cardinality]
     assert np.all(c.upper_bounds[: k.size] >= exact[: k.size] * (1 - 1e-9))
     assert np.all(c.variances[: k.size] <= exact[: k.size] * (1 + 1e-9))
+    # with the exact search allowed, every choice is proven minimal
+    assert choose_cardinality(op, fraction=fraction).proven
 
 
 def test_planted_support_chosen_and_proven_minimal(spiked):
@@ -58,17 +61,25 @@ def test_knee_and_cv_find_the_planted_support(spiked):
 
 
 def test_20news_fraction_rule_reaches_and_previous_size_does_not():
+    """The handbook's rule on 20 newsgroups, three components (Schur deflation): each chosen
+    s reaches 90% of the deflated λmax, the best support of size s−1 found does not, the
+    bounds prove every k < s_lower short; component 3 is proven minimal by exhaustive search."""
     op = es.as_operator(load_20news().data)
-    c = choose_cardinality(op, fraction=0.9, certify=False)
-    s, thr = c.cardinality, 0.9 * c.dense_variance
-    assert c.dense_variance == pytest.approx(np.linalg.eigvalsh(op.to_dense())[-1], rel=1e-9)
-    assert _lmax_block(op, c.result.support) >= thr  # s reaches the fraction ...
-    assert c.variances[s - 2] < thr  # ... the best support of size s−1 found does not
-    assert 1 <= c.s_lower <= s
-    # the bounds prove every k < s_lower short of the threshold, and are valid bounds
-    assert np.all(c.upper_bounds[: c.s_lower - 1] < thr)
-    assert np.all(c.upper_bounds[:s] >= c.variances[:s])
-    assert c.proven == (c.s_lower == s)
+    auto = resolve_auto_cardinalities(op, 3, deflation="schur", fraction=0.9, certify=False)
+    cur, Q = op, []
+    for t, c in enumerate(auto.choices):
+        s, thr = c.cardinality, 0.9 * c.dense_variance
+        assert c.dense_variance == pytest.approx(np.linalg.eigvalsh(cur.to_dense())[-1], rel=1e-9)
+        assert _lmax_block(cur, c.result.support) >= thr  # s reaches the fraction ...
+        assert c.variances[s - 2] < thr  # ... the best support of size s−1 found does not
+        assert 1 <= c.s_lower <= s
+        assert np.all(c.upper_bounds[: c.s_lower - 1] < thr)
+        assert np.all(c.upper_bounds[:s] >= c.variances[:s] * (1 - 1e-12))
+        assert c.proven == (c.s_lower == s)
+        if t == 2:  # small enough for the exact check: no support of size s−1 reaches 90%
+            assert c.proven and s <= 5
+            assert get_solver("exhaustive").func(cur, s - 1).variance < thr
+        cur = deflate(cur, auto.results[t].loadings, "schur", Q)
 
 
 def test_resolve_auto_cardinalities_per_component(spiked):

@@ -142,7 +142,7 @@ def _check_common(rule, fraction, s_max, p):
 
 def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None, method=None,
                        method_options=None, path_method="greedy", random_state=None,
-                       certify=None, relaxation=None, n_folds=5,
+                       certify=None, relaxation=None, exact_supports=200_000, n_folds=5,
                        cv_select="one_se", previous=None, deflation="schur", center=True,
                        scale=False) -> CardinalityChoice:
     """Choose the cardinality of the leading sparse component of ``data_or_op``.
@@ -180,6 +180,11 @@ def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None,
         when it certifies; seconds per call; default when n_features <= 300).
     relaxation : bool, optional
         ``"fraction"`` rule: the DSPCA dual bound (default when n_features <= 300).
+    exact_supports : int, default=200_000
+        ``"fraction"`` rule: when the bounds leave s−1 open and C(n_features, s−1) is at
+        most this, v(s−1) is computed exactly by exhaustive search (which either proves s
+        minimal or finds a support of size s−1 reaching the threshold, and so on down).
+        0 disables it.
     n_folds : int, default=5
         ``"cv"`` rule: number of folds (>= 2).
     cv_select : {"one_se", "max"}, default="one_se"
@@ -205,7 +210,8 @@ def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None,
         refine = _refiner(method, method_options, random_state)
         return _choose_fraction(op, lam1, float(fraction), s_max or p, path_method, refine,
                                 random_state, p <= 300 if certify is None else certify,
-                                p <= 300 if relaxation is None else relaxation)
+                                p <= 300 if relaxation is None else relaxation,
+                                exact_supports)
     method = path_method
     K = s_max or min(p, 100)
     if rule == "knee":
@@ -265,7 +271,7 @@ def _bisect_refine(op, refine, path, lo, hi, thr):
 
 
 def _choose_fraction(op, lam1, fraction, s_max, method, refine, random_state, certify,
-                     relaxation):
+                     relaxation, exact_supports):
     """Doubling search on the path, bisection with the refining solver between the bounds'
     lower limit and s, then bounds at s−1 (see the module docstring)."""
     thr = fraction * lam1
@@ -291,6 +297,7 @@ def _choose_fraction(op, lam1, fraction, s_max, method, refine, random_state, ce
         s, _ = _bisect_refine(op, refine, path, s_lower, s, thr)
         _running_best(path)
         method = f"{path.method}+refined"
+    s, exact_note = _exact_descent(op, path, ub, s, thr, exact_supports)
     if certify and s > 1 and not ub[s - 2] < thr:
         c = certify_support(op, path.supports[s - 2])
         if c.bound is not None:
@@ -308,9 +315,30 @@ def _choose_fraction(op, lam1, fraction, s_max, method, refine, random_state, ce
                f"threshold; the minimal cardinality lies in [{s_lower}, {s}]")
     reason = (f"{method} support of size {s} reaches {path.variances[s - 1]:.6g} >= "
               f"{fraction:g}·λmax = {thr:.6g} (size {s - 1}: "
-              f"{path.variances[s - 2] if s > 1 else 0.0:.6g}); {why}{cert_note}")
+              f"{path.variances[s - 2] if s > 1 else 0.0:.6g}); {why}{exact_note}{cert_note}")
     return _choice(op, path, s, "fraction", lam1, upper_bounds=ub, fraction=fraction,
                    proven=proven or s == 1, s_lower=s_lower, reason=reason)
+
+
+def _exact_descent(op, path, ub, s, thr, budget):
+    """While v(s−1) is not bounded below the threshold and C(p, s−1) <= budget, compute it
+    exactly: s−1 either falls short (s proven minimal) or reaches (s ← s−1, repeat)."""
+    import math
+
+    from .solvers import get_solver
+
+    note = ""
+    while s > 1 and not ub[s - 2] < thr and math.comb(op.n_features, s - 1) <= budget:
+        r = get_solver("exhaustive").func(op, s - 1, max_supports=budget)
+        ub[s - 2] = max(r.variance, path.variances[s - 2])
+        note = f"; exhaustive search over the C({op.n_features}, {s - 1}) supports of size {s - 1}"
+        if r.variance < thr * (1 - _RTOL):
+            ub[s - 2] = r.variance
+            break
+        path.variances[s - 2] = r.variance
+        path.supports[s - 2] = np.sort(np.asarray(r.support))
+        s -= 1
+    return s, note
 
 
 def _running_best(path):
