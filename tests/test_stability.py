@@ -71,9 +71,12 @@ def test_dask_input_agrees_with_numpy(enough):
     da = pytest.importorskip("dask.array")
     X = enough[0][:300]
     a = support_stability(X, 2, 10, n_resamples=3, random_state=2)
-    b = support_stability(da.from_array(X, chunks=(100, 80)), 2, 10, n_resamples=3,
-                          random_state=2)
+    Xd = da.from_array(X, chunks=(100, 80))
+    b = support_stability(Xd, 2, 10, n_resamples=3, random_state=2)
+    c = support_stability(Xd, 2, 10, n_resamples=3, random_state=2, n_jobs=2,
+                          backend="processes")  # dask: threads driving the cluster
     np.testing.assert_array_equal(a.frequencies, b.frequencies)
+    np.testing.assert_array_equal(a.frequencies, c.frequencies)
 
 
 def test_match_components_recovers_a_permutation():

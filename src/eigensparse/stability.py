@@ -12,7 +12,8 @@ each variable is in the support of the component matched to reference component 
 
 Each resample's rows and solver seed are drawn up front from ``random_state``, so the
 result does not depend on ``n_jobs`` or the backend. Sparse data are row-indexed (never
-densified); a Dask array is resampled lazily and every refit runs on its cluster.
+densified); a Dask array is resampled lazily and every refit runs on its cluster, up to
+``n_jobs`` refits at a time.
 """
 from __future__ import annotations
 
@@ -169,8 +170,10 @@ def support_stability(X, n_components, cardinality, *, n_resamples=20, resamplin
     method, deflation, center, scale, **fit_options
         Passed to :func:`eigensparse.sparse_pca` (``method=None``: its default).
     n_jobs : int, optional
-        Refits run in parallel with joblib (None: 1; -1: all cores). Ignored for a Dask
-        array (the refits run one after the other, each on the cluster).
+        Refits run in parallel with joblib (None: 1; -1: all cores). For a Dask array,
+        ``n_jobs`` threads each submit one refit's computations to the cluster (the Dask
+        scheduler in use: a ``distributed.Client`` when one is active), so up to
+        ``n_jobs`` refits share the cluster at once.
     backend : {"threads", "processes"}, default="threads"
         joblib's preference; threads share the data (the sparse and dense products release
         the GIL), processes copy it to each worker.
@@ -215,9 +218,11 @@ def _is_dask(X):
 
 
 def _run_refits(X, draws, seeds, fit_kwargs, n_jobs, backend):
-    if _is_dask(X) or n_jobs in (None, 1):
+    if n_jobs in (None, 1):
         return [_refit(X, rows, s, fit_kwargs) for rows, s in zip(draws, seeds)]
     from joblib import Parallel, delayed
 
+    if _is_dask(X):  # each thread drives one refit's graphs on the cluster
+        backend = "threads"
     return Parallel(n_jobs=n_jobs, prefer=backend)(
         delayed(_refit)(X, rows, s, fit_kwargs) for rows, s in zip(draws, seeds))
