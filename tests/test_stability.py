@@ -110,7 +110,8 @@ def test_plots_are_written(enough, tmp_path):
 
 @pytest.mark.parametrize("kwargs, name", [
     ({"n_resamples": 1}, "n_resamples"), ({"n_resamples": 2.5}, "n_resamples"),
-    ({"resampling": "jackknife"}, "resampling"), ({"subsample_fraction": 1.0}, "subsample_fraction"),
+    ({"resampling": "jackknife"}, "resampling"),
+    ({"subsample_fraction": 1.0}, "subsample_fraction"),
     ({"n_jobs": 0}, "n_jobs"), ({"backend": "mpi"}, "backend"),
 ])
 def test_bad_input_names_the_parameter(kwargs, name):

@@ -68,7 +68,8 @@ def plot_cardinality_path(choice, ax=None, *, normalize=True, path=None):
                    label=f"{choice.fraction:g} of dense")
     s = choice.cardinality
     ax.plot([s], [choice.variances[s - 1] * f], "o", color="b", ms=8, mfc="none",
-            label=f"chosen s = {s}" + ("" if choice.proven in (None, True) else " (not proven minimal)"))
+            label=f"chosen s = {s}"
+            + ("" if choice.proven in (None, True) else " (not proven minimal)"))
     ax.set_xlabel("cardinality s")
     ax.set_ylabel("variance / λmax" if normalize else "variance")
     ax.set_title(f"rule: {choice.rule}")

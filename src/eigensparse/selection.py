@@ -103,7 +103,7 @@ class CardinalityChoice:
         return self.variances / max(self.dense_variance, 1e-300)
 
     def plot(self, ax=None, **kwargs):
-        """The path with its bounds and the chosen s (see :func:`eigensparse.plotting.plot_cardinality_path`)."""
+        """The path, its bounds and the chosen s (see :mod:`eigensparse.plotting`)."""
         from .plotting import plot_cardinality_path
 
         return plot_cardinality_path(self, ax=ax, **kwargs)
@@ -221,7 +221,8 @@ def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None,
             "parameter 'rule'='cv' needs the data rows (an array or sparse matrix); "
             f"got an operator ({op.kind}).")
     validate_params({"n_folds": n_folds, "cv_select": cv_select},
-                    {"n_folds": [Interval("int", 2, None)], "cv_select": [Options(("one_se", "max"))]},
+                    {"n_folds": [Interval("int", 2, None)],
+                     "cv_select": [Options(("one_se", "max"))]},
                     where="choose_cardinality")
     return _choose_cv(data_or_op, op, lam1, K, method, random_state, int(n_folds), cv_select,
                       previous, deflation, center, scale)
