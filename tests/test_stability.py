@@ -29,6 +29,9 @@ def test_planted_support_is_stable_with_enough_samples(enough):
     assert np.all((r.frequencies >= 0) & (r.frequencies <= 1))
     # each refit's matched support has exactly 10 variables
     assert r.frequencies[0].sum() == pytest.approx(10)
+    lines = r.lines([f"v{i}" for i in range(80)], label="topic")
+    assert len(lines) == 2 and lines[0].startswith(f"topic 1: stability {r.stability[0]:.2f} (")
+    assert lines[0].count(",") == 9
 
 
 def test_stability_falls_with_too_few_samples(enough):

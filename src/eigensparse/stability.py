@@ -67,6 +67,16 @@ class StabilityResult:
         order = order[f[order] > 0] if n is None else order[:n]
         return order, f[order]
 
+    def lines(self, feature_names=None, *, label="component"):
+        """One line per component, for tables: ``"component 1: stability 0.94 (word 1.00, …)"``
+        with the reference support's variables and their selection frequencies."""
+        out = []
+        for j, supp in enumerate(self.reference.supports):
+            names = [str(feature_names[i]) if feature_names is not None else str(i) for i in supp]
+            freqs = ", ".join(f"{w} {f:.2f}" for w, f in zip(names, self.frequencies[j, supp]))
+            out.append(f"{label} {j + 1}: stability {self.stability[j]:.2f} ({freqs})")
+        return out
+
     def plot(self, ax=None, **kwargs):
         """Heat map of the frequencies (see :func:`eigensparse.plotting.plot_stability`)."""
         from .plotting import plot_stability
