@@ -15,7 +15,7 @@ from .screening import Breakpoints
 from .relaxation import bca_relaxation
 from .solvers import get_solver
 
-__all__ = ["VarianceCardinalityPath", "variance_cardinality_path"]
+__all__ = ["VarianceCardinalityPath", "variance_cardinality_path", "adjusted_variance"]
 
 
 @dataclass
@@ -157,3 +157,28 @@ def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
                                    certified=certified, supports=supports, bounds=bounds,
                                    method=method, total_variance=float(d.sum()),
                                    info={"result": res})
+
+
+def adjusted_variance(op, components: np.ndarray) -> np.ndarray:
+    """Zou–Hastie–Tibshirani adjusted variance of the rows of ``components``.
+
+    With scores Z = A Cᵀ and Z = QR, the adjusted variance of component j is R_jj²:
+    the variance it explains beyond the components before it. Computed from the Gram
+    matrix G = C Σ Cᵀ = RᵀR by a (semi-definite tolerant) Cholesky, so it needs only
+    Σ products. Sums to at most Tr Σ; equals the plain variances when the scores are
+    uncorrelated.
+    """
+    C = np.atleast_2d(np.asarray(components, dtype=float))
+    G = C @ op.matmat(C.T)
+    G = 0.5 * (G + G.T)
+    k = G.shape[0]
+    R = np.zeros((k, k))
+    for j in range(k):
+        r2 = G[j, j] - R[:j, j] @ R[:j, j]
+        if r2 <= 1e-14 * max(G[j, j], 1e-300):
+            R[j, j] = 0.0
+            continue
+        R[j, j] = np.sqrt(r2)
+        if j + 1 < k:
+            R[j, j + 1:] = (G[j, j + 1:] - R[:j, j] @ R[:j, j + 1:]) / R[j, j]
+    return np.diag(R) ** 2

@@ -5,7 +5,7 @@ Three rules, by name:
 - ``"fraction"`` (default; the handbook's rule, §4.1): the smallest s whose sparse
   component explains at least ``fraction`` of λmax(Σ), the variance of the dense leading
   component of the (deflated) operator. The variance reached per s comes from the
-  variance–cardinality path (:func:`eigensparse.bounds.variance_cardinality_path`,
+  variance–cardinality path (:func:`eigensparse.diagnostics.variance_cardinality_path`,
   greedy by default), computed for s = 16, 32, 64, … and stopped as soon as the variance
   *reached* proves the fraction attainable. Whether s−1 could also reach it is then
   decided by the upper bounds on v(s−1) (ℓ0 dual, DSPCA dual, Gershgorin, Prop. 2
@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import InvalidParameterError, Interval, Options, validate_params
-from .bounds import _lambda_max_op, certify_support, variance_cardinality_path
+from .bounds import _lambda_max_op, certify_support
+from .diagnostics import adjusted_variance, variance_cardinality_path
 from .operators import Operator, as_operator
 from .solvers import polish
 
@@ -101,6 +102,29 @@ class CardinalityChoice:
     def explained_fraction(self) -> np.ndarray:
         """variances / dense_variance, per cardinality."""
         return self.variances / max(self.dense_variance, 1e-300)
+
+    def line(self) -> str:
+        """The choice in one line, for tables: ``"s=20 chosen: reaches 0.91 >= 0.90 of λ1;
+        s=19 cannot (bound 0.89 of λ1)"``, or ``"…; not proven: minimum in [15, 20]"``."""
+        s, lam = self.cardinality, max(self.dense_variance, 1e-300)
+        if self.rule != "fraction":
+            return f"s={s} chosen ({self.rule}): reaches {self.variances[s - 1] / lam:.2f} of λ1"
+        head = (f"s={s} chosen: reaches {self.variances[s - 1] / lam:.2f} >= "
+                f"{self.fraction:.2f} of λ1")
+        if s >= 2 and self.proven:
+            return head + f"; s={s - 1} cannot (bound {self.upper_bounds[s - 2] / lam:.2f} of λ1)"
+        if self.proven is False and self.s_lower is not None:
+            return head + f"; not proven: minimum in [{self.s_lower}, {s}]"
+        return head
+
+    def to_dict(self) -> dict:
+        """The choice as plain values (JSON): rule, s, the path and its bounds, the reason."""
+        return {"rule": self.rule, "cardinality": int(self.cardinality),
+                "fraction": self.fraction, "proven": self.proven, "s_lower": self.s_lower,
+                "dense_variance": float(self.dense_variance),
+                "variances": [float(v) for v in self.variances],
+                "upper_bounds": [float(v) for v in self.upper_bounds],
+                "reason": self.reason, "line": self.line()}
 
     def plot(self, ax=None, **kwargs):
         """The path, its bounds and the chosen s (see :mod:`eigensparse.plotting`)."""
@@ -398,7 +422,6 @@ def _choose_cv(X, op, lam1, K, method, random_state, n_folds, select, previous, 
                center, scale):
     from sklearn.model_selection import KFold
 
-    from ._api import adjusted_variance
     from .multi import deflate
 
     n = X.shape[0]
@@ -438,7 +461,7 @@ def _choose_cv(X, op, lam1, K, method, random_state, n_folds, select, previous, 
 
 def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fraction",
                                fraction=0.9, s_max=None, method=None, solve=None, data=None,
-                               random_state=None, **rule_options) -> AutoCardinalities:
+                               random_state=None, found=None, **rule_options) -> AutoCardinalities:
     """Choose a cardinality for each of ``n_components`` successive components.
 
     Component t's cardinality is chosen by :func:`choose_cardinality` on the operator
@@ -458,6 +481,9 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
         component the rule's path found at s.
     data : array (n_samples, n_features), optional
         The data rows; required by ``rule="cv"``.
+    found : list, optional
+        Appended to as components are found (a front door's ``solve`` may read it,
+        e.g. the topic pipeline's disjoint words).
     **rule_options
         Other :func:`choose_cardinality` options (``certify``, ``relaxation``,
         ``n_folds``, ``cv_select``).
@@ -476,7 +502,7 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
         raise InvalidParameterError(
             "parameter 'deflation'='disjoint' is not supported with rule='cv'.")
     choices = []
-    found = []
+    found = [] if found is None else found
 
     def solve_auto(sub, _placeholder, t):
         if rule == "cv":

@@ -26,7 +26,7 @@ from scipy.optimize import linear_sum_assignment
 
 from ._validation import InvalidParameterError, Interval, Options, validate_params
 
-__all__ = ["StabilityResult", "support_stability", "match_components"]
+__all__ = ["StabilityResult", "support_stability", "resample_stability", "match_components"]
 
 RESAMPLINGS = ("bootstrap", "subsample")
 
@@ -77,6 +77,14 @@ class StabilityResult:
             out.append(f"{label} {j + 1}: stability {self.stability[j]:.2f} ({freqs})")
         return out
 
+    def to_dict(self) -> dict:
+        """Plain values (JSON): per component its stability and the selection frequency of
+        each variable of its reference support."""
+        return {"n_resamples": int(self.n_resamples), "resampling": self.resampling,
+                "stability": [float(v) for v in self.stability],
+                "support_frequencies": [[float(f) for f in self.frequencies[j, supp]]
+                                        for j, supp in enumerate(self.reference.supports)]}
+
     def plot(self, ax=None, **kwargs):
         """Heat map of the frequencies (see :func:`eigensparse.plotting.plot_stability`)."""
         from .plotting import plot_stability
@@ -110,6 +118,14 @@ def match_components(reference, other):
 
 
 def _check(X, n_resamples, resampling, subsample_fraction, n_jobs, backend):
+    _check_resampling(n_resamples, resampling, subsample_fraction, n_jobs, backend)
+    if getattr(X, "ndim", 2) != 2 or not hasattr(X, "shape"):
+        raise InvalidParameterError(
+            "parameter 'X' must be a 2-D data matrix (array, scipy.sparse matrix or dask "
+            f"array) with rows as samples; got {type(X).__name__}.")
+
+
+def _check_resampling(n_resamples, resampling, subsample_fraction, n_jobs, backend):
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) \
             or n_resamples < 2:
         raise InvalidParameterError(
@@ -124,10 +140,6 @@ def _check(X, n_resamples, resampling, subsample_fraction, n_jobs, backend):
         where="support_stability")
     if n_jobs == 0:
         raise InvalidParameterError("parameter 'n_jobs' must be a nonzero int or None; got 0.")
-    if getattr(X, "ndim", 2) != 2 or not hasattr(X, "shape"):
-        raise InvalidParameterError(
-            "parameter 'X' must be a 2-D data matrix (array, scipy.sparse matrix or dask "
-            f"array) with rows as samples; got {type(X).__name__}.")
 
 
 def _draw_rows(rng, n, resampling, subsample_fraction):
@@ -153,15 +165,20 @@ def _resampled(X, rows, fit_kwargs):
 
 
 def _refit(X, rows, seed, fit_kwargs):
-    from ._api import sparse_pca
+    from ._dispatch import fit_data
 
-    return sparse_pca(_resampled(X, rows, fit_kwargs), random_state=int(seed),
-                      **fit_kwargs).components
+    return fit_data(_resampled(X, rows, fit_kwargs), random_state=int(seed),
+                    **fit_kwargs).components
 
 
-def support_stability(X, n_components, cardinality, *, n_resamples=20, resampling="bootstrap",
-                      subsample_fraction=0.5, method=None, deflation="schur", center=True,
-                      scale=False, n_jobs=None, backend="threads", random_state=None,
+#: keyword arguments of :func:`eigensparse.sparse_pca` that are not method options
+_FIT_KEYWORDS = ("penalty", "client", "device", "cardinality_rule", "cardinality_fraction")
+
+
+def support_stability(X, n_components=None, cardinality=None, *, n_resamples=20,
+                      resampling="bootstrap", subsample_fraction=0.5, method=None,
+                      deflation="schur", center=True, scale=False, n_jobs=None,
+                      backend="threads", random_state=None, reference=None,
                       **fit_options) -> StabilityResult:
     """Selection frequency of each variable in each sparse component, over resampled data.
 
@@ -169,9 +186,10 @@ def support_stability(X, n_components, cardinality, *, n_resamples=20, resamplin
     ----------
     X : ndarray, scipy.sparse matrix or dask array, shape (n_samples, n_features)
         The data; rows are resampled. Sparse data stay sparse.
-    n_components : int
-    cardinality : int or list of int
-        As in :func:`eigensparse.sparse_pca` (the same for the reference and every refit).
+    n_components : int, optional
+    cardinality : int, list of int or "auto", optional
+        As in :func:`eigensparse.sparse_pca` (the same for the reference and every refit;
+        with ``"auto"`` every refit chooses its own). Ignored when ``reference`` is given.
     n_resamples : int, default=20
         Number of refits (>= 2).
     resampling : {"bootstrap", "subsample"}, default="bootstrap"
@@ -190,25 +208,66 @@ def support_stability(X, n_components, cardinality, *, n_resamples=20, resamplin
     random_state : None, int or Generator
         Seeds the reference fit, the rows of each resample and each refit; the same value
         gives the same result whatever ``n_jobs`` and ``backend``.
+    reference : SparsePCAResult, optional
+        The fit on the full data when already done (``sparse_pca(..., stability=B)``,
+        ``SparsePCA.support_stability``): the refits then use its method, deflation and
+        cardinalities (the ones chosen, after ``cardinality="auto"``).
 
     Returns
     -------
     StabilityResult
     """
-    from ._api import sparse_pca
+    from ._dispatch import fit_data
 
     _check(X, n_resamples, resampling, subsample_fraction, n_jobs, backend)
+    if reference is not None:
+        n_components, method, deflation = len(reference.supports), reference.method, \
+            reference.deflation
+        cards = reference.info.get("cardinalities") or [None]
+        cardinality = None if all(c is None for c in cards) else [int(c) for c in cards]
     fit_kwargs = dict(n_components=n_components, cardinality=cardinality, deflation=deflation,
-                      center=center, scale=scale, **fit_options)
+                      center=center, scale=scale,
+                      **{k: fit_options.pop(k) for k in _FIT_KEYWORDS if k in fit_options},
+                      method_options=fit_options)
     if method is not None:
         fit_kwargs["method"] = method
     rng = np.random.default_rng(random_state)
-    ref_seed = int(rng.integers(2**31 - 1))
-    n = int(X.shape[0])
-    draws = [_draw_rows(rng, n, resampling, subsample_fraction) for _ in range(n_resamples)]
+    if reference is None:
+        reference = fit_data(X, random_state=int(rng.integers(2**31 - 1)), **fit_kwargs)
+    return resample_stability(
+        reference, int(X.shape[0]), lambda rows, seed: _refit(X, rows, seed, fit_kwargs),
+        n_resamples=n_resamples, resampling=resampling, subsample_fraction=subsample_fraction,
+        n_jobs=n_jobs, backend="threads" if _is_dask(X) else backend, random_state=rng)
+
+
+def resample_stability(reference, n_samples, refit, *, n_resamples=20, resampling="bootstrap",
+                       subsample_fraction=0.5, n_jobs=None, backend="threads",
+                       random_state=None) -> StabilityResult:
+    """The engine of :func:`support_stability`, for any refit: draw the resamples' rows and
+    seeds, refit each, match its components to the reference's and count the selections.
+
+    Parameters
+    ----------
+    reference : SparsePCAResult
+        The fit on all ``n_samples`` rows.
+    n_samples : int
+    refit : callable
+        ``refit(rows, seed) -> ndarray (m, n_features)``, m >= n_components: the
+        components on the rows ``rows`` (sorted, with repeats for a bootstrap), seeded
+        by ``seed`` (the topic pipeline refits on its working set).
+    n_resamples, resampling, subsample_fraction, n_jobs, backend, random_state
+        As :func:`support_stability` (``random_state`` may be a Generator, then advanced).
+
+    Returns
+    -------
+    StabilityResult
+    """
+    _check_resampling(n_resamples, resampling, subsample_fraction, n_jobs, backend)
+    rng = np.random.default_rng(random_state)
+    draws = [_draw_rows(rng, n_samples, resampling, subsample_fraction)
+             for _ in range(n_resamples)]
     seeds = rng.integers(2**31 - 1, size=n_resamples)
-    reference = sparse_pca(X, random_state=ref_seed, **fit_kwargs)
-    comps = _run_refits(X, draws, seeds, fit_kwargs, n_jobs, backend)
+    comps = _run_refits(refit, draws, seeds, n_jobs, backend)
     C = reference.components
     k, p = C.shape
     freq = np.zeros((k, p))
@@ -227,12 +286,12 @@ def _is_dask(X):
     return type(X).__module__.split(".")[0] == "dask"
 
 
-def _run_refits(X, draws, seeds, fit_kwargs, n_jobs, backend):
+def _run_refits(refit, draws, seeds, n_jobs, backend):
+    """``refit(rows, seed)`` for each resample; with a Dask array each thread drives one
+    refit's graphs on the cluster."""
     if n_jobs in (None, 1):
-        return [_refit(X, rows, s, fit_kwargs) for rows, s in zip(draws, seeds)]
+        return [refit(rows, int(s)) for rows, s in zip(draws, seeds)]
     from joblib import Parallel, delayed
 
-    if _is_dask(X):  # each thread drives one refit's graphs on the cluster
-        backend = "threads"
     return Parallel(n_jobs=n_jobs, prefer=backend)(
-        delayed(_refit)(X, rows, s, fit_kwargs) for rows, s in zip(draws, seeds))
+        delayed(refit)(rows, int(s)) for rows, s in zip(draws, seeds))
