@@ -94,6 +94,13 @@ class Plan:
     def needs_data(self) -> bool:
         return self.spec.requires_data(self.options)
 
+    def reseeded(self, random_state, cardinalities=None) -> "Plan":
+        """The same plan with fresh seeds (and fixed ``cardinalities`` when given, e.g. the
+        ones ``auto`` chose): a refit of the same request (support stability)."""
+        cards = list(self.cardinalities if cardinalities is None else cardinalities)
+        return replace(self, cardinalities=cards, auto=None if cardinalities else self.auto,
+                       seeds=_seeds(random_state, len(cards)))
+
 
 def _seeds(random_state, k: int) -> tuple:
     from .solvers import check_random_state

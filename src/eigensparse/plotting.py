@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["plot_cardinality_path", "plot_stability", "plot_loadings", "save_figure"]
+__all__ = ["plot_cardinality_path", "plot_stability", "plot_loadings", "plot_result", "save_figure"]
 
 
 def _pyplot():
@@ -130,3 +130,36 @@ def plot_loadings(components, *, feature_names=None, max_features=20, path=None)
     if path is not None:
         save_figure(fig, path)
     return fig
+
+
+def plot_result(result, outdir, *, max_features=20) -> list:
+    """Write the figures of a multi-component result into ``outdir`` (atomically) and
+    return their paths: ``loadings.png`` (the sorted loadings of each component),
+    ``cardinality_path_pc{j}.png`` per component chosen by ``cardinality="auto"`` (the
+    path with bounds and the chosen s), ``stability.png`` (the heat map, when the result
+    has a support stability).
+
+    Parameters
+    ----------
+    result : SparsePCAResult
+    outdir : str or Path
+    """
+    plt = _pyplot()
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    names = result.feature_names
+    paths = []
+    fig = plot_loadings(result, feature_names=names, max_features=max_features)
+    paths.append(save_figure(fig, outdir / "loadings.png"))
+    plt.close(fig)
+    for j, choice in enumerate(result.info.get("cardinality_choices") or []):
+        ax = plot_cardinality_path(choice)
+        ax.set_title(f"PC{j + 1}: {choice.line()}", fontsize=8)
+        paths.append(save_figure(ax.figure, outdir / f"cardinality_path_pc{j + 1}.png"))
+        plt.close(ax.figure)
+    stability = result.info.get("stability")
+    if stability is not None:
+        ax = plot_stability(stability, feature_names=names)
+        paths.append(save_figure(ax.figure, outdir / "stability.png"))
+        plt.close(ax.figure)
+    return [str(p) for p in paths]

@@ -482,8 +482,9 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
     data : array (n_samples, n_features), optional
         The data rows; required by ``rule="cv"``.
     found : list, optional
-        Appended to as components are found (a front door's ``solve`` may read it,
-        e.g. the topic pipeline's disjoint words).
+        Passed to :func:`eigensparse.multi.run_deflation`: appended to as components are
+        found, on the operator's features (a front door's ``solve`` may read it, e.g. the
+        topic pipeline's disjoint words).
     **rule_options
         Other :func:`choose_cardinality` options (``certify``, ``relaxation``,
         ``n_folds``, ``cv_select``).
@@ -502,11 +503,11 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
         raise InvalidParameterError(
             "parameter 'deflation'='disjoint' is not supported with rule='cv'.")
     choices = []
-    found = [] if found is None else found
+    previous = []  # the components as solved (on the original features unless disjoint)
 
     def solve_auto(sub, _placeholder, t):
         if rule == "cv":
-            prev = np.vstack([r.loadings for r in found]) if found else None
+            prev = np.vstack([r.loadings for r in previous]) if previous else None
             ch = choose_cardinality(data, rule="cv", s_max=s_max,
                                     random_state=random_state, previous=prev,
                                     deflation=deflation, **rule_options)
@@ -519,9 +520,9 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
                                     method=refine, random_state=random_state, **rule_options)
         choices.append(ch)
         r = ch.result if solve is None else solve(sub, ch.cardinality, t)
-        found.append(r)
+        previous.append(r)
         return r
 
     # placeholder cardinalities of 1: run_deflation only uses them to check the disjoint budget
-    results = run_deflation(op, solve_auto, [1] * n_components, deflation)
+    results = run_deflation(op, solve_auto, [1] * n_components, deflation, found=found)
     return AutoCardinalities([c.cardinality for c in choices], choices, results, deflation)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import inspect
 
-__all__ = ["CLIError", "positive_int", "add_component_options", "add_method_options",
+__all__ = ["CLIError", "positive_int", "cardinality_value", "cardinality_options", "add_component_options", "add_method_options",
            "add_center_options", "add_output_options", "method_options", "SHARED_OPTIONS"]
 
 #: method options with a shared flag of their own (not generated per method)
@@ -26,6 +26,27 @@ def positive_int(text):
     return v
 
 
+def cardinality_value(text):
+    """``-s``: a positive int, or ``auto``."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer or 'auto', got {text!r}") from None
+
+
+def fraction_value(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = None
+    if v is None or not 0 < v <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return v
+
+
 def add_component_options(p, *, default_cardinality: int, default_deflation: str):
     """-k, -s, --method (registry names), --deflation, --penalty, --random-state."""
     from ..multi import DEFLATIONS
@@ -33,9 +54,21 @@ def add_component_options(p, *, default_cardinality: int, default_deflation: str
 
     p.add_argument("-k", "--n-components", type=positive_int, default=5,
                    help="number of components (default 5)")
-    p.add_argument("-s", "--cardinality", type=positive_int, default=None,
+    from ..selection import RULES
+
+    p.add_argument("-s", "--cardinality", type=cardinality_value, default=None,
                    help=f"nonzero loadings per component (default {default_cardinality}; "
-                        "none with --penalty)")
+                        "none with --penalty), or 'auto': chosen per component by "
+                        "--cardinality-rule")
+    p.add_argument("--cardinality-rule", default="fraction", choices=list(RULES),
+                   help="rule of -s auto: the smallest s reaching --cardinality-fraction of the "
+                        "dense component's variance (default), the knee of the variance-"
+                        "cardinality path, or cross-validation (cv)")
+    p.add_argument("--cardinality-fraction", type=fraction_value, default=0.9, metavar="F",
+                   help="fraction of the fraction rule (default 0.9)")
+    p.add_argument("--stability", type=positive_int, default=None, metavar="B",
+                   help="support stability over B bootstrap refits (a 'stability' row per "
+                        "component; refits run --n-jobs at a time)")
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"one of {', '.join(method_names())} (default {DEFAULT_METHOD}; "
                         "see `eigensparse methods`)")
@@ -57,7 +90,9 @@ def add_center_options(p):
 def add_output_options(p):
     p.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE "
                    "(strict JSON, written atomically)")
-    p.add_argument("--plot", metavar="DIR", help="write PNG diagnostics to DIR")
+    p.add_argument("--plot", metavar="DIR", help="write PNG diagnostics to DIR: the sorted "
+                   "loadings, the variance-cardinality path with bounds and the chosen s "
+                   "(-s auto), the stability heat map (--stability)")
     p.add_argument("-v", "--verbose", action="store_true", help="print timings (phase table)")
 
 
@@ -113,6 +148,14 @@ def add_method_options(p):
         else:
             g.add_argument(flag, dest=f"opt_{name}", type=_value, default=argparse.SUPPRESS,
                            metavar="V", help=f"{who} (default {shown})")
+
+
+def cardinality_options(args) -> dict:
+    """The keyword arguments of -s auto and --stability."""
+    if args.stability is not None and args.stability < 2:
+        raise CLIError(f"--stability needs at least 2 refits; got {args.stability}")
+    return {"cardinality_rule": args.cardinality_rule,
+            "cardinality_fraction": args.cardinality_fraction, "stability": args.stability}
 
 
 def method_options(args) -> dict:

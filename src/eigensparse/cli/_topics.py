@@ -14,7 +14,7 @@ import time
 from dataclasses import replace
 
 from ._options import (CLIError, add_center_options, add_component_options, add_method_options,
-                       add_output_options, method_options, positive_int)
+                       add_output_options, cardinality_options, method_options, positive_int)
 from ._report import report
 
 __all__ = ["add_parser", "run"]
@@ -53,7 +53,7 @@ def add_parser(sub):
     o = t.add_argument_group("topic pipeline options (files are streamed twice with bounded memory)")
     o.add_argument("--working-set", type=positive_int, metavar="M",
                    help="initial working-set size (default max(300, 10*k*s))")
-    o.add_argument("--n-jobs", type=positive_int, default=1, help="threads for pass 2 (default 1)")
+    o.add_argument("--n-jobs", type=positive_int, default=1, help="threads for pass 2 and parallel --stability refits (default 1)")
     o.add_argument("--no-cache", action="store_true", help="do not read or write the binary cache")
     o.add_argument("--cache-dir", metavar="DIR",
                    help="cache directory (default $EIGENSPARSE_CACHE_DIR or ~/.cache/eigensparse)")
@@ -122,7 +122,7 @@ def _pipeline(args, X=None, words=None, name=None) -> int:
         working_set=args.working_set, cache=not args.no_cache, cache_dir=args.cache_dir,
         n_jobs=args.n_jobs, random_state=args.random_state,
         progress=not args.no_progress and sys.stderr.isatty(),
-        method_options=method_options(args) or None)
+        method_options=method_options(args) or None, **cardinality_options(args))
     report(res, args, header=_header(name or res.name, res.n_docs, res.n_words, res, args),
            note=f"working set {res.working_set.size} of {res.n_words} words")
     for msg in res.rereads:
@@ -142,9 +142,6 @@ def _in_memory(args) -> int:
     from ..text import DEFAULT_TOPIC_CARDINALITY
     from ..text._passes import scale_matrix
 
-    if args.plot:
-        raise CLIError("--plot needs the streaming pipeline (not with --scheduler, --device or "
-                       "--scaling unit)")
     t0 = time.perf_counter()
     X, words, name = _load_corpus(args)
     unit = args.scaling in IN_MEMORY_SCALINGS
@@ -163,7 +160,7 @@ def _in_memory(args) -> int:
                          method=args.method or _default_method(), deflation=args.deflation,
                          center=args.center, scale=unit, random_state=args.random_state,
                          client=client, device=args.device, penalty=args.penalty,
-                         **method_options(args))
+                         n_jobs=args.n_jobs, **cardinality_options(args), **method_options(args))
     finally:
         if client is not None:
             client.close()

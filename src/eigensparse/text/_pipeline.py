@@ -46,8 +46,9 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
                    center: bool = True, scaling: str = "count", working_set: int | None = None,
                    max_working_set: int = 4000, cache: bool = True, cache_dir=None,
                    verify: str = "hash", chunk_nnz: int = DEFAULT_CHUNK_NNZ, n_jobs: int = 1,
-                   random_state=0, progress: bool = True, method_options: dict | None = None
-                   ) -> TopicsResult:
+                   random_state=0, progress: bool = True, method_options: dict | None = None,
+                   cardinality_rule: str = "fraction", cardinality_fraction: float = 0.9,
+                   stability: int | None = None) -> TopicsResult:
     """Sparse principal components of a bag-of-words corpus, out of core.
 
     Parameters
@@ -59,9 +60,10 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     vocab : path-like or list of str, optional
         The vocabulary (UCI ``vocab.NAME.txt``: one word per line, exactly W lines).
     n_topics : int, default=5
-    cardinality : int or list of int, default=None
+    cardinality : int, list of int or "auto", default=None
         Exact words per topic; None means 5, or, when ``penalty`` is given, a
-        penalty-only solve.
+        penalty-only solve; ``"auto"``: chosen per topic by ``cardinality_rule`` on the
+        working-set covariance (as :func:`eigensparse.sparse_pca`).
     method : str, optional
         Any name of the method registry (``eigensparse methods``); default: the
         registry's single default (:data:`eigensparse.registry.DEFAULT_METHOD`).
@@ -104,6 +106,13 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     method_options : dict, optional
         Extra options for the solver. With the penalty search of a penalized method the
         method's optimality certificate is skipped unless ``{"certify": True}``.
+    cardinality_rule, cardinality_fraction
+        The rule of ``cardinality="auto"`` (``"fraction"`` or ``"knee"``; ``"cv"`` needs
+        the rows of :func:`eigensparse.sparse_pca`).
+    stability : int, optional
+        Support stability over this many bootstrap resamples of the documents, refitted
+        on the working set (``n_jobs`` refits at a time), in ``info["stability"]``
+        (:func:`eigensparse.text._stability.working_set_stability`).
 
     Returns
     -------
@@ -116,14 +125,15 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
          "working_set": working_set, "max_working_set": max_working_set, "cache": cache,
          "chunk_nnz": chunk_nnz, "n_jobs": n_jobs, "progress": progress, "penalty": penalty,
          "method": method, "verify": verify, "cardinality_tolerance": cardinality_tolerance,
-         "deflation": deflation},
+         "deflation": deflation, "stability": stability},
         {"n_topics": Interval("int", 1, None), "center": [bool], "scaling": [Options(SCALINGS)],
          "working_set": [None, Interval("int", 1, None)],
          "max_working_set": Interval("int", 1, None), "cache": [bool],
          "chunk_nnz": Interval("int", 1, None), "n_jobs": Interval("int", 1, 64),
          "progress": [bool], "penalty": [None, Interval("real", 0, None)],
          "method": [None, str], "verify": [Options(("hash", "stat"))],
-         "cardinality_tolerance": Interval("int", 0, None), "deflation": [Options(DEFLATIONS)]},
+         "cardinality_tolerance": Interval("int", 0, None), "deflation": [Options(DEFLATIONS)],
+         "stability": [None, Interval("int", 2, None)]},
         where="extract_topics")
     resolve_method(method, method_options, penalty)  # fail before reading the data
     clock, messages = Clock(), []
@@ -137,7 +147,9 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
                            cardinality=cardinality, penalty=penalty, deflation=deflation,
                            options=method_options, random_state=random_state,
                            default_cardinality=DEFAULT_TOPIC_CARDINALITY,
-                           default_deflation=DEFAULT_TOPIC_DEFLATION)
+                           default_deflation=DEFAULT_TOPIC_DEFLATION,
+                           cardinality_rule=cardinality_rule,
+                           cardinality_fraction=cardinality_fraction)
     n = corpus.n_docs
     mean = stats["s1"] / n
     var = np.maximum(stats["s2"] / n - (mean * mean if center else 0.0), 0.0)
@@ -148,8 +160,15 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     wset.load(m)
     results = _solve(wset, plan, cardinality_tolerance, n, progress)
     clock.lap("solve")
-    return _result(corpus, plan, results, wset, passes, clock, messages, scaling=scaling,
-                   center=center, mean=mean, var=var)
+    res = _result(corpus, plan, results, wset, passes, clock, messages, scaling=scaling,
+                  center=center, mean=mean, var=var)
+    if stability is not None:
+        from ._stability import working_set_stability
+
+        res.info["stability"] = working_set_stability(res, passes, plan, n_resamples=stability,
+                                                      n_jobs=n_jobs, random_state=random_state)
+        clock.lap("stability")
+    return res
 
 
 def _open(docword, vocab, scaling, **kw) -> Corpus:
