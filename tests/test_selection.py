@@ -60,26 +60,78 @@ def test_knee_and_cv_find_the_planted_support(spiked):
     assert np.argmax(c.scores["mean"]) + 1 >= 10
 
 
-def test_20news_fraction_rule_reaches_and_previous_size_does_not():
-    """The handbook's rule on 20 newsgroups, three components (Schur deflation): each chosen
-    s reaches 90% of the deflated λmax, the best support of size s−1 found does not, the
-    bounds prove every k < s_lower short; component 3 is proven minimal by exhaustive search."""
-    op = es.as_operator(load_20news().data)
-    auto = resolve_auto_cardinalities(op, 3, deflation="schur", fraction=0.9, certify=False)
-    cur, Q = op, []
-    for t, c in enumerate(auto.choices):
-        s, thr = c.cardinality, 0.9 * c.dense_variance
+def _check_fraction_choices(op, choices, components, fraction=0.9, deflation="schur"):
+    """Each chosen s reaches ``fraction`` of the deflated λmax (the component returned does),
+    the best support of size s−1 found does not, the bounds prove every k < s_lower short;
+    returns the deflated operators, one per component."""
+    cur, Q, ops = op, [], []
+    for t, (c, x) in enumerate(zip(choices, components)):
+        s, thr = c.cardinality, fraction * c.dense_variance
         assert c.dense_variance == pytest.approx(np.linalg.eigvalsh(cur.to_dense())[-1], rel=1e-9)
+        assert np.count_nonzero(x) == s
         assert _lmax_block(cur, c.result.support) >= thr  # s reaches the fraction ...
+        assert float(x @ cur.matvec(x)) >= thr * (1 - 1e-9)  # ... so does the component
         assert c.variances[s - 2] < thr  # ... the best support of size s−1 found does not
         assert 1 <= c.s_lower <= s
         assert np.all(c.upper_bounds[: c.s_lower - 1] < thr)
         assert np.all(c.upper_bounds[:s] >= c.variances[:s] * (1 - 1e-12))
         assert c.proven == (c.s_lower == s)
-        if t == 2:  # small enough for the exact check: no support of size s−1 reaches 90%
-            assert c.proven and s <= 5
-            assert get_solver("exhaustive").func(cur, s - 1).variance < thr
-        cur = deflate(cur, auto.results[t].loadings, "schur", Q)
+        ops.append(cur)
+        cur = deflate(cur, x, deflation, Q)
+    return ops
+
+
+def test_20news_fraction_rule_reaches_and_previous_size_does_not():
+    """The handbook's rule on 20 newsgroups, three components (Schur deflation); component 3
+    is proven minimal by exhaustive search."""
+    op = es.as_operator(load_20news().data)
+    auto = resolve_auto_cardinalities(op, 3, deflation="schur", fraction=0.9, certify=False)
+    ops = _check_fraction_choices(op, auto.choices, [r.loadings for r in auto.results])
+    c = auto.choices[2]  # small enough for the exact check: no support of size s−1 reaches 90%
+    assert c.proven and c.cardinality <= 5
+    assert get_solver("exhaustive").func(ops[2], c.cardinality - 1).variance < 0.9 * c.dense_variance
+
+
+def test_sparse_pca_auto_on_20news():
+    """The front door: sparse_pca(cardinality="auto") returns the components of the chosen
+    cardinalities (checked as the hook's), with the choices in info and in the table."""
+    X = load_20news().data
+    res = es.sparse_pca(X, n_components=3, cardinality="auto", deflation="schur", random_state=0)
+    choices = res.info["cardinality_choices"]
+    assert res.info["cardinalities"] == [c.cardinality for c in choices]
+    assert [s.size for s in res.supports] == res.info["cardinalities"]
+    _check_fraction_choices(es.as_operator(X), choices, res.components)
+    table = res.format_table()
+    for j, c in enumerate(choices):
+        assert f"PC{j + 1}: s={c.cardinality} chosen: reaches" in table
+    doc = res.to_dict()
+    assert doc["cardinality_rule"] == "fraction"
+    assert [d["cardinality_choice"]["cardinality"] for d in doc["components"]] == \
+        res.info["cardinalities"]
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"cardinality": "foo"}, "'cardinality'"), ({"cardinality_fraction": 1.5}, "'cardinality_fraction'"),
+    ({"cardinality": "auto", "cardinality_rule": "best"}, "'cardinality_rule'"),
+    ({"cardinality": "auto", "method": "bipartite"}, "'cardinality'='auto'")])
+def test_front_door_bad_auto_values_name_the_parameter(spiked, kwargs, name):
+    X = spiked[0]
+    with pytest.raises(InvalidParameterError, match=name):
+        es.sparse_pca(X, n_components=2, **kwargs)
+    with pytest.raises(ValueError, match=name.split("=")[0].strip("'")):
+        es.SparsePCA(2, **kwargs).fit(X)
+
+
+def test_sparse_pca_auto_picks_the_planted_support(spiked):
+    X, v, support = spiked
+    res = es.sparse_pca(X, n_components=1, cardinality="auto", cardinality_fraction=0.95,
+                        random_state=0)
+    assert res.info["cardinalities"] == [10]
+    np.testing.assert_array_equal(res.supports[0], support)
+    assert res.info["cardinality_choices"][0].proven
+    est = es.SparsePCA(1, cardinality="auto", cardinality_fraction=0.95, random_state=0).fit(X)
+    np.testing.assert_array_equal(est.supports_[0], support)
+    assert est.cardinality_choices_[0].cardinality == 10
 
 
 def test_resolve_auto_cardinalities_per_component(spiked):

@@ -477,7 +477,9 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
         As :func:`choose_cardinality` (``random_state`` is passed to each choice).
     solve : callable, optional
         ``solve(operator, s, t) -> ComponentResult``: the front door's solver, called with
-        the chosen s; the component it returns is the one deflated. Default: the
+        the chosen s (and used to refine the path); the component it returns is the one
+        deflated, unless the rule's own support of size s explains more (then that one,
+        so the component returned reaches what the choice reports). Default: the
         component the rule's path found at s.
     data : array (n_samples, n_features), optional
         The data rows; required by ``rule="cv"``.
@@ -520,6 +522,8 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
                                     method=refine, random_state=random_state, **rule_options)
         choices.append(ch)
         r = ch.result if solve is None else solve(sub, ch.cardinality, t)
+        if r.variance < ch.result.variance * (1 - _RTOL):  # the path's support is better
+            r = ch.result
         previous.append(r)
         return r
 
