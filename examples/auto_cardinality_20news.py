@@ -1,5 +1,8 @@
-"""20 newsgroups: the handbook's 90% rule chosen automatically, with the bounds behind it.
+"""
+Choosing the cardinality: 20 newsgroups
+=======================================
 
+The handbook's 90% rule chosen automatically, with the bounds behind it.
 For each of the first three components (Schur deflation): the smallest cardinality whose
 sparse component explains 90% of the dense leading component's variance on the deflated
 covariance, the variance reached and the upper bound for the last few cardinalities, whether

@@ -139,3 +139,41 @@ def test_weighted_distinct_rows_give_the_bootstrap_covariance(enough, sparse):
     np.testing.assert_allclose(as_operator(weighted, center=False).to_dense()
                                * weighted.shape[0] / 200, plain, rtol=1e-10, atol=1e-12)
     assert _resampled(X, rows, {"center": True, "scale": False}).shape[0] == 200
+
+
+def test_front_doors_auto_then_stable_planted_support():
+    """sparse_pca(cardinality="auto", stability=B): the planted 10 variables chosen, each
+    selected in >= 90% of the refits; the estimator gives the same; too few samples: the
+    stabilities fall."""
+    import eigensparse as es
+
+    X, v, support = make_spiked_covariance(500, 60, 10, 10.0, random_state=0)
+    res = es.sparse_pca(X, n_components=1, cardinality="auto", cardinality_fraction=0.95,
+                        stability=20, n_jobs=2, random_state=0)
+    st = res.info["stability"]
+    assert res.info["cardinalities"] == [10]
+    np.testing.assert_array_equal(res.supports[0], support)
+    assert np.all(st.frequencies[0, support] >= 0.9) and st.stability[0] >= 0.9
+    assert [ln.split()[1] for ln in res.format_table().splitlines()
+            if ln.startswith("stability")] == [f"{st.stability[0]:.2f}"]
+    est = es.SparsePCA(1, cardinality="auto", cardinality_fraction=0.95, stability=20,
+                       random_state=0).fit(X)
+    np.testing.assert_array_equal(est.stability_.frequencies, st.frequencies)  # n_jobs-free
+    Xf, _, support_f = _planted(40)
+    few = es.SparsePCA(1, cardinality=10, random_state=0).fit(Xf).support_stability(Xf, 20)
+    assert few.frequencies[0, support_f].mean() < st.frequencies[0, support].mean() - 0.2
+    assert few.stability[0] < st.stability[0] - 0.2
+
+
+def test_plot_result_writes_every_figure(tmp_path):
+    import eigensparse as es
+    from eigensparse.plotting import plot_result
+
+    X, v, support = make_spiked_covariance(300, 30, 5, 10.0, random_state=1)
+    res = es.sparse_pca(X, n_components=2, cardinality="auto", stability=3, random_state=0)
+    paths = plot_result(res, tmp_path / "plots")
+    names = sorted(p.rsplit("/", 1)[-1] for p in paths)
+    assert names == ["cardinality_path_pc1.png", "cardinality_path_pc2.png", "loadings.png",
+                     "stability.png"]
+    assert all((tmp_path / "plots" / n).stat().st_size > 1000 for n in names)
+    assert not [p for p in (tmp_path / "plots").iterdir() if p.name not in names]  # atomic
