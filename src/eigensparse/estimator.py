@@ -158,10 +158,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         opts = dict(self.method_options or {})
         if self.n_starts is not None:
             opts["n_starts"] = self.n_starts
-        if isinstance(self.random_state, np.random.RandomState):
-            seed = int(self.random_state.randint(0, 2**31 - 1))
-        else:
-            seed = self.random_state
+        seed = _seed(self.random_state)
         res = sparse_pca(X, n_components=self.n_components, cardinality=self.cardinality,
                          method=self.method, deflation=self.deflation, penalty=self.penalty,
                          center=bool(self.center), scale=bool(self.scale), random_state=seed,
@@ -214,7 +211,8 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             X, n_resamples=n_resamples, resampling=resampling, reference=self.result_,
             n_jobs=self.n_jobs if n_jobs is None else n_jobs, center=bool(self.center),
             scale=bool(self.scale), penalty=self.penalty,
-            random_state=self.random_state if random_state is None else random_state, **opts)
+            random_state=_seed(self.random_state if random_state is None else random_state),
+            **opts)
         return self.stability_
 
     def _projection(self):
@@ -287,6 +285,13 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _seed(random_state):
+    """An int, None or Generator from scikit-learn's random_state (a RandomState draws one)."""
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    return random_state
 
 
 def _is_distributed_or_device(X) -> bool:
