@@ -177,3 +177,18 @@ def test_plot_result_writes_every_figure(tmp_path):
                      "stability.png"]
     assert all((tmp_path / "plots" / n).stat().st_size > 1000 for n in names)
     assert not [p for p in (tmp_path / "plots").iterdir() if p.name not in names]  # atomic
+
+
+def test_stability_of_a_covariance_is_a_clear_error():
+    """A precomputed covariance has no rows to resample: a clear error naming the
+    parameter, from every front door, before any fit."""
+    import eigensparse as es
+
+    X = np.random.default_rng(0).standard_normal((60, 8))
+    cov = es.Covariance(np.cov(X.T))
+    with pytest.raises(InvalidParameterError, match="parameter 'data'.*rows"):
+        es.sparse_pca(cov, n_components=2, cardinality=3, stability=3)
+    with pytest.raises(InvalidParameterError, match="parameter 'data'.*rows"):
+        es.SparsePCA(2, cardinality=3, stability=3).fit(cov)
+    with pytest.raises(InvalidParameterError, match="parameter 'X'.*rows"):
+        support_stability(cov, 2, 3)

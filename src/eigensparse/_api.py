@@ -114,6 +114,10 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
     validate_params({"stability": stability, "n_jobs": n_jobs},
                     {"stability": [None, Interval("int", 2, None)],
                      "n_jobs": [None, Interval("int", None, None)]}, where="sparse_pca")
+    if stability is not None:
+        from .stability import check_resamplable
+
+        check_resamplable(data, "data")  # before the fit
     method_options = dict(method_options)
     res = fit_data(data, n_components=n_components, cardinality=cardinality, method=method,
                    deflation=deflation, penalty=penalty, center=center, scale=scale,

@@ -119,9 +119,21 @@ def match_components(reference, other):
 
 def _check(X, n_resamples, resampling, subsample_fraction, n_jobs, backend):
     _check_resampling(n_resamples, resampling, subsample_fraction, n_jobs, backend)
+    check_resamplable(X)
+
+
+def check_resamplable(X, name: str = "X") -> None:
+    """A clear error unless ``X`` is a data matrix whose rows can be resampled (an
+    operator such as a precomputed ``Covariance`` has no rows)."""
+    from .operators import Operator
+
+    if isinstance(X, Operator):
+        raise InvalidParameterError(
+            f"parameter '{name}': support stability resamples the data rows; a {X.kind} "
+            f"({type(X).__name__}) has none. Pass the data matrix.")
     if getattr(X, "ndim", 2) != 2 or not hasattr(X, "shape"):
         raise InvalidParameterError(
-            "parameter 'X' must be a 2-D data matrix (array, scipy.sparse matrix or dask "
+            f"parameter '{name}' must be a 2-D data matrix (array, scipy.sparse matrix or dask "
             f"array) with rows as samples; got {type(X).__name__}.")
 
 
