@@ -1,16 +1,11 @@
 """The functional front door: :func:`sparse_pca` (a thin layer over the dispatcher)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ._dispatch import (DEFAULT_CARDINALITY, DEFAULT_DEFLATION, DEFAULT_ORDER, ORDERS,
-                        adjusted_variance, assemble, plan_components, progress_bar, require_data,
-                        solve_components)
+from ._dispatch import (DEFAULT_CARDINALITY, DEFAULT_DEFLATION, DEFAULT_ORDER, adjusted_variance,
+                        fit_data)
 from ._result import SparsePCAResult
-from ._validation import InvalidParameterError, Interval, Options, validate_params
-from .multi import DEFLATIONS
-from .operators import Operator, as_operator
-from .registry import DEFAULT_METHOD, get_method, method_names
+from ._validation import Interval, validate_params
+from .registry import DEFAULT_METHOD, method_names
 
 __all__ = ["sparse_pca", "adjusted_variance", "available_methods", "DEFAULT_METHOD",
            "DEFAULT_DEFLATION", "DEFAULT_CARDINALITY"]
@@ -24,7 +19,9 @@ def available_methods() -> list[str]:
 def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD,
                deflation=DEFAULT_DEFLATION, penalty=None, center=True, scale=False,
                random_state=None, progress=False, client=None, device=None,
-               order=DEFAULT_ORDER, refine="auto", **method_options) -> SparsePCAResult:
+               order=DEFAULT_ORDER, refine="auto", cardinality_rule="fraction",
+               cardinality_fraction=0.9, stability=None, n_jobs=None,
+               **method_options) -> SparsePCAResult:
     """Sparse principal components of ``data``.
 
     Parameters
@@ -36,10 +33,26 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
         CuPy / PyTorch (array-API) array stays on its device (float32 allowed).
     n_components : int, default=None
         Number of components; None means ``min(5, n_features)``.
-    cardinality : int or list of int, default=None
+    cardinality : int, list of int or "auto", default=None
         Exact number of nonzero loadings per component (one int for all, or one per
         component); None means ``min(10, n_features)`` unless ``penalty`` is given to a
-        penalized method.
+        penalized method. ``"auto"``: each component's cardinality is chosen by
+        ``cardinality_rule`` (:mod:`eigensparse.selection`), on the operator deflated by
+        the components before it; the choices (path, bounds, reason) are in
+        ``info["cardinality_choices"]``.
+    cardinality_rule : {"fraction", "knee", "cv"}, default="fraction"
+        The rule of ``cardinality="auto"``: the smallest s reaching
+        ``cardinality_fraction`` of the dense component's variance (proven minimal by
+        the bounds when they can), the knee of the variance–cardinality path, or
+        cross-validated held-out explained variance (needs data rows).
+    cardinality_fraction : float in (0, 1], default=0.9
+        The fraction of the ``"fraction"`` rule.
+    stability : int, optional
+        Refit on this many bootstrap resamples of the rows and put the support stability
+        (:class:`eigensparse.stability.StabilityResult`, at the cardinalities found) in
+        ``info["stability"]`` (:func:`eigensparse.stability.support_stability`).
+    n_jobs : int, optional
+        Parallel refits of ``stability`` (None: 1; -1: all cores).
     method : str, default=eigensparse.registry.DEFAULT_METHOD
         A single-component solver (``eigensparse.available_methods()``), used with
         ``deflation``, or a joint method (e.g. ``"bipartite"``) that finds all
@@ -98,34 +111,25 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
     >>> res2.info["found_at"]
     [0, 1]
     """
-    validate_params(
-        {"method": method, "deflation": deflation, "center": center, "scale": scale,
-         "progress": progress, "n_components": n_components, "penalty": penalty, "order": order},
-        {"method": [str], "deflation": [Options(DEFLATIONS)], "center": [bool], "scale": [bool],
-         "order": [Options(ORDERS)],
-         "progress": [bool], "n_components": [None, Interval("int", 1, None)],
-         "penalty": [None, Interval("real", 0, None)]},
-        where="sparse_pca",
-    )
-    get_method(method)  # an unknown method fails before the data are touched
-    if scale and isinstance(data, Operator):
-        raise InvalidParameterError(
-            f"parameter 'scale=True' cannot be applied to a {data.kind} ({type(data).__name__}): "
-            "it is used as given. For correlation PCA pass Covariance(S, scale=True), or the data.")
-    op = as_operator(data, center=center, scale=scale, client=client, device=device)
-    plan = plan_components(method, n_features=op.n_features, n_components=n_components,
-                           cardinality=cardinality, penalty=penalty, deflation=deflation,
-                           options=method_options, random_state=random_state, order=order,
-                           refine=refine)
-    op = require_data(plan, op)
-    bar = progress_bar(plan) if progress else None
-    try:
-        results = solve_components(op, plan, progress=bar)
-    finally:
-        if bar is not None:
-            bar.close()
-    p = op.n_features
-    mean, scale_ = getattr(op, "mean_", None), getattr(op, "scale_", None)
-    return assemble(op, plan, results, info={
-        "mean": np.zeros(p) if mean is None else np.asarray(mean),
-        "scale": np.ones(p) if scale_ is None else np.asarray(scale_)})
+    validate_params({"stability": stability, "n_jobs": n_jobs},
+                    {"stability": [None, Interval("int", 2, None)],
+                     "n_jobs": [None, Interval("int", None, None)]}, where="sparse_pca")
+    if stability is not None:
+        from .stability import check_resamplable
+
+        check_resamplable(data, "data")  # before the fit
+    method_options = dict(method_options)
+    res = fit_data(data, n_components=n_components, cardinality=cardinality, method=method,
+                   deflation=deflation, penalty=penalty, center=center, scale=scale,
+                   random_state=random_state, progress=progress, client=client, device=device,
+                   order=order, refine=refine,
+                   cardinality_rule=cardinality_rule, cardinality_fraction=cardinality_fraction,
+                   method_options=method_options)
+    if stability is not None:
+        from .stability import support_stability
+
+        res.info["stability"] = support_stability(
+            data, n_resamples=stability, n_jobs=n_jobs, reference=res, random_state=random_state,
+            center=center, scale=scale, penalty=penalty, client=client, device=device,
+            **method_options)
+    return res

@@ -6,12 +6,15 @@ Every front door goes through here (:func:`eigensparse.sparse_pca`,
 
 1. :func:`plan_components` resolves the method in the registry
    (:mod:`eigensparse.registry`), normalises the cardinalities once (one int, or None
-   for a penalty-only solve, per component), checks the method's options and the
-   penalty and deflation rules, and draws one seed per component;
+   for a penalty-only solve, per component; ``cardinality="auto"`` is recorded as the
+   plan's ``auto`` rule), checks the method's options and the penalty and deflation
+   rules, and draws one seed per component;
 2. :func:`require_data` checks the method's data requirement once (or factors a
    covariance when the caller allows it);
 3. :func:`solve_components` runs the deflation loop (single-component methods) or
-   the joint method;
+   the joint method; with ``auto`` it runs
+   :func:`eigensparse.selection.resolve_auto_cardinalities` with the plan's solve, so
+   the components returned are those of the chosen cardinalities;
 4. :func:`assemble` returns the multi-component result (sign rule, variances on the
    undeflated operator, the component order of :data:`ORDERS`, adjusted variances).
 
@@ -21,7 +24,7 @@ per-component ``solve`` through :func:`solve_components`); it resolves nothing i
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -29,14 +32,15 @@ import numpy as np
 from ._linalg import fix_sign
 from ._result import SparsePCAResult
 from ._validation import InvalidParameterError, check_cardinalities
+from .diagnostics import adjusted_variance, adjusted_variance_of_gram
 from .multi import DEFLATIONS, run_deflation
 from .multi._refine import refine_plan, resolve_refine
 from .operators import Operator
 from .registry import DEFAULT_METHOD, MethodSpec, get_method, method_names
 
 __all__ = ["Plan", "resolve_method", "plan_components", "require_data", "solve_components", "assemble",
-           "adjusted_variance", "adjusted_variance_of_gram", "component_order", "DEFAULT_DEFLATION",
-           "DEFAULT_CARDINALITY", "DEFAULT_ORDER", "ORDERS"]
+           "fit_data", "adjusted_variance", "adjusted_variance_of_gram", "component_order",
+           "DEFAULT_DEFLATION", "DEFAULT_CARDINALITY", "DEFAULT_ORDER", "ORDERS", "AUTO"]
 
 DEFAULT_DEFLATION = "schur"
 #: the component orders :func:`assemble` knows: by decreasing variance xᵀΣx on the
@@ -45,6 +49,8 @@ ORDERS = ("variance", "deflation")
 DEFAULT_ORDER = "variance"
 #: cardinality used when none is given: min(n_features, 10)
 DEFAULT_CARDINALITY = 10
+#: the cardinality value that asks for a rule of :mod:`eigensparse.selection`
+AUTO = "auto"
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,9 @@ class Plan:
     refine : bool
         Whether the deflation chain is followed by the cyclic refinement
         (:mod:`eigensparse.multi._refine`).
+    auto : dict or None
+        ``cardinality="auto"``: the rule's options (``rule``, ``fraction``); the
+        cardinalities are then placeholders (None) until the rule chooses them.
     """
 
     spec: MethodSpec
@@ -76,6 +85,7 @@ class Plan:
     seeds: tuple = ()
     order: str = DEFAULT_ORDER
     refine: bool = False
+    auto: dict | None = None
 
     @property
     def method(self) -> str:
@@ -96,6 +106,13 @@ class Plan:
     @property
     def needs_data(self) -> bool:
         return self.spec.requires_data(self.options)
+
+    def reseeded(self, random_state, cardinalities=None) -> "Plan":
+        """The same plan with fresh seeds (and fixed ``cardinalities`` when given, e.g. the
+        ones ``auto`` chose): a refit of the same request (support stability)."""
+        cards = list(self.cardinalities if cardinalities is None else cardinalities)
+        return replace(self, cardinalities=cards, auto=None if cardinalities else self.auto,
+                       seeds=_seeds(random_state, len(cards)))
 
 
 def _seeds(random_state, k: int) -> tuple:
@@ -130,6 +147,32 @@ def _specs():
     return [get_method(n) for n in method_names()]
 
 
+def _check_auto(spec, cardinality, rule, fraction):
+    """The ``auto`` options of a plan (None unless ``cardinality="auto"``), checked."""
+    from .selection import RULES
+
+    if rule not in RULES:
+        raise InvalidParameterError(
+            f"parameter 'cardinality_rule' must be one of {list(RULES)}; got {rule!r}.")
+    if (isinstance(fraction, bool) or not isinstance(fraction, numbers.Real)
+            or not np.isfinite(fraction) or not 0 < fraction <= 1):
+        raise InvalidParameterError(
+            f"parameter 'cardinality_fraction' must be a real number in (0, 1]; got {fraction!r}.")
+    if not isinstance(cardinality, str):
+        return None
+    if cardinality != AUTO:
+        raise InvalidParameterError(
+            f"parameter 'cardinality' must be an int, a list of ints, None or {AUTO!r}; "
+            f"got {cardinality!r}.")
+    if spec.kind == "joint" or not spec.takes_cardinality:
+        raise InvalidParameterError(
+            f"parameter 'cardinality'={AUTO!r} chooses each component's cardinality in turn; "
+            f"method {spec.name!r} " + ("finds all components jointly" if spec.kind == "joint"
+                                        else "takes a penalty, not a cardinality")
+            + ": give the cardinalities, or a single-component cardinality method.")
+    return {"rule": rule, "fraction": float(fraction)}
+
+
 def _cardinalities(spec, cardinality, penalty, k, p, default_cardinality) -> list:
     if cardinality is None and penalty is not None and spec.takes_penalty:
         return [None] * k
@@ -151,6 +194,7 @@ def resolve_method(method, options=None, penalty=None) -> tuple:
 
 def plan_components(method, *, n_features: int, n_components=None, cardinality=None,
                     penalty=None, deflation=None, options=None, random_state=None, refine=False,
+                    cardinality_rule: str = "fraction", cardinality_fraction: float = 0.9,
                     default_cardinality: int = DEFAULT_CARDINALITY,
                     default_deflation: str = DEFAULT_DEFLATION, order: str = DEFAULT_ORDER) -> Plan:
     """Resolve a request once: method, cardinalities, options, deflation, seeds.
@@ -163,9 +207,14 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
         Features of the operator the components live on.
     n_components : int or None
         None: ``min(5, n_features)``.
-    cardinality : int, list of int or None
+    cardinality : int, list of int, "auto" or None
         None: ``min(default_cardinality, n_features)``, or a penalty-only solve when
-        ``penalty`` is given to a method that takes one.
+        ``penalty`` is given to a method that takes one. ``"auto"``: chosen per
+        component by ``cardinality_rule`` (single-component cardinality methods).
+    cardinality_rule : {"fraction", "knee", "cv"}, default="fraction"
+    cardinality_fraction : float in (0, 1], default=0.9
+        The rule and the fraction of λmax of ``cardinality="auto"``
+        (:func:`eigensparse.selection.choose_cardinality`).
     penalty : float or None
         Passed to methods that take a penalty; an error for the others.
     deflation : str or None
@@ -179,7 +228,9 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
         Order of the components in the result (:func:`component_order`).
     refine : {"auto", True, False}, default=False
         Cyclic refinement after the deflation chain
-        (:func:`eigensparse.multi._refine.resolve_refine` resolves ``"auto"``).
+        (:func:`eigensparse.multi._refine.resolve_refine` resolves ``"auto"``). Off with
+        ``cardinality="auto"``: the components are those the rule chose (refining would
+        keep their cardinalities but change the components the choices describe).
 
     Returns
     -------
@@ -193,7 +244,9 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
         raise InvalidParameterError(
             f"parameter 'n_components' must be an int in [1, n_features={p}]; got {n_components!r}.")
     k = int(k)
-    cards = _cardinalities(spec, cardinality, penalty, k, p, default_cardinality)
+    auto = _check_auto(spec, cardinality, cardinality_rule, cardinality_fraction)
+    cards = [None] * k if auto else _cardinalities(spec, cardinality, penalty, k, p,
+                                                   default_cardinality)
     deflation = default_deflation if deflation is None else deflation
     if deflation not in DEFLATIONS:
         raise InvalidParameterError(
@@ -205,8 +258,9 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
                 f"parameter 'deflation' must be 'disjoint' (or left at its default); got {deflation!r}.")
         deflation = "disjoint"
     refine = resolve_refine(refine, n_components=k, joint=spec.kind == "joint", cardinalities=cards,
-                            deflation=deflation)
-    return Plan(spec, cards, deflation, opts, _seeds(random_state, k), order, refine)
+                            deflation=deflation) and auto is None
+    return Plan(spec, cards, deflation, opts, _seeds(random_state, k), order=order, refine=refine,
+                auto=auto)
 
 
 def check_order(order) -> str:
@@ -264,7 +318,7 @@ def require_data(plan: Plan, op: Operator, *, factor: bool = False) -> Operator:
 
 
 def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
-                     found: list | None = None, progress=None) -> list:
+                     found: list | None = None, progress=None, rows: dict | None = None) -> list:
     """The components of ``plan`` on ``op``: the joint method, or deflation around
     single-component solves.
 
@@ -282,11 +336,16 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
         the loop (e.g. to enlarge its working set) keeps them.
     progress : tqdm bar, optional
         Updated once per component.
+    rows : dict, optional
+        ``{"data": rows, "center": bool, "scale": bool}``: the data rows, for the
+        ``"cv"`` rule of ``cardinality="auto"``.
 
     Returns
     -------
     list of ComponentResult
-        Loadings on ``op``'s features; variances on the operator each solve saw.
+        Loadings on ``op``'s features; variances on the operator each solve saw. With
+        ``plan.auto``, each result's ``info["cardinality_choice"]`` is the
+        :class:`eigensparse.selection.CardinalityChoice` behind it.
     """
     if plan.joint:
         results = plan.spec.func(op, list(plan.cardinalities), random_state=plan.seeds[0],
@@ -298,11 +357,30 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     if solve is None:
         def solve(sub, s, t):
             return plan.spec.func(sub, s, random_state=plan.seeds[t], **plan.options)
+    if plan.auto is not None:  # the chosen cardinalities' components (never refined)
+        return _solve_auto(op, plan, solve, found, progress, rows)
     results = run_deflation(op, solve, list(plan.cardinalities), plan.deflation, progress=progress,
                             found=found)
     if plan.refine:  # re-solve each component against the others; never lowers the total
         results = refine_plan(op, plan, results, solve, adjusted_variance, partners=partners)
     return results
+
+
+def _solve_auto(op, plan, solve, found, progress, rows):
+    """``cardinality="auto"``: the rule chooses each component's s (refining with ``solve``)
+    and ``solve`` gives the component at the chosen s. A restart (``found`` not empty, e.g.
+    a larger working set) chooses again from the first component."""
+    from .selection import resolve_auto_cardinalities
+
+    found = [] if found is None else found
+    del found[:]
+    auto = resolve_auto_cardinalities(op, plan.n_components, deflation=plan.deflation,
+                                      solve=solve, random_state=plan.seeds[0], found=found,
+                                      **plan.auto, **(rows or {}))
+    if progress is not None:
+        progress.update(plan.n_components)
+    return [replace(r, info={**(r.info or {}), "cardinality_choice": ch})
+            for r, ch in zip(auto.results, auto.choices)]
 
 
 def progress_bar(plan: Plan, desc: str | None = None, leave: bool = True):
@@ -311,45 +389,6 @@ def progress_bar(plan: Plan, desc: str | None = None, leave: bool = True):
 
     return tqdm(total=plan.n_components, desc=desc or f"sparse_pca[{plan.method}]",
                 unit="comp", leave=leave)
-
-
-def adjusted_variance(op: Operator, components: np.ndarray) -> np.ndarray:
-    """Zou–Hastie–Tibshirani adjusted variance of the rows of ``components``.
-
-    With scores Z = A Cᵀ and Z = QR, the adjusted variance of component j is R_jj²:
-    the variance it explains beyond the components before it. Computed from the Gram
-    matrix G = C Σ Cᵀ = RᵀR by a (semi-definite tolerant) Cholesky, so it needs only
-    Σ products. Sums to at most Tr Σ; equals the plain variances when the scores are
-    uncorrelated.
-    """
-    C = np.atleast_2d(np.asarray(components, dtype=float))
-    return adjusted_variance_of_gram(C @ op.matmat(C.T))
-
-
-def adjusted_variance_of_gram(G) -> np.ndarray:
-    """Adjusted variances R_jj² from the Gram matrix G = C Σ Cᵀ (= ZᵀZ/n of the scores Z)
-    of k components, in their order (see :func:`adjusted_variance`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from eigensparse._dispatch import adjusted_variance_of_gram
-    >>> adjusted_variance_of_gram(np.array([[4.0, 2.0], [2.0, 2.0]])).tolist()
-    [4.0, 1.0]
-    """
-    G = np.atleast_2d(np.asarray(G, dtype=float))
-    G = 0.5 * (G + G.T)
-    k = G.shape[0]
-    R = np.zeros((k, k))
-    for j in range(k):
-        r2 = G[j, j] - R[:j, j] @ R[:j, j]
-        if r2 <= 1e-14 * max(G[j, j], 1e-300):
-            R[j, j] = 0.0
-            continue
-        R[j, j] = np.sqrt(r2)
-        if j + 1 < k:
-            R[j, j + 1:] = (G[j, j + 1:] - R[:j, j] @ R[:j, j + 1:]) / R[j, j]
-    return np.diag(R) ** 2
 
 
 def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = None,
@@ -382,9 +421,61 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
         C = full
     base = {"operator": op.kind, "cardinalities": cards, "order": plan.order,
             "found_at": [int(i) for i in perm]}
+    if plan.auto is not None:
+        base["cardinalities"] = [int(r.cardinality) for r in results]
+        base["cardinality_rule"] = plan.auto["rule"]
+        base["cardinality_choices"] = [r.info.get("cardinality_choice") for r in results]
     base.update(info or {})
     return result_type(
         components=C, variances=np.asarray(variances, dtype=float), explained_variance=expl,
         supports=[np.flatnonzero(c) for c in C], results=list(results),
         total_variance=float(op.trace()) if total_variance is None else float(total_variance),
         method=plan.method, deflation=plan.deflation, info=base, **fields)
+
+
+def fit_data(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD,
+             deflation=DEFAULT_DEFLATION, penalty=None, center=True, scale=False,
+             random_state=None, progress=False, client=None, device=None,
+             order=DEFAULT_ORDER, refine="auto", cardinality_rule="fraction",
+             cardinality_fraction=0.9, method_options=None) -> SparsePCAResult:
+    """The components of ``data``: steps 1–4 above for a data matrix or an operator
+    (the body of :func:`eigensparse.sparse_pca`, whose parameters these are; the
+    refits of :func:`eigensparse.stability.support_stability` call it too)."""
+    from ._validation import Interval, Options, validate_params
+    from .operators import as_operator
+
+    validate_params(
+        {"method": method, "deflation": deflation, "center": center, "scale": scale,
+         "progress": progress, "n_components": n_components, "penalty": penalty, "order": order},
+        {"method": [str], "deflation": [Options(DEFLATIONS)], "center": [bool], "scale": [bool],
+         "order": [Options(ORDERS)],
+         "progress": [bool], "n_components": [None, Interval("int", 1, None)],
+         "penalty": [None, Interval("real", 0, None)]},
+        where="sparse_pca",
+    )
+    get_method(method)  # an unknown method fails before the data are touched
+    if scale and isinstance(data, Operator):
+        raise InvalidParameterError(
+            f"parameter 'scale=True' cannot be applied to a {data.kind} ({type(data).__name__}): "
+            "it is used as given. For correlation PCA pass Covariance(S, scale=True), or the data.")
+    op = as_operator(data, center=center, scale=scale, client=client, device=device)
+    plan = plan_components(method, n_features=op.n_features, n_components=n_components,
+                           cardinality=cardinality, penalty=penalty, deflation=deflation,
+                           options=method_options, random_state=random_state, order=order,
+                           refine=refine, cardinality_rule=cardinality_rule,
+                           cardinality_fraction=cardinality_fraction)
+    op = require_data(plan, op)
+    rows = None
+    if plan.auto is not None and plan.auto["rule"] == "cv" and not isinstance(data, Operator):
+        rows = {"data": data, "center": center, "scale": scale}
+    bar = progress_bar(plan) if progress else None
+    try:
+        results = solve_components(op, plan, progress=bar, rows=rows)
+    finally:
+        if bar is not None:
+            bar.close()
+    p = op.n_features
+    mean, scale_ = getattr(op, "mean_", None), getattr(op, "scale_", None)
+    return assemble(op, plan, results, info={
+        "mean": np.zeros(p) if mean is None else np.asarray(mean),
+        "scale": np.ones(p) if scale_ is None else np.asarray(scale_)})

@@ -19,9 +19,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("eigensparse.solvers",),
     ("eigensparse.diagnostics",),
     ("eigensparse.multi",),
-    ("eigensparse._dispatch", "eigensparse._api"),
-    ("eigensparse.estimator", "eigensparse.text", "eigensparse.selection",
-     "eigensparse.stability", "eigensparse.plotting"),
+    ("eigensparse.selection", "eigensparse.plotting"),
+    ("eigensparse._dispatch",),
+    ("eigensparse.stability",),
+    ("eigensparse._api",),
+    ("eigensparse.estimator", "eigensparse.text"),
     ("eigensparse.cli", "eigensparse.__main__", "eigensparse"),
 )
 

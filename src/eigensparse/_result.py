@@ -99,7 +99,10 @@ class SparsePCAResult:
         ``operator`` (its kind), ``cardinalities`` (as resolved, one per row),
         ``order`` (``"variance"``: rows by decreasing ``variances``, or
         ``"deflation"``), ``found_at`` (per row, its 0-based position in the deflation),
-        ``mean``/``scale`` (data input).
+        ``mean``/``scale`` (data input); with ``cardinality="auto"``, ``cardinality_rule``
+        and ``cardinality_choices`` (one :class:`eigensparse.selection.CardinalityChoice`
+        per row); with ``stability=B``, ``stability`` (a
+        :class:`eigensparse.stability.StabilityResult`).
     feature_names : list of str or None
         One name per feature, when known (words of a corpus, DataFrame columns).
     """
@@ -193,7 +196,24 @@ class SparsePCAResult:
             "upper_bound": None if r is None or r.upper_bound is None else float(r.upper_bound),
             "n_iter": None if r is None else int(r.n_iter),
             "converged": None if r is None else bool(r.converged),
+            "stability": None if self.stability is None else float(self.stability.stability[j]),
+            "cardinality_choice": (None if not self.cardinality_choices
+                                   else jsonable(self.cardinality_choices[j])),
         }
+
+    @property
+    def stability(self):
+        """The :class:`eigensparse.stability.StabilityResult` (None unless asked for)."""
+        return self.info.get("stability")
+
+    @property
+    def cardinality_choices(self) -> list | None:
+        """The choices of ``cardinality="auto"`` (None otherwise)."""
+        return self.info.get("cardinality_choices")
+
+    def choice_lines(self) -> list[str]:
+        """One line per component chosen by ``cardinality="auto"`` (empty otherwise)."""
+        return [f"PC{j + 1}: {c.line()}" for j, c in enumerate(self.cardinality_choices or [])]
 
     def to_dict(self) -> dict:
         """The one JSON schema (:data:`JSON_SCHEMA`): the request, the totals and one
@@ -205,6 +225,10 @@ class SparsePCAResult:
             "operator": self.info.get("operator"),
             "total_variance": float(self.total_variance),
             "explained_variance_ratio": float(np.sum(self.explained_variance_ratio)),
+            "cardinality_rule": self.info.get("cardinality_rule"),
+            "stability": None if self.stability is None else {
+                "n_resamples": int(self.stability.n_resamples),
+                "resampling": self.stability.resampling},
             "components": [self.component_dict(j) for j in range(self.components.shape[0])],
         }
 
@@ -229,6 +253,8 @@ class SparsePCAResult:
             ["explained %"] + [f"{100 * v:.2f}" for v in self.explained_variance_ratio],
             ["penalty"] + ["-" if v is None else _fmt(v) for v in pens],
         ]
+        if self.stability is not None:
+            foot.append(["stability"] + [f"{v:.2f}" for v in self.stability.stability])
         n = max(len(c) for c in cols)
         width = [max(len(c[i]) if i < len(c) else 0 for i in range(n)) for c in cols]
         width = [max(w, max(len(f[j + 1]) for f in foot)) for j, w in enumerate(width)]
@@ -242,6 +268,9 @@ class SparsePCAResult:
         lines.append("")
         for f in foot:
             lines.append(f[0].ljust(lw) + "  " + "  ".join(v.ljust(w) for v, w in zip(f[1:], width)).rstrip())
+        if self.cardinality_choices:
+            lines += ["", f"cardinality ({self.info.get('cardinality_rule')} rule):"]
+            lines += ["  " + line for line in self.choice_lines()]
         return "\n".join(lines)
 
 

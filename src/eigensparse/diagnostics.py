@@ -16,7 +16,8 @@ from .screening import Breakpoints
 from .relaxation import bca_relaxation
 from .solvers import get_solver
 
-__all__ = ["VarianceCardinalityPath", "variance_cardinality_path"]
+__all__ = ["VarianceCardinalityPath", "variance_cardinality_path", "adjusted_variance",
+           "adjusted_variance_of_gram"]
 
 
 @dataclass
@@ -181,3 +182,61 @@ def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
                                    certified=certified, supports=supports, bounds=bounds,
                                    method=method, total_variance=float(d.sum()),
                                    info={"result": res})
+
+
+def adjusted_variance(op, components: np.ndarray) -> np.ndarray:
+    """Zou–Hastie–Tibshirani adjusted variance of the rows of ``components``.
+
+    With scores Z = A Cᵀ and Z = QR, the adjusted variance of component j is R_jj²:
+    the variance it explains beyond the components before it. Computed from the Gram
+    matrix G = C Σ Cᵀ = RᵀR by a (semi-definite tolerant) Cholesky, so it needs only
+    Σ products. Sums to at most Tr Σ; equals the plain variances when the scores are
+    uncorrelated.
+
+    Parameters
+    ----------
+    op : Operator
+        The (undeflated) covariance Σ, p × p.
+    components : ndarray of shape (k, p)
+
+    Returns
+    -------
+    ndarray of shape (k,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.diagnostics import adjusted_variance
+    >>> S = np.array([[4.0, 2.0], [2.0, 2.0]])
+    >>> adjusted_variance(Covariance(S), np.eye(2)).tolist()
+    [4.0, 1.0]
+    """
+    C = np.atleast_2d(np.asarray(components, dtype=float))
+    return adjusted_variance_of_gram(C @ op.matmat(C.T))
+
+
+def adjusted_variance_of_gram(G) -> np.ndarray:
+    """Adjusted variances R_jj² from the Gram matrix G = C Σ Cᵀ (= ZᵀZ/n of the scores Z)
+    of k components, in their order (see :func:`adjusted_variance`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.diagnostics import adjusted_variance_of_gram
+    >>> adjusted_variance_of_gram(np.array([[4.0, 2.0], [2.0, 2.0]])).tolist()
+    [4.0, 1.0]
+    """
+    G = np.atleast_2d(np.asarray(G, dtype=float))
+    G = 0.5 * (G + G.T)
+    k = G.shape[0]
+    R = np.zeros((k, k))
+    for j in range(k):
+        r2 = G[j, j] - R[:j, j] @ R[:j, j]
+        if r2 <= 1e-14 * max(G[j, j], 1e-300):
+            R[j, j] = 0.0
+            continue
+        R[j, j] = np.sqrt(r2)
+        if j + 1 < k:
+            R[j, j + 1:] = (G[j, j + 1:] - R[:j, j] @ R[:j, j + 1:]) / R[j, j]
+    return np.diag(R) ** 2

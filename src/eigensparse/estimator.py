@@ -40,9 +40,14 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     ----------
     n_components : int, default=None
         Number of components; None means ``min(5, n_features)``.
-    cardinality : int or list of int, default=None
+    cardinality : int, list of int or "auto", default=None
         Nonzero loadings per component (one int, or one per component); None means
-        ``min(10, n_features)``.
+        ``min(10, n_features)``; ``"auto"`` chooses each by ``cardinality_rule``
+        (:mod:`eigensparse.selection`; single-component methods).
+    cardinality_rule : {"fraction", "knee", "cv"}, default="fraction"
+        Rule of ``cardinality="auto"`` (see :func:`eigensparse.sparse_pca`).
+    cardinality_fraction : float in (0, 1], default=0.9
+        Fraction of the dense component's variance for the ``"fraction"`` rule.
     method : str, default=eigensparse.registry.DEFAULT_METHOD
         Single-component solver or joint method: any name of the method registry
         (:func:`eigensparse.available_methods`, ``eigensparse methods``).
@@ -71,6 +76,10 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Cyclic refinement of the deflation chain (see :func:`eigensparse.sparse_pca`):
         never lowers the total adjusted variance; ``"auto"`` refines several components
         of a single-component method with ``"schur"`` or ``"disjoint"`` deflation.
+    stability : int, default=None
+        Refit on this many bootstrap resamples and set ``stability_``.
+    n_jobs : int, default=None
+        Parallel refits of ``stability`` (None: 1; -1: all cores).
 
     Attributes
     ----------
@@ -103,6 +112,11 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Defined only when ``X`` has string feature names (e.g. a pandas DataFrame).
     result_ : SparsePCAResult
         Everything the solvers returned (per-component results, bounds, paths).
+    cardinality_choices_ : list of CardinalityChoice or None
+        With ``cardinality="auto"``: each component's choice (path, bounds, reason).
+    stability_ : StabilityResult or None
+        With ``stability``: the selection frequency of each variable per component
+        (:func:`eigensparse.stability.support_stability`).
 
     Examples
     --------
@@ -124,7 +138,10 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
     _parameter_constraints = {
         "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "cardinality": [Interval(numbers.Integral, 1, None, closed="left"), list, tuple, np.ndarray, None],
+        "cardinality": [Interval(numbers.Integral, 1, None, closed="left"), list, tuple, np.ndarray,
+                        StrOptions({"auto"}), None],
+        "cardinality_rule": [StrOptions({"fraction", "knee", "cv"})],
+        "cardinality_fraction": [Interval(numbers.Real, 0, 1, closed="right")],
         "method": [str],
         "deflation": [StrOptions(set(DEFLATIONS))],
         "center": ["boolean"],
@@ -136,12 +153,15 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         "progress": ["boolean"],
         "order": [StrOptions(set(ORDERS))],
         "refine": [StrOptions({"auto"}), "boolean"],
+        "stability": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "n_jobs": [numbers.Integral, None],
     }
 
     def __init__(self, n_components=None, *, cardinality=None, method=DEFAULT_METHOD,
                  deflation=DEFAULT_DEFLATION, center=True, scale=False, n_starts=None,
                  penalty=None, method_options=None, random_state=None, progress=False,
-                 order=DEFAULT_ORDER, refine="auto"):
+                 order=DEFAULT_ORDER, refine="auto", cardinality_rule="fraction",
+                 cardinality_fraction=0.9, stability=None, n_jobs=None):
         self.n_components = n_components
         self.cardinality = cardinality
         self.method = method
@@ -155,6 +175,11 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.progress = progress
         self.order = order
         self.refine = refine
+
+        self.cardinality_rule = cardinality_rule
+        self.cardinality_fraction = cardinality_fraction
+        self.stability = stability
+        self.n_jobs = n_jobs
 
     def _validate_params(self):
         """scikit-learn's checks, raising eigensparse's InvalidParameterError (a subclass of
@@ -211,15 +236,14 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         opts = dict(self.method_options or {})
         if self.n_starts is not None:
             opts["n_starts"] = self.n_starts
-        if isinstance(self.random_state, np.random.RandomState):
-            seed = int(self.random_state.randint(0, 2**31 - 1))
-        else:
-            seed = self.random_state
+        seed = _seed(self.random_state)
         res = sparse_pca(X, n_components=self.n_components, cardinality=self.cardinality,
                          method=self.method, deflation=self.deflation, penalty=self.penalty,
                          center=bool(self.center), scale=bool(self.scale), random_state=seed,
                          progress=bool(self.progress), order=self.order, refine=self.refine,
-                         **opts)
+                         cardinality_rule=self.cardinality_rule,
+                         cardinality_fraction=self.cardinality_fraction,
+                         stability=self.stability, n_jobs=self.n_jobs, **opts)
         if names is not None:
             res = replace(res, feature_names=[str(n) for n in names])
         self.result_ = res
@@ -234,6 +258,8 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.mean_ = res.info["mean"] if mean_known else None
         self.scale_ = res.info["scale"] if mean_known else None
         self.n_samples_ = getattr(X, "n_samples", None) if isinstance(X, Operator) else int(X.shape[0])
+        self.cardinality_choices_ = res.cardinality_choices
+        self.stability_ = res.stability
         return X
 
     def _require_mean(self, what: str) -> None:
@@ -242,6 +268,42 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                 f"SparsePCA.{what} needs data, but the model was fitted on a precomputed covariance "
                 "(eigensparse.Covariance), which carries no mean to center new data with; fit on "
                 "the data matrix instead (score also accepts a Covariance).")
+
+    def support_stability(self, X, n_resamples=20, *, resampling="bootstrap", n_jobs=None,
+                          random_state=None):
+        """Support stability of the fitted components over resamples of X (the data they
+        were fitted on): :func:`eigensparse.stability.support_stability` with this fit as
+        the reference; also sets ``stability_``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        n_resamples : int, default=20
+        resampling : {"bootstrap", "subsample"}, default="bootstrap"
+        n_jobs : int, optional
+            Parallel refits (default: the estimator's ``n_jobs``).
+        random_state : None or int, optional
+            Default: the estimator's ``random_state``.
+
+        Returns
+        -------
+        StabilityResult
+        """
+        from .stability import support_stability
+
+        check_is_fitted(self)
+        if not _is_distributed_or_device(X):
+            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        opts = dict(self.method_options or {})
+        if self.n_starts is not None:
+            opts["n_starts"] = self.n_starts
+        self.stability_ = support_stability(
+            X, n_resamples=n_resamples, resampling=resampling, reference=self.result_,
+            n_jobs=self.n_jobs if n_jobs is None else n_jobs, center=bool(self.center),
+            scale=bool(self.scale), penalty=self.penalty,
+            random_state=_seed(self.random_state if random_state is None else random_state),
+            **opts)
+        return self.stability_
 
     def _projection(self):
         return (self.components_ / self.scale_).T  # (p, k): maps raw centered rows to scores
@@ -428,6 +490,13 @@ def _centered_total_variance(X, mean, scale) -> float:
     else:
         per = np.mean((X - mean) ** 2, axis=0)
     return float(np.sum(per / scale ** 2))
+
+
+def _seed(random_state):
+    """An int, None or Generator from scikit-learn's random_state (a RandomState draws one)."""
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    return random_state
 
 
 def _is_distributed_or_device(X) -> bool:

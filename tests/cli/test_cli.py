@@ -98,3 +98,50 @@ def test_bad_option_value_exits_nonzero():
 def test_methods_lists(capsys):
     assert main(["methods"]) == 0
     assert "greedy" in capsys.readouterr().out
+
+
+def test_topics_stability_row_and_json(tmp_path, capsys):
+    """--stability B: a 'stability' row with one value per topic in the table, the same
+    values in the (strict) JSON, reproducible for a --random-state whatever --n-jobs."""
+    out = tmp_path / "r.json"
+    argv = ["topics", "--dataset", "kos", "-k", "5", "-s", "5", "--stability", "5",
+            "--no-progress", "--json", str(out)]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    row = [ln.split() for ln in lines if ln.startswith("stability")]
+    assert len(row) == 1 and len(row[0]) == 6
+    values = [float(v) for v in row[0][1:]]
+    assert all(0 <= v <= 1 for v in values)
+    doc = json.loads(out.read_text())
+    assert doc["stability"] == {"n_resamples": 5, "resampling": "bootstrap"}
+    assert [round(c["stability"], 2) for c in doc["components"]] == values
+    assert main(argv[:-2] + ["--n-jobs", "2"]) == 0
+    again = [ln.split() for ln in capsys.readouterr().out.splitlines() if ln.startswith("stability")]
+    assert again == row
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["-s", "foo"], "positive integer or 'auto'"),
+    (["-s", "auto", "--cardinality-fraction", "1.5"], "cardinality-fraction"),
+    (["-s", "auto", "--cardinality-rule", "best"], "cardinality-rule"),
+    (["--stability", "1"], "--stability"),
+])
+def test_auto_and_stability_bad_values_name_the_option(argv, match):
+    r = subprocess.run([sys.executable, "-m", "eigensparse", "topics", "--dataset", "kos", *argv],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and match in r.stderr
+
+
+def test_topics_auto_cardinality_prints_the_choice(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["topics", "--dataset", "20news", "-k", "1", "-s", "auto", "--no-progress",
+                 "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    doc = json.loads(out.read_text())
+    choice = doc["components"][0]["cardinality_choice"]
+    s = doc["components"][0]["cardinality"]
+    assert choice["cardinality"] == s and doc["cardinality_rule"] == "fraction"
+    assert f"PC1: s={s} chosen: reaches" in text and choice["line"] in text
+    lam = choice["dense_variance"]
+    assert choice["variances"][s - 1] >= 0.9 * lam * (1 - 1e-9)
+    assert choice["variances"][s - 2] < 0.9 * lam

@@ -7,9 +7,9 @@ import inspect
 import os
 
 __all__ = ["CLIError", "OneLineParser", "check_output_paths", "positive_int",
-           "add_component_options", "add_method_options", "add_center_options",
-           "add_output_options", "method_options", "solver_arguments",
-           "SHARED_OPTIONS"]
+           "cardinality_value", "cardinality_options", "add_component_options",
+           "add_method_options", "add_center_options", "add_output_options", "method_options",
+           "solver_arguments", "SHARED_OPTIONS"]
 
 #: method options with a shared flag of their own (not generated per method)
 SHARED_OPTIONS = ("penalty",)
@@ -52,6 +52,27 @@ def positive_int(text):
     return v
 
 
+def cardinality_value(text):
+    """``-s``: a positive int, or ``auto``."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer or 'auto', got {text!r}") from None
+
+
+def fraction_value(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = None
+    if v is None or not 0 < v <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return v
+
+
 def add_component_options(p, *, default_cardinality, default_deflation: str, default_components=5):
     """-k, -s, --method (registry names), --deflation, --penalty, --random-state.
 
@@ -63,9 +84,21 @@ def add_component_options(p, *, default_cardinality, default_deflation: str, def
     shown = "min(5, n_features)" if default_components is None else default_components
     p.add_argument("-k", "--n-components", type=positive_int, default=default_components,
                    help=f"number of components (default {shown})")
-    p.add_argument("-s", "--cardinality", type=positive_int, default=None,
+    from ..selection import RULES
+
+    p.add_argument("-s", "--cardinality", type=cardinality_value, default=None,
                    help=f"nonzero loadings per component (default {default_cardinality}; "
-                        "none with --penalty)")
+                        "none with --penalty), or 'auto': chosen per component by "
+                        "--cardinality-rule")
+    p.add_argument("--cardinality-rule", default="fraction", choices=list(RULES),
+                   help="rule of -s auto: the smallest s reaching --cardinality-fraction of the "
+                        "dense component's variance (default), the knee of the variance-"
+                        "cardinality path, or cross-validation (cv)")
+    p.add_argument("--cardinality-fraction", type=fraction_value, default=0.9, metavar="F",
+                   help="fraction of the fraction rule (default 0.9)")
+    p.add_argument("--stability", type=positive_int, default=None, metavar="B",
+                   help="support stability over B bootstrap refits (a 'stability' row per "
+                        "component; refits run --n-jobs at a time)")
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"one of {', '.join(method_names())} (default {DEFAULT_METHOD}; "
                         "see `eigensparse methods`)")
@@ -87,7 +120,9 @@ def add_center_options(p):
 def add_output_options(p):
     p.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE "
                    "(strict JSON, written atomically)")
-    p.add_argument("--plot", metavar="DIR", help="write PNG diagnostics to DIR")
+    p.add_argument("--plot", metavar="DIR", help="write PNG diagnostics to DIR: the sorted "
+                   "loadings, the variance-cardinality path with bounds and the chosen s "
+                   "(-s auto), the stability heat map (--stability)")
     p.add_argument("-v", "--verbose", action="store_true", help="print timings (phase table)")
 
 
@@ -148,6 +183,14 @@ def add_method_options(p):
                            metavar="V", help=f"{who} (default {shown})")
 
 
+def cardinality_options(args) -> dict:
+    """The keyword arguments of -s auto and --stability."""
+    if args.stability is not None and args.stability < 2:
+        raise CLIError(f"--stability needs at least 2 refits; got {args.stability}")
+    return {"cardinality_rule": args.cardinality_rule,
+            "cardinality_fraction": args.cardinality_fraction, "stability": args.stability}
+
+
 def method_options(args) -> dict:
     """The method options given on the command line."""
     return {k[4:]: v for k, v in vars(args).items() if k.startswith("opt_")}
@@ -157,10 +200,13 @@ def solver_arguments(args, *, cardinality=None) -> dict:
     """The keyword arguments of :func:`eigensparse.sparse_pca` read from the shared
     options: ``n_components``, ``cardinality`` (``-s``, else ``cardinality``), ``method``
     (``--method``, else the registry default), ``deflation``, ``penalty``,
-    ``random_state`` and the method options given."""
+    ``random_state``, those of -s auto and ``--stability`` (:func:`cardinality_options`,
+    with ``--n-jobs`` when the command has it) and the method options given."""
     from ..registry import DEFAULT_METHOD
 
     return dict(n_components=args.n_components,
                 cardinality=args.cardinality if args.cardinality is not None else cardinality,
                 method=args.method or DEFAULT_METHOD, deflation=args.deflation,
-                penalty=args.penalty, random_state=args.random_state, **method_options(args))
+                penalty=args.penalty, random_state=args.random_state,
+                n_jobs=getattr(args, "n_jobs", None), **cardinality_options(args),
+                **method_options(args))

@@ -1,6 +1,8 @@
 """What every data command prints and writes: a header line, the component table of
-:meth:`eigensparse.SparsePCAResult.format_table`, a total line, and the one JSON
-schema (:meth:`eigensparse.SparsePCAResult.to_dict`)."""
+:meth:`eigensparse.SparsePCAResult.format_table` (with the stability row and the
+cardinality choices when asked), a total line, the one JSON schema
+(:meth:`eigensparse.SparsePCAResult.to_dict`) and the figures of ``--plot``
+(:func:`eigensparse.plotting.plot_result`)."""
 from __future__ import annotations
 
 import sys
@@ -28,6 +30,11 @@ def report(res, args, *, header: str, extra_json: dict | None = None, note: str 
         write_json(args.json, doc)
         if args.verbose:
             print(f"wrote {args.json}", file=sys.stderr)
+    if getattr(args, "plot", None):  # the figures of -s auto and --stability; each
+        from ..plotting import plot_result  # command writes its own diagnostics besides
+
+        for path in plot_result(res, args.plot, loadings=False):
+            print(f"wrote {path}", file=sys.stderr)
 
 
 def print_timings(args, **seconds) -> None:

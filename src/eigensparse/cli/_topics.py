@@ -18,7 +18,8 @@ import time
 from dataclasses import replace
 
 from ._options import (CLIError, add_center_options, add_component_options, add_method_options,
-                       add_output_options, method_options, positive_int, solver_arguments)
+                       add_output_options, cardinality_options, method_options, positive_int,
+                       solver_arguments)
 from ._report import print_timings, report
 
 __all__ = ["add_parser", "run"]
@@ -98,7 +99,7 @@ def add_parser(sub):
                         f"with a warning (default {DEFAULT_TIME_BUDGET:g})")
     o.add_argument("--working-set", type=positive_int, metavar="M",
                    help="initial working-set size (default max(300, 10*k*s))")
-    o.add_argument("--n-jobs", type=positive_int, default=1, help="threads for pass 2 (default 1)")
+    o.add_argument("--n-jobs", type=positive_int, default=1, help="threads for pass 2 and parallel --stability refits (default 1)")
     o.add_argument("--no-cache", action="store_true", help="do not read or write the binary cache")
     o.add_argument("--cache-dir", metavar="DIR",
                    help="cache directory (default $EIGENSPARSE_CACHE_DIR or ~/.cache/eigensparse)")
@@ -214,7 +215,8 @@ def _pipeline(args, X=None, words=None, name=None, corpus=None) -> int:
         max_features=args.max_features, time_budget=args.topic_time_budget,
         working_set=args.working_set, cache=not args.no_cache, cache_dir=args.cache_dir,
         n_jobs=args.n_jobs, random_state=args.random_state, progress=args.progress,
-        method_options=method_options(args) or None, device=args.device)
+        method_options=method_options(args) or None, device=args.device,
+        **cardinality_options(args))
     report(res, args, header=_header(res.name, res.n_docs, res.n_words, res, args, _where(args)),
            note=f"working set {res.working_set.size} of {res.n_words} words",
            table=res.format_table(ascii=_ascii()))

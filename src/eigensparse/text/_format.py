@@ -89,7 +89,8 @@ def format_topics(topics: Sequence, *, corpus: str | None = None, n_docs: int | 
     ----------
     topics : sequence of Topic or mapping
         Each with ``words`` (s,), ``loadings`` (s,), ``variance`` and, optionally,
-        ``explained_variance_ratio`` (a fraction; printed as %) and ``penalty``
+        ``explained_variance_ratio`` (a fraction; printed as %), ``penalty`` and
+        ``stability`` (the support stability; a row only when some topic has one)
         (attributes, e.g. :class:`eigensparse.text.Topic`, or dict keys).
     corpus : str, optional
         The corpus name, in the title.
@@ -123,6 +124,9 @@ def format_topics(topics: Sequence, *, corpus: str | None = None, n_docs: int | 
         foot[1].append(_num(_get(t, "variance")))
         foot[2].append("-" if ratio is None else f"{100 * float(ratio):.2f}")
         foot[3].append(_num(_get(t, "penalty")))
+    stability = [_get(t, "stability") for t in topics]
+    if any(v is not None for v in stability):
+        foot.append(["stability"] + ["-" if v is None else f"{float(v):.2f}" for v in stability])
     title = _title(corpus, n_docs, n_words, scaling, method)
     if not cols:
         return title + "\n(no topics)"

@@ -64,7 +64,9 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
                    cache: bool = True, cache_dir=None, verify: str = "hash",
                    chunk_nnz: int = DEFAULT_CHUNK_NNZ, n_jobs: int = 1, random_state=0,
                    progress: bool | None = None, method_options: dict | None = None,
-                   device: str | None = None, name: str | None = None) -> TopicsResult:
+                   device: str | None = None, name: str | None = None,
+                   cardinality_rule: str = "fraction", cardinality_fraction: float = 0.9,
+                   stability: int | None = None) -> TopicsResult:
     """Sparse principal components of a bag-of-words corpus, out of core.
 
     Parameters
@@ -76,9 +78,10 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     vocab : path-like or list of str, optional
         The vocabulary (UCI ``vocab.NAME.txt``: one word per line, exactly W lines).
     n_topics : int, default=5
-    cardinality : int or list of int, default=None
+    cardinality : int, list of int or "auto", default=None
         Exact words per topic; None means 5, or, when ``penalty`` is given, a
-        penalty-only solve.
+        penalty-only solve; ``"auto"``: chosen per topic by ``cardinality_rule`` on the
+        working-set covariance (as :func:`eigensparse.sparse_pca`).
     method : str, optional
         Any name of the method registry (``eigensparse methods``); default: the
         registry's single default (:data:`eigensparse.registry.DEFAULT_METHOD`).
@@ -148,6 +151,13 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
         sparse on the host (the passes stream it); only the m × m working-set
         covariance moves to the device, as a square-root factor the method's solves
         run on (no working-set checks: ``working_set_safe`` is None).
+    cardinality_rule, cardinality_fraction
+        The rule of ``cardinality="auto"`` (``"fraction"`` or ``"knee"``; ``"cv"`` needs
+        the rows of :func:`eigensparse.sparse_pca`).
+    stability : int, optional
+        Support stability over this many bootstrap resamples of the documents, refitted
+        on the working set (``n_jobs`` refits at a time), in ``info["stability"]``
+        (:func:`eigensparse.text._stability.working_set_stability`).
 
     Returns
     -------
@@ -160,14 +170,15 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
          "working_set": working_set, "max_working_set": max_working_set, "cache": cache,
          "chunk_nnz": chunk_nnz, "n_jobs": n_jobs, "progress": progress, "penalty": penalty,
          "method": method, "verify": verify, "cardinality_tolerance": cardinality_tolerance,
-         "deflation": deflation},
+         "deflation": deflation, "stability": stability},
         {"n_topics": Interval("int", 1, None), "center": [bool], "scaling": [Options(SCALINGS)],
          "working_set": [None, Interval("int", 1, None)],
          "max_working_set": Interval("int", 1, None), "cache": [bool],
          "chunk_nnz": Interval("int", 1, None), "n_jobs": Interval("int", 1, 64),
          "progress": [None, bool], "penalty": [None, Interval("real", 0, None)],
          "method": [None, str], "verify": [Options(("hash", "stat"))],
-         "cardinality_tolerance": Interval("int", 0, None), "deflation": [Options(DEFLATIONS)]},
+         "cardinality_tolerance": Interval("int", 0, None), "deflation": [Options(DEFLATIONS)],
+         "stability": [None, Interval("int", 2, None)]},
         where="extract_topics")
     validate_params({"time_budget": time_budget, "device": device, "name": name},
                     {"time_budget": Interval("real", 0, None, "neither"),
@@ -183,7 +194,9 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
                            cardinality=cardinality, penalty=penalty, deflation=deflation,
                            options=method_options, random_state=random_state,
                            default_cardinality=DEFAULT_TOPIC_CARDINALITY,
-                           default_deflation=DEFAULT_TOPIC_DEFLATION)
+                           default_deflation=DEFAULT_TOPIC_DEFLATION,
+                           cardinality_rule=cardinality_rule,
+                           cardinality_fraction=cardinality_fraction)
     clock.lap("open")
     passes = CorpusPasses(corpus, scaling, chunk_nnz=chunk_nnz, n_jobs=n_jobs, progress=mode,
                           messages=messages)
@@ -211,9 +224,16 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     pruning_record = {"min_df": _jsonable(min_df), "max_df": _jsonable(max_df),
                       "stop_words": _jsonable(stop_words), "max_features": max_features,
                       "kept": pruned.n_kept, "removed": dict(pruned.removed)}
-    return _result(corpus, plan, results, wset, passes, clock, messages, scaling=scaling,
-                   center=center, mean=mean, var=var, pruning=pruning_record, device=device,
-                   df=stats["df"], name=name or corpus.name)
+    res = _result(corpus, plan, results, wset, passes, clock, messages, scaling=scaling,
+                  center=center, mean=mean, var=var, pruning=pruning_record, device=device,
+                  df=stats["df"], name=name or corpus.name)
+    if stability is not None:
+        from ._stability import working_set_stability
+
+        res.info["stability"] = working_set_stability(res, passes, plan, n_resamples=stability,
+                                                      n_jobs=n_jobs, random_state=random_state)
+        clock.lap("stability")
+    return res
 
 
 def _jsonable(v):

@@ -18,7 +18,8 @@ def topics_table(res, *, corpus=None, n_docs=None, n_words=None, scaling=None,
     """The topics table of any multi-component result ``res`` (a
     :class:`~eigensparse.SparsePCAResult` on words): signed words by |loading|, the
     corpus in the title, the footer and the legend of
-    :func:`eigensparse.text._format.format_topics`."""
+    :func:`eigensparse.text._format.format_topics`, with the support stability row
+    (``stability=B``) and the choices of ``cardinality="auto"`` when the result has them."""
     from ._format import format_topics
 
     topics = []
@@ -27,9 +28,14 @@ def topics_table(res, *, corpus=None, n_docs=None, n_words=None, scaling=None,
         topics.append({"rank": j + 1, "words": [res.feature_label(i) for i in ids],
                        "loadings": res.components[j, ids], "variance": float(res.variances[j]),
                        "explained_variance_ratio": float(res.explained_variance_ratio[j]),
-                       "penalty": res.penalty_of(j)})
-    return format_topics(topics, corpus=corpus, n_docs=n_docs, n_words=n_words, scaling=scaling,
+                       "penalty": res.penalty_of(j),
+                       "stability": None if res.stability is None else float(res.stability.stability[j])})
+    text = format_topics(topics, corpus=corpus, n_docs=n_docs, n_words=n_words, scaling=scaling,
                          method=res.method, max_words=max_words, legend=legend, ascii=ascii)
+    if res.cardinality_choices:
+        text += "\n\n" + "\n".join([f"cardinality ({res.info.get('cardinality_rule')} rule):"]
+                                   + ["  " + line for line in res.choice_lines()])
+    return text
 
 
 @dataclass(frozen=True)

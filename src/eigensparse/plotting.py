@@ -1,0 +1,170 @@
+"""Plots: the variance–cardinality path, support stability, sorted loadings.
+
+Matplotlib is optional (``pip install eigensparse[plot]``); every function raises an
+ImportError saying so when it is missing. Each returns the matplotlib Axes (or Figure)
+and, given ``path=``, saves the figure atomically (:func:`eigensparse.io._atomic.atomic_open`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["plot_cardinality_path", "plot_stability", "plot_loadings", "plot_result", "save_figure"]
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "eigensparse.plotting needs matplotlib: pip install matplotlib "
+            "(or eigensparse[plot])") from exc
+    return plt
+
+
+def save_figure(fig, path, *, dpi=120):
+    """Write ``fig`` to ``path`` atomically; the format follows the suffix (png, pdf, svg)."""
+    from .io._atomic import atomic_open
+
+    path = Path(path)
+    fmt = path.suffix.lstrip(".") or "png"
+    with atomic_open(path, "wb") as fh:
+        fig.savefig(fh, format=fmt, dpi=dpi, bbox_inches="tight")
+    return path
+
+
+def _axes(ax, figsize):
+    plt = _pyplot()
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def plot_cardinality_path(choice, ax=None, *, normalize=True, path=None):
+    """Variance reached and upper bound per cardinality, with the threshold and chosen s.
+
+    Parameters
+    ----------
+    choice : CardinalityChoice
+        From :func:`eigensparse.selection.choose_cardinality`.
+    ax : matplotlib Axes, optional
+    normalize : bool, default=True
+        Divide by λmax (the dense component's variance).
+    path : str or Path, optional
+        Save the figure there.
+    """
+    ax = _axes(ax, (6, 4))
+    f = 1.0 / choice.dense_variance if normalize else 1.0
+    k = choice.cardinalities
+    ax.plot(k, choice.variances * f, "k.-", label="variance reached")
+    ub = choice.upper_bounds * f
+    if np.any(np.isfinite(ub)):
+        ax.plot(k, ub, "r--", label="upper bound")
+        ax.fill_between(k, choice.variances * f, ub, color="r", alpha=0.08)
+    ax.axhline(choice.dense_variance * f, color="0.5", lw=0.8, label="dense component")
+    if choice.fraction is not None:
+        ax.axhline(choice.fraction * choice.dense_variance * f, color="b", ls=":",
+                   label=f"{choice.fraction:g} of dense")
+    s = choice.cardinality
+    ax.plot([s], [choice.variances[s - 1] * f], "o", color="b", ms=8, mfc="none",
+            label=f"chosen s = {s}"
+            + ("" if choice.proven in (None, True) else " (not proven minimal)"))
+    ax.set_xlabel("cardinality s")
+    ax.set_ylabel("variance / λmax" if normalize else "variance")
+    ax.set_title(f"rule: {choice.rule}")
+    ax.legend(fontsize=8, loc="lower right")
+    if path is not None:
+        save_figure(ax.figure, path)
+    return ax
+
+
+def plot_stability(result, ax=None, *, feature_names=None, max_features=40, path=None):
+    """Heat map of selection frequencies: variables (rows) × components (columns).
+
+    Shows the variables selected most often by any component (at most ``max_features``),
+    ordered by component then frequency; column titles give each component's stability.
+    """
+    ax = _axes(ax, None)
+    F = result.frequencies  # k × p
+    k = F.shape[0]
+    rows = []
+    for j in range(k):
+        order, freq = result.top_variables(j)
+        rows.extend(i for i in order if i not in rows)
+    rows = np.asarray(rows[:max_features], dtype=int)
+    if ax.figure.get_figheight() < 0.2 * rows.size:
+        ax.figure.set_size_inches(max(4, 1.2 * k + 2), 0.22 * rows.size + 1.5)
+    im = ax.imshow(F[:, rows].T, aspect="auto", cmap="viridis", vmin=0, vmax=1)
+    names = [str(feature_names[i]) if feature_names is not None else str(i) for i in rows]
+    ax.set_yticks(range(rows.size), names, fontsize=7)
+    ax.set_xticks(range(k), [f"{j + 1}\n{result.stability[j]:.2f}" for j in range(k)], fontsize=8)
+    ax.set_xlabel("component (stability)")
+    ax.figure.colorbar(im, ax=ax, label="selection frequency")
+    ax.set_title(f"{result.n_resamples} {result.resampling} refits")
+    if path is not None:
+        save_figure(ax.figure, path)
+    return ax
+
+
+def plot_loadings(components, *, feature_names=None, max_features=20, path=None):
+    """Sorted loadings of each component (one panel per row of ``components``).
+
+    Parameters
+    ----------
+    components : ndarray (k, p) or a result with ``components``
+    """
+    plt = _pyplot()
+    C = np.atleast_2d(np.asarray(getattr(components, "components", components), dtype=float))
+    k = C.shape[0]
+    fig, axes = plt.subplots(1, k, figsize=(2.6 * k + 1, 4), squeeze=False)
+    for j, ax in enumerate(axes[0]):
+        nz = np.flatnonzero(C[j])
+        order = nz[np.argsort(-np.abs(C[j, nz]), kind="stable")][:max_features][::-1]
+        ax.barh(range(order.size), C[j, order], color=np.where(C[j, order] > 0, "C0", "C3"))
+        ax.set_yticks(range(order.size), [str(feature_names[i]) if feature_names is not None
+                                          else str(i) for i in order], fontsize=7)
+        ax.axvline(0, color="k", lw=0.5)
+        ax.set_title(f"component {j + 1} ({nz.size} nonzero)", fontsize=9)
+    fig.tight_layout()
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
+def plot_result(result, outdir, *, max_features=20, loadings=True) -> list:
+    """Write the figures of a multi-component result into ``outdir`` (atomically) and
+    return their paths: ``loadings.png`` (the sorted loadings of each component),
+    ``cardinality_path_pc{j}.png`` per component chosen by ``cardinality="auto"`` (the
+    path with bounds and the chosen s), ``stability.png`` (the heat map, when the result
+    has a support stability).
+
+    Parameters
+    ----------
+    result : SparsePCAResult
+    outdir : str or Path
+    max_features : int, default=20
+    loadings : bool, default=True
+        Write ``loadings.png`` (the command line leaves it to each command's own
+        diagnostics).
+    """
+    plt = _pyplot()
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    names = result.feature_names
+    paths = []
+    if loadings:
+        fig = plot_loadings(result, feature_names=names, max_features=max_features)
+        paths.append(save_figure(fig, outdir / "loadings.png"))
+        plt.close(fig)
+    for j, choice in enumerate(result.info.get("cardinality_choices") or []):
+        ax = plot_cardinality_path(choice)
+        ax.set_title(f"PC{j + 1}: {choice.line()}", fontsize=8)
+        paths.append(save_figure(ax.figure, outdir / f"cardinality_path_pc{j + 1}.png"))
+        plt.close(ax.figure)
+    stability = result.info.get("stability")
+    if stability is not None:
+        ax = plot_stability(stability, feature_names=names)
+        paths.append(save_figure(ax.figure, outdir / "stability.png"))
+        plt.close(ax.figure)
+    return [str(p) for p in paths]

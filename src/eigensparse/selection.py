@@ -1,0 +1,532 @@
+"""Choosing the cardinality of each sparse component (``cardinality="auto"``).
+
+Three rules, by name:
+
+- ``"fraction"`` (default; the handbook's rule, §4.1): the smallest s whose sparse
+  component explains at least ``fraction`` of λmax(Σ), the variance of the dense leading
+  component of the (deflated) operator. The variance reached per s comes from the
+  variance–cardinality path (:func:`eigensparse.diagnostics.variance_cardinality_path`,
+  greedy by default), computed for s = 16, 32, 64, … and stopped as soon as the variance
+  *reached* proves the fraction attainable. Whether s−1 could also reach it is then
+  decided by the upper bounds on v(s−1) (ℓ0 dual, DSPCA dual, Gershgorin, Prop. 2
+  certificate): when the best bound is below the threshold, s is proven minimal;
+  otherwise the report says so and gives the interval [s_lower, s] the true minimum lies in.
+- ``"knee"``: the knee of the normalised path y(s) = v(s)/λmax on s = 1..s_max, the s of
+  largest vertical distance above the chord joining (1, y(1)) and (s_max, y(s_max))
+  (the "Kneedle" rule of Satopää et al. 2011).
+- ``"cv"``: K-fold cross-validation over the rows of the data. On each training fold the
+  path is computed (after deflating by the ``previous`` components); each support's
+  loadings are scored by the held-out *adjusted* explained variance (Zou, Hastie &
+  Tibshirani; :func:`eigensparse.adjusted_variance`) of the test fold, given the previous
+  components. The chosen s is the smallest one whose mean score is within one standard
+  error of the best mean (``cv_select="one_se"``, the default) or the best (``"max"``).
+
+:func:`resolve_auto_cardinalities` applies a rule to each successive component on the
+deflated operator, reusing :func:`eigensparse.multi.run_deflation`; it is the hook a front
+door calls for ``cardinality="auto"``.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import InvalidParameterError, Interval, Options, validate_params
+from .bounds import _lambda_max_op, certify_support
+from .diagnostics import adjusted_variance, variance_cardinality_path
+from .operators import Operator, as_operator
+from .solvers import polish
+
+__all__ = ["RULES", "CardinalityChoice", "AutoCardinalities", "choose_cardinality",
+           "resolve_auto_cardinalities"]
+
+RULES = ("fraction", "knee", "cv")
+#: relative tolerance when comparing a variance with the fraction's threshold
+_RTOL = 1e-10
+#: first cardinality tried by the doubling search of the fraction rule
+_FIRST_K = 16
+
+
+@dataclass(frozen=True)
+class CardinalityChoice:
+    """The cardinality chosen for one component, with the evidence.
+
+    Attributes
+    ----------
+    cardinality : int
+        The chosen s.
+    rule : str
+    dense_variance : float
+        λmax of the operator (the dense leading component's variance).
+    cardinalities : ndarray (K,)
+        1..K, the cardinalities on the path.
+    variances : ndarray (K,)
+        Variance reached at each cardinality (a lower bound on v(s)): the path method's,
+        improved where the refining solver was run, made nondecreasing (a support of
+        size j < s counts for s; its entry in ``supports`` is then of size j).
+    upper_bounds : ndarray (K,)
+        Best upper bound on v(s) computed (NaN where none was computed).
+    supports : list of K ndarrays
+    result : ComponentResult
+        The component at the chosen cardinality (loadings optimal on its support).
+    fraction : float or None
+        The rule's fraction (``"fraction"`` rule).
+    proven : bool or None
+        ``"fraction"`` rule: True when the bounds prove that no support of size s−1 reaches
+        the threshold (s is then the exact minimum), False when they cannot.
+    s_lower : int or None
+        ``"fraction"`` rule: a proven lower bound on the minimal cardinality (1 + the largest
+        k whose upper bound is below the threshold).
+    scores : dict
+        ``"cv"`` rule: ``"mean"`` and ``"se"`` arrays (K,) of the held-out score.
+    reason : str
+        Why this s, in words.
+    """
+
+    cardinality: int
+    rule: str
+    dense_variance: float
+    cardinalities: np.ndarray
+    variances: np.ndarray
+    upper_bounds: np.ndarray
+    supports: list
+    result: object
+    fraction: float | None = None
+    proven: bool | None = None
+    s_lower: int | None = None
+    scores: dict = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def explained_fraction(self) -> np.ndarray:
+        """variances / dense_variance, per cardinality."""
+        return self.variances / max(self.dense_variance, 1e-300)
+
+    def line(self) -> str:
+        """The choice in one line, for tables: ``"s=20 chosen: reaches 0.91 >= 0.90 of λ1;
+        s=19 cannot (bound 0.89 of λ1)"``, or ``"…; not proven: minimum in [15, 20]"``."""
+        s, lam = self.cardinality, max(self.dense_variance, 1e-300)
+        if self.rule != "fraction":
+            return f"s={s} chosen ({self.rule}): reaches {self.variances[s - 1] / lam:.2f} of λ1"
+        head = (f"s={s} chosen: reaches {self.variances[s - 1] / lam:.2f} >= "
+                f"{self.fraction:.2f} of λ1")
+        if s >= 2 and self.proven:
+            return head + f"; s={s - 1} cannot (bound {self.upper_bounds[s - 2] / lam:.2f} of λ1)"
+        if self.proven is False and self.s_lower is not None:
+            return head + f"; not proven: minimum in [{self.s_lower}, {s}]"
+        return head
+
+    def to_dict(self) -> dict:
+        """The choice as plain values (JSON): rule, s, the path and its bounds, the reason."""
+        return {"rule": self.rule, "cardinality": int(self.cardinality),
+                "fraction": self.fraction, "proven": self.proven, "s_lower": self.s_lower,
+                "dense_variance": float(self.dense_variance),
+                "variances": [float(v) for v in self.variances],
+                "upper_bounds": [float(v) for v in self.upper_bounds],
+                "reason": self.reason, "line": self.line()}
+
+    def plot(self, ax=None, **kwargs):
+        """The path, its bounds and the chosen s (see :mod:`eigensparse.plotting`)."""
+        from .plotting import plot_cardinality_path
+
+        return plot_cardinality_path(self, ax=ax, **kwargs)
+
+
+@dataclass(frozen=True)
+class AutoCardinalities:
+    """Per-component choices of :func:`resolve_auto_cardinalities`.
+
+    Attributes
+    ----------
+    cardinalities : list of int
+    choices : list of CardinalityChoice
+    results : list of ComponentResult
+        The components found (loadings on the operator's features), ready for a front door.
+    deflation : str
+    """
+
+    cardinalities: list
+    choices: list
+    results: list
+    deflation: str
+
+
+def _check_common(rule, fraction, s_max, p):
+    validate_params({"rule": rule}, {"rule": [Options(RULES)]}, where="choose_cardinality")
+    if (isinstance(fraction, bool) or not isinstance(fraction, numbers.Real)
+            or not np.isfinite(fraction) or not 0 < fraction <= 1):
+        raise InvalidParameterError(
+            f"parameter 'fraction' must be a real number in (0, 1]; got {fraction!r}.")
+    if s_max is not None and (isinstance(s_max, bool) or not isinstance(s_max, numbers.Integral)
+                              or not 1 <= s_max <= p):
+        raise InvalidParameterError(
+            f"parameter 's_max' must be None or an int in [1, n_features={p}]; got {s_max!r}.")
+
+
+def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None, method=None,
+                       method_options=None, path_method="greedy", random_state=None,
+                       certify=None, relaxation=None, exact_supports=200_000, n_folds=5,
+                       cv_select="one_se", previous=None, deflation="schur", center=True,
+                       scale=False) -> CardinalityChoice:
+    """Choose the cardinality of the leading sparse component of ``data_or_op``.
+
+    Parameters
+    ----------
+    data_or_op : Operator, array (n_samples, n_features) or scipy.sparse matrix
+        Typically an already deflated operator. The ``"cv"`` rule needs the data rows
+        (an array or sparse matrix, not an operator).
+    rule : {"fraction", "knee", "cv"}, default="fraction"
+        See the module docstring.
+    fraction : float in (0, 1], default=0.9
+        ``"fraction"`` rule: the share of λmax(Σ) to reach.
+    s_max : int, optional
+        Largest cardinality considered (default: n_features for ``"fraction"``,
+        min(n_features, 100) for ``"knee"`` and ``"cv"``).
+    method : str or callable, optional
+        ``"fraction"`` rule: the solver that refines the path near the crossing: a solver
+        name, or ``solve(op, s) -> ComponentResult`` (a front door passes its own). The
+        greedy path gives a first s; the solver is then run by bisection between the
+        bounds' lower limit and s, and the smallest s it brings to the threshold is kept
+        (greedy paths can be far from optimal: 20 newsgroups, s=26: greedy 0.899·λmax,
+        tpower with 20 starts 0.946·λmax). Default ``"tpower"`` with ``n_starts=20``;
+        ``False`` keeps the path alone.
+    method_options : dict, optional
+        Options of a named ``method``.
+    path_method : str, default="greedy"
+        Solver of the variance–cardinality path (a path method computes every cardinality
+        in one run; another solver runs once per cardinality).
+    random_state : None, int or Generator
+        For randomised solvers and the CV folds.
+    certify : bool, optional
+        ``"fraction"`` rule: when the other bounds do not prove s minimal, test the path's
+        support of size s−1 with the Prop. 2 certificate (one more bound on v(s−1), exact
+        when it certifies; seconds per call; default when n_features <= 300).
+    relaxation : bool, optional
+        ``"fraction"`` rule: the DSPCA dual bound (default when n_features <= 300).
+    exact_supports : int, default=200_000
+        ``"fraction"`` rule: when the bounds leave s−1 open and C(n_features, s−1) is at
+        most this, v(s−1) is computed exactly by exhaustive search (which either proves s
+        minimal or finds a support of size s−1 reaching the threshold, and so on down).
+        0 disables it.
+    n_folds : int, default=5
+        ``"cv"`` rule: number of folds (>= 2).
+    cv_select : {"one_se", "max"}, default="one_se"
+    previous : ndarray (m, n_features), optional
+        ``"cv"`` rule: components already found (on the original features); the training
+        operators are deflated by them with ``deflation`` and the held-out score is the
+        adjusted variance given them.
+    deflation : str, default="schur"
+        ``"cv"`` rule: the scheme used with ``previous``.
+    center, scale : bool
+        How data are turned into an operator.
+
+    Returns
+    -------
+    CardinalityChoice
+    """
+    op = data_or_op if isinstance(data_or_op, Operator) else as_operator(
+        data_or_op, center=center, scale=scale)
+    p = op.n_features
+    _check_common(rule, fraction, s_max, p)
+    lam1 = _lambda_max_op(op)
+    if rule == "fraction":
+        refine = _refiner(method, method_options, random_state)
+        return _choose_fraction(op, lam1, float(fraction), s_max or p, path_method, refine,
+                                random_state, p <= 300 if certify is None else certify,
+                                p <= 300 if relaxation is None else relaxation,
+                                exact_supports)
+    method = path_method
+    K = s_max or min(p, 100)
+    if rule == "knee":
+        return _choose_knee(op, lam1, K, method, random_state)
+    if isinstance(data_or_op, Operator):
+        raise InvalidParameterError(
+            "parameter 'rule'='cv' needs the data rows (an array or sparse matrix); "
+            f"got an operator ({op.kind}).")
+    validate_params({"n_folds": n_folds, "cv_select": cv_select},
+                    {"n_folds": [Interval("int", 2, None)],
+                     "cv_select": [Options(("one_se", "max"))]},
+                    where="choose_cardinality")
+    return _choose_cv(data_or_op, op, lam1, K, method, random_state, int(n_folds), cv_select,
+                      previous, deflation, center, scale)
+
+
+def _path(op, K, method, random_state, **kw):
+    return variance_cardinality_path(op, K, method, random_state=random_state, **kw)
+
+
+def _first_reaching(variances, threshold):
+    ok = np.flatnonzero(variances >= threshold * (1 - _RTOL))
+    return int(ok[0]) + 1 if ok.size else None
+
+
+def _refiner(method, options, random_state):
+    """``solve(op, s)`` from ``method`` (None: tpower, 20 starts; False: no refinement)."""
+    if method is False:
+        return None
+    if callable(method):
+        return method
+    from .solvers import get_solver
+
+    if method is None:
+        method, options = "tpower", {"n_starts": 20} if options is None else options
+    spec = get_solver(method)
+    opts = dict(options or {})
+    return lambda op, s: spec.func(op, s, random_state=random_state, **opts)
+
+
+def _bisect_refine(op, refine, path, lo, hi, thr):
+    """Smallest s in [lo, hi] the refining solver brings to ``thr`` (hi is known to reach it),
+    by bisection; the path's variances and supports are improved where the solver does better.
+    Returns (s, {s: result})."""
+    found = {}
+    while lo < hi:
+        mid = (lo + hi) // 2
+        r = refine(op, mid)
+        if r.variance > path.variances[mid - 1]:
+            path.variances[mid - 1] = r.variance
+            path.supports[mid - 1] = np.sort(np.asarray(r.support))
+        found[mid] = r
+        if path.variances[mid - 1] >= thr * (1 - _RTOL):
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi, found
+
+
+def _choose_fraction(op, lam1, fraction, s_max, method, refine, random_state, certify,
+                     relaxation, exact_supports):
+    """Doubling search on the path, bisection with the refining solver between the bounds'
+    lower limit and s, then bounds at s−1 (see the module docstring)."""
+    thr = fraction * lam1
+    K = min(_FIRST_K, s_max)
+    while True:
+        path = _path(op, K, method, random_state, certificate=False, relaxation=False,
+                     penalized=False)
+        s = _first_reaching(path.variances, thr)
+        if s is not None or K == s_max:
+            break
+        K = min(2 * K, s_max)
+    if s is None:  # not reached within s_max
+        return _choice(op, path, s_max, "fraction", lam1, fraction=fraction, proven=False,
+                       reason=f"no support of size <= s_max={s_max} found reaching "
+                              f"{fraction:g}·λmax = {thr:.6g}; s_max returned")
+    # bounds on v(k), k <= s (the path is recomputed up to s with the stronger bounds)
+    path = _path(op, s, method, random_state, certificate=False, relaxation=relaxation,
+                 penalized=True)
+    ub = np.array(path.upper_bounds, dtype=float)
+    cert_note = ""
+    s_lower = _proven_lower(ub, s, thr)
+    if refine is not None and s_lower < s:
+        s, _ = _bisect_refine(op, refine, path, s_lower, s, thr)
+        _running_best(path)
+        method = f"{path.method}+refined"
+    s, exact_note = _exact_descent(op, path, ub, s, thr, exact_supports)
+    if certify and s > 1 and not ub[s - 2] < thr:
+        c = certify_support(op, path.supports[s - 2])
+        if c.bound is not None:
+            ub[s - 2] = min(ub[s - 2], c.bound)
+        cert_note = f"; Prop. 2 test of the size-{s - 1} support: {c.reason}"
+    s_lower = _proven_lower(ub, s, thr)
+    proven = s_lower == s
+    if s == 1:
+        why = "a single variable already reaches the threshold"
+    elif proven:
+        why = (f"upper bound on v({s - 1}) = {ub[s - 2]:.6g} < threshold: no support of size "
+               f"{s - 1} reaches it, s is minimal")
+    else:
+        why = (f"not proven minimal: best upper bound on v({s - 1}) = {ub[s - 2]:.6g} >= "
+               f"threshold; the minimal cardinality lies in [{s_lower}, {s}]")
+    reason = (f"{method} support of size {s} reaches {path.variances[s - 1]:.6g} >= "
+              f"{fraction:g}·λmax = {thr:.6g} (size {s - 1}: "
+              f"{path.variances[s - 2] if s > 1 else 0.0:.6g}); {why}{exact_note}{cert_note}")
+    return _choice(op, path, s, "fraction", lam1, upper_bounds=ub, fraction=fraction,
+                   proven=proven or s == 1, s_lower=s_lower, reason=reason)
+
+
+def _exact_descent(op, path, ub, s, thr, budget):
+    """While v(s−1) is not bounded below the threshold and C(p, s−1) <= budget, compute it
+    exactly: s−1 either falls short (s proven minimal) or reaches (s ← s−1, repeat)."""
+    import math
+
+    from .solvers import get_solver
+
+    note = ""
+    while s > 1 and not ub[s - 2] < thr and math.comb(op.n_features, s - 1) <= budget:
+        r = get_solver("exhaustive").func(op, s - 1, max_supports=budget)
+        ub[s - 2] = max(r.variance, path.variances[s - 2])
+        note = f"; exhaustive search over the C({op.n_features}, {s - 1}) supports of size {s - 1}"
+        if r.variance < thr * (1 - _RTOL):
+            ub[s - 2] = r.variance
+            break
+        path.variances[s - 2] = r.variance
+        path.supports[s - 2] = np.sort(np.asarray(r.support))
+        s -= 1
+    return s, note
+
+
+def _running_best(path):
+    """v is nondecreasing, so the best variance reached at any j <= k is reached at k (a
+    support of size j is feasible there): make the path's lower bounds monotone."""
+    best = np.maximum.accumulate(path.variances)
+    for k in np.flatnonzero(best > path.variances):
+        j = int(np.flatnonzero(path.variances[: k + 1] == best[k])[0])
+        path.supports[k] = path.supports[j]
+    path.variances[:] = best
+
+
+def _proven_lower(ub, s, thr):
+    """1 + the largest k < s whose upper bound on v(k) is below the threshold (v is
+    nondecreasing, so no k below it reaches the threshold either)."""
+    below = np.flatnonzero(ub[: s - 1] < thr)
+    return int(below.max()) + 2 if below.size else 1
+
+
+def _choice(op, path, s, rule, lam1, *, upper_bounds=None, **kw):
+    ub = path.upper_bounds if upper_bounds is None else upper_bounds
+    res = polish(op, path.supports[s - 1], path.method)
+    return CardinalityChoice(
+        cardinality=int(s), rule=rule, dense_variance=float(lam1),
+        cardinalities=np.asarray(path.cardinalities), variances=np.asarray(path.variances),
+        upper_bounds=np.asarray(ub, dtype=float), supports=list(path.supports), result=res, **kw)
+
+
+def _knee_index(y):
+    """0-based index of the largest distance of y above the chord from y[0] to y[-1]."""
+    K = y.size
+    if K <= 2:
+        return K - 1
+    chord = y[0] + (y[-1] - y[0]) * np.arange(K) / (K - 1)
+    return int(np.argmax(y - chord))
+
+
+def _choose_knee(op, lam1, K, method, random_state):
+    path = _path(op, K, method, random_state, certificate=False, relaxation=False,
+                 penalized=True)
+    y = path.variances / max(lam1, 1e-300)
+    s = _knee_index(y) + 1
+    reason = (f"knee of v(s)/λmax on s=1..{K}: largest distance above the chord from "
+              f"({1}, {y[0]:.4f}) to ({K}, {y[-1]:.4f}) at s={s} (v/λmax={y[s - 1]:.4f})")
+    return _choice(op, path, s, "knee", lam1, reason=reason)
+
+
+def _cv_select(mean, se, select):
+    best = int(np.argmax(mean))
+    if select == "max":
+        return best
+    return int(np.flatnonzero(mean >= mean[best] - se[best])[0])
+
+
+def _choose_cv(X, op, lam1, K, method, random_state, n_folds, select, previous, deflation,
+               center, scale):
+    from sklearn.model_selection import KFold
+
+    from .multi import deflate
+
+    n = X.shape[0]
+    if n_folds > n:
+        raise InvalidParameterError(
+            f"parameter 'n_folds' must be <= n_samples={n}; got {n_folds}.")
+    prev = np.zeros((0, op.n_features)) if previous is None else np.atleast_2d(previous)
+    seed = np.random.default_rng(random_state).integers(2**31 - 1)
+    scores = np.zeros((n_folds, K))
+    for f, (tr, te) in enumerate(KFold(n_folds, shuffle=True, random_state=int(seed)).split(
+            np.arange(n))):
+        train = as_operator(X[tr], center=center, scale=scale)
+        test = as_operator(X[te], center=center, scale=scale)
+        Q = []
+        for c in prev:
+            train = deflate(train, c, deflation, Q)
+        path = _path(train, K, method, random_state, certificate=False, relaxation=False,
+                     penalized=False)
+        for k, supp in enumerate(path.supports):
+            x = polish(train, supp, method).loadings
+            scores[f, k] = adjusted_variance(test, np.vstack([prev, x]))[-1] / test.trace()
+    mean = scores.mean(axis=0)
+    se = scores.std(axis=0, ddof=1) / np.sqrt(n_folds)
+    j = _cv_select(mean, se, select)
+    Q = []
+    for c in prev:
+        op = deflate(op, c, deflation, Q)
+    full = _path(op, K, method, random_state, certificate=False, relaxation=False,
+                 penalized=False)
+    reason = (f"{n_folds}-fold CV of the held-out adjusted explained variance: best mean "
+              f"{mean.max():.5g} at s={int(np.argmax(mean)) + 1}; "
+              + ("smallest s within one standard error" if select == "one_se" else "the best")
+              + f": s={j + 1} (mean {mean[j]:.5g} ± {se[j]:.2g})")
+    return _choice(op, full, j + 1, "cv", lam1, scores={"mean": mean, "se": se,
+                                                         "folds": scores}, reason=reason)
+
+
+def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fraction",
+                               fraction=0.9, s_max=None, method=None, solve=None, data=None,
+                               random_state=None, found=None, **rule_options) -> AutoCardinalities:
+    """Choose a cardinality for each of ``n_components`` successive components.
+
+    Component t's cardinality is chosen by :func:`choose_cardinality` on the operator
+    deflated by the components before it (:func:`eigensparse.multi.run_deflation`, any
+    scheme). This is the hook of ``cardinality="auto"``.
+
+    Parameters
+    ----------
+    op : Operator
+    n_components : int
+    deflation : str
+    rule, fraction, s_max, method, random_state
+        As :func:`choose_cardinality` (``random_state`` is passed to each choice).
+    solve : callable, optional
+        ``solve(operator, s, t) -> ComponentResult``: the front door's solver, called with
+        the chosen s (and used to refine the path); the component it returns is the one
+        deflated, unless the rule's own support of size s explains more (then that one,
+        so the component returned reaches what the choice reports). Default: the
+        component the rule's path found at s.
+    data : array (n_samples, n_features), optional
+        The data rows; required by ``rule="cv"``.
+    found : list, optional
+        Passed to :func:`eigensparse.multi.run_deflation`: appended to as components are
+        found, on the operator's features (a front door's ``solve`` may read it, e.g. the
+        topic pipeline's disjoint words).
+    **rule_options
+        Other :func:`choose_cardinality` options (``certify``, ``relaxation``,
+        ``n_folds``, ``cv_select``).
+
+    Returns
+    -------
+    AutoCardinalities
+    """
+    from .multi import run_deflation
+
+    validate_params({"n_components": n_components}, {"n_components": [Interval("int", 1, None)]},
+                    where="resolve_auto_cardinalities")
+    if rule == "cv" and data is None:
+        raise InvalidParameterError("parameter 'rule'='cv' needs parameter 'data' (the rows).")
+    if rule == "cv" and deflation == "disjoint":
+        raise InvalidParameterError(
+            "parameter 'deflation'='disjoint' is not supported with rule='cv'.")
+    choices = []
+    previous = []  # the components as solved (on the original features unless disjoint)
+
+    def solve_auto(sub, _placeholder, t):
+        if rule == "cv":
+            prev = np.vstack([r.loadings for r in previous]) if previous else None
+            ch = choose_cardinality(data, rule="cv", s_max=s_max,
+                                    random_state=random_state, previous=prev,
+                                    deflation=deflation, **rule_options)
+        else:
+            refine = method
+            if refine is None and solve is not None:
+                def refine(o, s_, t=t):
+                    return solve(o, s_, t)
+            ch = choose_cardinality(sub, rule=rule, fraction=fraction, s_max=s_max,
+                                    method=refine, random_state=random_state, **rule_options)
+        choices.append(ch)
+        r = ch.result if solve is None else solve(sub, ch.cardinality, t)
+        if r.variance < ch.result.variance * (1 - _RTOL):  # the path's support is better
+            r = ch.result
+        previous.append(r)
+        return r
+
+    # placeholder cardinalities of 1: run_deflation only uses them to check the disjoint budget
+    results = run_deflation(op, solve_auto, [1] * n_components, deflation, found=found)
+    return AutoCardinalities([c.cardinality for c in choices], choices, results, deflation)

@@ -1,0 +1,200 @@
+"""Choosing the cardinality: the fraction rule against exhaustive search, planted supports,
+20 newsgroups, the knee and CV rules, the per-component hook and bad input."""
+import numpy as np
+import pytest
+
+import eigensparse as es
+from eigensparse import InvalidParameterError
+from eigensparse.multi import deflate
+from eigensparse.datasets import load_20news, load_pitprops, make_spiked_covariance
+from eigensparse.selection import choose_cardinality, resolve_auto_cardinalities
+from eigensparse.solvers import get_solver
+
+
+def _lmax_block(op, support):
+    return float(np.linalg.eigvalsh(op.block(np.asarray(support)))[-1])
+
+
+@pytest.fixture(scope="module")
+def spiked():
+    # I + 10·vvᵀ, v uniform on 10 variables: a support of 9 reaches (1 + 9)/(1 + 10) ≈ 0.91 of
+    # λmax, the planted 10 all of it, so the 0.95 rule must pick exactly the planted support.
+    return make_spiked_covariance(500, 60, 10, 10.0, random_state=0)
+
+
+@pytest.mark.parametrize("fraction", [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99])
+def test_fraction_rule_matches_exhaustive_on_pitprops(fraction):
+    S = load_pitprops().data
+    op = es.Covariance(S)
+    lam1 = np.linalg.eigvalsh(S)[-1]
+    exact = np.array([get_solver("exhaustive").func(op, k).variance for k in range(1, 14)])
+    s_star = int(np.argmax(exact >= fraction * lam1)) + 1  # the true minimal cardinality
+    c = choose_cardinality(op, fraction=fraction, exact_supports=0)  # path + bounds only
+    assert c.cardinality == s_star
+    assert c.s_lower <= s_star
+    assert c.proven == (c.s_lower == c.cardinality)
+    assert _lmax_block(op, c.result.support) >= fraction * lam1 * (1 - 1e-12)
+    # every reported upper bound is a true bound, every variance is reached
+    k = c.cardinalities[: c.cardinality]
+    assert np.all(c.upper_bounds[: k.size] >= exact[: k.size] * (1 - 1e-9))
+    assert np.all(c.variances[: k.size] <= exact[: k.size] * (1 + 1e-9))
+    # with the exact search allowed, every choice is proven minimal
+    assert choose_cardinality(op, fraction=fraction).proven
+
+
+def test_planted_support_chosen_and_proven_minimal(spiked):
+    X, v, support = spiked
+    c = choose_cardinality(X, fraction=0.95)
+    assert c.cardinality == 10
+    np.testing.assert_array_equal(c.result.support, support)
+    assert c.proven  # the bounds show no 9 variables reach 0.95 λmax
+    assert c.upper_bounds[8] < 0.95 * c.dense_variance <= c.variances[9]
+
+
+def test_knee_and_cv_find_the_planted_support(spiked):
+    X, v, support = spiked
+    assert choose_cardinality(X, rule="knee", s_max=30).cardinality == 10
+    c = choose_cardinality(X, rule="cv", s_max=20, n_folds=4, random_state=0)
+    assert c.cardinality == 10
+    assert c.scores["mean"].shape == (20,)
+    assert np.argmax(c.scores["mean"]) + 1 >= 10
+
+
+def _check_fraction_choices(op, choices, components, fraction=0.9, deflation="schur"):
+    """Each chosen s reaches ``fraction`` of the deflated λmax (the component returned does),
+    the best support of size s−1 found does not, the bounds prove every k < s_lower short;
+    returns the deflated operators, one per component."""
+    cur, Q, ops = op, [], []
+    for t, (c, x) in enumerate(zip(choices, components)):
+        s, thr = c.cardinality, fraction * c.dense_variance
+        assert c.dense_variance == pytest.approx(np.linalg.eigvalsh(cur.to_dense())[-1], rel=1e-9)
+        assert np.count_nonzero(x) == s
+        assert _lmax_block(cur, c.result.support) >= thr  # s reaches the fraction ...
+        assert float(x @ cur.matvec(x)) >= thr * (1 - 1e-9)  # ... so does the component
+        assert c.variances[s - 2] < thr  # ... the best support of size s−1 found does not
+        assert 1 <= c.s_lower <= s
+        assert np.all(c.upper_bounds[: c.s_lower - 1] < thr)
+        assert np.all(c.upper_bounds[:s] >= c.variances[:s] * (1 - 1e-12))
+        assert c.proven == (c.s_lower == s)
+        ops.append(cur)
+        cur = deflate(cur, x, deflation, Q)
+    return ops
+
+
+def test_20news_fraction_rule_reaches_and_previous_size_does_not():
+    """The handbook's rule on 20 newsgroups, three components (Schur deflation); component 3
+    is proven minimal by exhaustive search."""
+    op = es.as_operator(load_20news().data)
+    auto = resolve_auto_cardinalities(op, 3, deflation="schur", fraction=0.9, certify=False)
+    ops = _check_fraction_choices(op, auto.choices, [r.loadings for r in auto.results])
+    c = auto.choices[2]  # small enough for the exact check: no support of size s−1 reaches 90%
+    assert c.proven and c.cardinality <= 5
+    assert get_solver("exhaustive").func(ops[2], c.cardinality - 1).variance < 0.9 * c.dense_variance
+
+
+def test_sparse_pca_auto_on_20news():
+    """The front door: sparse_pca(cardinality="auto") returns the components of the chosen
+    cardinalities (checked as the hook's), with the choices in info and in the table."""
+    X = load_20news().data
+    res = es.sparse_pca(X, n_components=3, cardinality="auto", deflation="schur", random_state=0)
+    choices = res.info["cardinality_choices"]
+    assert res.info["cardinalities"] == [c.cardinality for c in choices]
+    assert [s.size for s in res.supports] == res.info["cardinalities"]
+    _check_fraction_choices(es.as_operator(X), choices, res.components)
+    table = res.format_table()
+    for j, c in enumerate(choices):
+        assert f"PC{j + 1}: s={c.cardinality} chosen: reaches" in table
+    doc = res.to_dict()
+    assert doc["cardinality_rule"] == "fraction"
+    assert [d["cardinality_choice"]["cardinality"] for d in doc["components"]] == \
+        res.info["cardinalities"]
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"cardinality": "foo"}, "'cardinality'"), ({"cardinality_fraction": 1.5}, "'cardinality_fraction'"),
+    ({"cardinality": "auto", "cardinality_rule": "best"}, "'cardinality_rule'"),
+    ({"cardinality": "auto", "method": "bipartite"}, "'cardinality'='auto'")])
+def test_front_door_bad_auto_values_name_the_parameter(spiked, kwargs, name):
+    X = spiked[0]
+    with pytest.raises(InvalidParameterError, match=name):
+        es.sparse_pca(X, n_components=2, **kwargs)
+    with pytest.raises(ValueError, match=name.split("=")[0].strip("'")):
+        es.SparsePCA(2, **kwargs).fit(X)
+
+
+def test_sparse_pca_auto_picks_the_planted_support(spiked):
+    X, v, support = spiked
+    res = es.sparse_pca(X, n_components=1, cardinality="auto", cardinality_fraction=0.95,
+                        random_state=0)
+    assert res.info["cardinalities"] == [10]
+    np.testing.assert_array_equal(res.supports[0], support)
+    assert res.info["cardinality_choices"][0].proven
+    est = es.SparsePCA(1, cardinality="auto", cardinality_fraction=0.95, random_state=0).fit(X)
+    np.testing.assert_array_equal(est.supports_[0], support)
+    assert est.cardinality_choices_[0].cardinality == 10
+
+
+def test_resolve_auto_cardinalities_per_component(spiked):
+    X, v, support = spiked
+    op = es.as_operator(X)
+    calls = []
+
+    def solve(sub, s, t):
+        calls.append((s, t))
+        return get_solver("tpower").func(sub, s, random_state=t)
+
+    auto = resolve_auto_cardinalities(op, 2, deflation="schur", fraction=0.95, solve=solve)
+    assert auto.cardinalities[0] == 10
+    assert len(auto.results) == 2 and len(auto.choices) == 2
+    assert (10, 0) in calls and calls[-1][1] == 1
+    np.testing.assert_array_equal(auto.results[0].support, support)
+    # the second component is chosen on the deflated operator: orthogonal to the spike
+    assert abs(auto.results[1].loadings @ v) < 0.5
+    auto_disjoint = resolve_auto_cardinalities(op, 2, deflation="disjoint", fraction=0.95)
+    assert not set(auto_disjoint.results[0].support) & set(auto_disjoint.results[1].support)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"fraction": 0.0}, "fraction"), ({"fraction": 1.5}, "fraction"),
+    ({"fraction": "0.9"}, "fraction"), ({"fraction": float("nan")}, "fraction"),
+    ({"rule": "bic"}, "rule"), ({"s_max": 0}, "s_max"), ({"s_max": 1000}, "s_max"),
+    ({"rule": "cv", "n_folds": 1}, "n_folds"), ({"rule": "cv", "cv_select": "min"}, "cv_select"),
+])
+def test_bad_input_names_the_parameter(spiked, kwargs, name):
+    X = spiked[0]
+    with pytest.raises(InvalidParameterError, match=name):
+        choose_cardinality(X, **kwargs)
+
+
+def test_cv_needs_data_rows(spiked):
+    op = es.as_operator(spiked[0])
+    with pytest.raises(InvalidParameterError, match="rule"):
+        choose_cardinality(op, rule="cv")
+    with pytest.raises(InvalidParameterError, match="data"):
+        resolve_auto_cardinalities(op, 2, rule="cv")
+
+
+def test_auto_with_order_and_refine(spiked):
+    """cardinality="auto" beside main's order= and refine=: refinement is off under auto
+    (the components are those the rule chose, whatever ``refine``), and the choices and
+    cardinalities follow the rows when they are put in variance order."""
+    from eigensparse._dispatch import plan_components
+
+    X, v, support = spiked
+    kw = dict(n_components=3, cardinality="auto", cardinality_fraction=0.95, random_state=0)
+    plan = plan_components("auto", n_features=X.shape[1], cardinality="auto", n_components=3,
+                           refine=True)
+    assert plan.auto is not None and plan.refine is False
+    base = es.sparse_pca(X, refine=False, **kw)
+    for refine in ("auto", True):
+        np.testing.assert_array_equal(es.sparse_pca(X, refine=refine, **kw).components,
+                                      base.components)
+    assert np.all(np.diff(base.variances) <= 0)
+    choices = base.info["cardinality_choices"]
+    assert [c.cardinality for c in choices] == base.info["cardinalities"] \
+        == [s.size for s in base.supports]
+    found = es.sparse_pca(X, refine=False, order="deflation", **kw)
+    assert found.info["found_at"] == [0, 1, 2]
+    perm = base.info["found_at"]
+    np.testing.assert_allclose(base.components, found.components[perm])
+    assert [found.info["cardinalities"][i] for i in perm] == base.info["cardinalities"]
