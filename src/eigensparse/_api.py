@@ -12,7 +12,14 @@ __all__ = ["sparse_pca", "adjusted_variance", "available_methods", "DEFAULT_METH
 
 
 def available_methods() -> list[str]:
-    """Names accepted by ``method=`` (single-component solvers and joint methods)."""
+    """Names accepted by ``method=`` (single-component solvers and joint methods).
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> {"auto", "exact", "greedy", "bipartite"} <= set(es.available_methods())
+    True
+    """
     return method_names()
 
 

@@ -49,6 +49,14 @@ class ComponentResult:
         Human-readable termination message.
     info : dict
         Solver-specific extras (paths, objectives, penalties, timings).
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> P = es.Covariance(es.datasets.load_pitprops().data)
+    >>> r = es.sparse_pca(P, n_components=1, cardinality=3).results[0]
+    >>> r.cardinality, r.support.tolist(), round(r.variance, 3)
+    (3, [0, 1, 8], 2.475)
     """
 
     loadings: np.ndarray
@@ -105,6 +113,16 @@ class SparsePCAResult:
         :class:`eigensparse.stability.StabilityResult`).
     feature_names : list of str or None
         One name per feature, when known (words of a corpus, DataFrame columns).
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> P = es.Covariance(es.datasets.load_pitprops().data)
+    >>> res = es.sparse_pca(P, n_components=2, cardinality=3, random_state=0)
+    >>> res.components.shape, [s.size for s in res.supports]
+    ((2, 13), [3, 3])
+    >>> bool(res.explained_variance.sum() <= res.variances.sum() + 1e-12)
+    True
     """
 
     components: np.ndarray
@@ -296,7 +314,17 @@ def jsonable(obj):
 
 def write_json(path, obj) -> str:
     """Write ``obj`` (a dict, or anything with ``to_dict()``) as strict JSON
-    (``allow_nan=False``), atomically. Returns the path."""
+    (``allow_nan=False``), atomically. Returns the path.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from eigensparse._result import write_json
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = write_json(os.path.join(d, "r.json"), {"variance": float("nan"), "s": 3})
+    ...     print(json.load(open(path)))  # strict JSON: NaN becomes null
+    {'variance': None, 's': 3}
+    """
     from .io._atomic import atomic_write_text
 
     path = os.fspath(path)

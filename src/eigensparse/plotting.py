@@ -24,7 +24,21 @@ def _pyplot():
 
 
 def save_figure(fig, path, *, dpi=120):
-    """Write ``fig`` to ``path`` atomically; the format follows the suffix (png, pdf, svg)."""
+    """Write ``fig`` to ``path`` atomically; the format follows the suffix (png, pdf, svg).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from eigensparse.plotting import save_figure
+    >>> fig, ax = plt.subplots()
+    >>> _ = save_figure(fig, os.path.join(d, "f.png"))
+    >>> os.listdir(d)
+    ['f.png']
+    """
     from .io._atomic import atomic_open
 
     path = Path(path)
@@ -53,6 +67,18 @@ def plot_cardinality_path(choice, ax=None, *, normalize=True, path=None):
         Divide by λmax (the dense component's variance).
     path : str or Path, optional
         Save the figure there.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> import eigensparse as es
+    >>> P = es.Covariance(es.datasets.load_pitprops().data)
+    >>> from eigensparse.plotting import plot_cardinality_path
+    >>> from eigensparse.selection import choose_cardinality
+    >>> _ = plot_cardinality_path(choose_cardinality(P, fraction=0.8), path=os.path.join(d, "path.png"))
+    >>> os.listdir(d)
+    ['path.png']
     """
     ax = _axes(ax, (6, 4))
     f = 1.0 / choice.dense_variance if normalize else 1.0
@@ -84,6 +110,21 @@ def plot_stability(result, ax=None, *, feature_names=None, max_features=40, path
 
     Shows the variables selected most often by any component (at most ``max_features``),
     ordered by component then frequency; column titles give each component's stability.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((300, 12))
+    >>> X[:, :3] += 2 * rng.standard_normal((300, 1))  # a planted block
+    >>> from eigensparse.plotting import plot_stability
+    >>> from eigensparse.stability import support_stability
+    >>> st = support_stability(X, 1, 3, n_resamples=3, random_state=0)
+    >>> _ = plot_stability(st, path=os.path.join(d, "stability.png"))
+    >>> os.listdir(d)
+    ['stability.png']
     """
     ax = _axes(ax, None)
     F = result.frequencies  # k × p
@@ -113,6 +154,18 @@ def plot_loadings(components, *, feature_names=None, max_features=20, path=None)
     Parameters
     ----------
     components : ndarray (k, p) or a result with ``components``
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> import eigensparse as es
+    >>> P = es.Covariance(es.datasets.load_pitprops().data)
+    >>> from eigensparse.plotting import plot_loadings
+    >>> res = es.sparse_pca(P, n_components=2, cardinality=3)
+    >>> _ = plot_loadings(res.components, path=os.path.join(d, "loadings.png"))
+    >>> os.listdir(d)
+    ['loadings.png']
     """
     plt = _pyplot()
     C = np.atleast_2d(np.asarray(getattr(components, "components", components), dtype=float))
@@ -147,6 +200,17 @@ def plot_result(result, outdir, *, max_features=20, loadings=True) -> list:
     loadings : bool, default=True
         Write ``loadings.png`` (the command line leaves it to each command's own
         diagnostics).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> import eigensparse as es
+    >>> P = es.Covariance(es.datasets.load_pitprops().data)
+    >>> from eigensparse.plotting import plot_result
+    >>> res = es.sparse_pca(P, n_components=2, cardinality=3)
+    >>> [os.path.basename(f) for f in plot_result(res, d)]
+    ['loadings.png']
     """
     plt = _pyplot()
     outdir = Path(outdir)

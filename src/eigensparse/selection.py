@@ -82,6 +82,17 @@ class CardinalityChoice:
         ``"cv"`` rule: ``"mean"`` and ``"se"`` arrays (K,) of the held-out score.
     reason : str
         Why this s, in words.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> P = es.Covariance(es.datasets.load_pitprops().data)
+    >>> from eigensparse.selection import choose_cardinality
+    >>> choice = choose_cardinality(P, fraction=0.8)
+    >>> choice.cardinality, choice.rule, choice.proven
+    (5, 'fraction', True)
+    >>> print(choice.line())
+    s=5 chosen: reaches 0.81 >= 0.80 of λ1; s=4 cannot (bound 0.74 of λ1)
     """
 
     cardinality: int
@@ -144,6 +155,15 @@ class AutoCardinalities:
     results : list of ComponentResult
         The components found (loadings on the operator's features), ready for a front door.
     deflation : str
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> P = es.Covariance(es.datasets.load_pitprops().data)
+    >>> from eigensparse.selection import resolve_auto_cardinalities
+    >>> auto = resolve_auto_cardinalities(P, 2, fraction=0.8)
+    >>> auto.cardinalities, len(auto.choices), auto.deflation
+    ([5, 3], 2, 'schur')
     """
 
     cardinalities: list
@@ -224,6 +244,14 @@ def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None,
     Returns
     -------
     CardinalityChoice
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> P = es.Covariance(es.datasets.load_pitprops().data)
+    >>> from eigensparse.selection import choose_cardinality
+    >>> choose_cardinality(P, fraction=0.8).cardinality  # smallest s reaching 80% of λ1
+    5
     """
     op = data_or_op if isinstance(data_or_op, Operator) else as_operator(
         data_or_op, center=center, scale=scale)
@@ -494,6 +522,14 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
     Returns
     -------
     AutoCardinalities
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> P = es.Covariance(es.datasets.load_pitprops().data)
+    >>> from eigensparse.selection import resolve_auto_cardinalities
+    >>> resolve_auto_cardinalities(P, 2, fraction=0.8).cardinalities
+    [5, 3]
     """
     from .multi import run_deflation
 

@@ -50,6 +50,17 @@ class StabilityResult:
         Index of the refit component matched to each reference component.
     n_resamples : int
     resampling : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((300, 12))
+    >>> X[:, :3] += 2 * rng.standard_normal((300, 1))  # a planted block
+    >>> from eigensparse.stability import support_stability
+    >>> st = support_stability(X, 1, 3, n_resamples=5, random_state=0)
+    >>> st.frequencies.shape, st.stability.round(2).tolist()
+    ((1, 12), [1.0])
     """
 
     frequencies: np.ndarray
@@ -105,6 +116,14 @@ def match_components(reference, other):
     (matches, cosines) : ndarray of int (k,), ndarray (k,)
         ``other[matches[j]]`` is the match of ``reference[j]`` and ``cosines[j]`` their
         |cosine|.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.stability import match_components
+    >>> matches, cosines = match_components(np.eye(3)[:2], np.eye(3)[[2, 1, 0]])
+    >>> matches.tolist(), cosines.tolist()
+    ([2, 1], [1.0, 1.0])
     """
     A = np.asarray(reference, dtype=float)
     B = np.asarray(other, dtype=float)
@@ -228,6 +247,18 @@ def support_stability(X, n_components=None, cardinality=None, *, n_resamples=20,
     Returns
     -------
     StabilityResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((300, 12))
+    >>> X[:, :3] += 2 * rng.standard_normal((300, 1))  # a planted block
+    >>> from eigensparse.stability import support_stability
+    >>> st = support_stability(X, 1, 3, n_resamples=5, random_state=0)
+    >>> import numpy as np
+    >>> np.flatnonzero(st.frequencies[0] >= 0.8).tolist()  # the planted block, every time
+    [0, 1, 2]
     """
     from ._dispatch import fit_data
 
@@ -273,6 +304,20 @@ def resample_stability(reference, n_samples, refit, *, n_resamples=20, resamplin
     Returns
     -------
     StabilityResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((300, 12))
+    >>> X[:, :3] += 2 * rng.standard_normal((300, 1))  # a planted block
+    >>> import eigensparse as es
+    >>> from eigensparse.stability import resample_stability
+    >>> ref = es.sparse_pca(X, n_components=1, cardinality=3, random_state=0)
+    >>> def refit(rows, seed):
+    ...     return es.sparse_pca(X[rows], n_components=1, cardinality=3, random_state=seed).components
+    >>> resample_stability(ref, X.shape[0], refit, n_resamples=4, random_state=0).stability.tolist()
+    [1.0]
     """
     _check_resampling(n_resamples, resampling, subsample_fraction, n_jobs, backend)
     rng = np.random.default_rng(random_state)

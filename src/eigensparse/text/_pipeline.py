@@ -164,6 +164,15 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     TopicsResult
         The multi-component result (:class:`eigensparse.SparsePCAResult`, components
         on all ``n_words`` words) with the words and the pipeline's record.
+
+    Examples
+    --------
+    >>> from eigensparse.datasets import load_kos
+    >>> from eigensparse.text import extract_topics
+    >>> kos = load_kos()  # or the paths of a UCI docword/vocab pair, streamed
+    >>> res = extract_topics(kos.data, kos.feature_names, n_topics=2, cardinality=4, progress=False)
+    >>> [t.cardinality for t in res.topics], len({w for t in res.topics for w in t.words})
+    ([4, 4], 8)
     """
     validate_params(
         {"n_topics": n_topics, "center": center, "scaling": scaling,
