@@ -34,7 +34,7 @@ from ._result import SparsePCAResult
 from ._validation import InvalidParameterError, check_cardinalities
 from .diagnostics import adjusted_variance, adjusted_variance_of_gram
 from .multi import DEFLATIONS, run_deflation
-from .multi._refine import refine_plan, resolve_refine
+from .multi._refine import formed_gram, refine_plan, resolve_refine
 from .operators import Operator
 from .registry import DEFAULT_METHOD, MethodSpec, get_method, method_names
 
@@ -355,6 +355,8 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
         return results
     partners = solve is None  # the chain portfolio only with the method's own solve
     if solve is None:
+        if not plan.needs_data:  # a formed Gram matrix serves every deflated product
+            op = formed_gram(op)
         def solve(sub, s, t):
             return plan.spec.func(sub, s, random_state=plan.seeds[t], **plan.options)
     if plan.auto is not None:  # the chosen cardinalities' components (never refined)

@@ -59,9 +59,10 @@ import numpy as np
 
 from .._validation import InvalidParameterError
 from ..operators import Covariance, Operator, SchurDeflated
+from ..solvers._auto import two_start_tpower
 
 __all__ = ["REFINE_OPTIONS", "MAX_SWEEPS", "PARTNER_CHAINS", "resolve_refine", "refine_components",
-           "refine_plan", "set_total"]
+           "refine_plan", "set_total", "formed_gram"]
 
 #: accepted values of the ``refine`` parameter
 REFINE_OPTIONS = ("auto", True, False)
@@ -71,8 +72,9 @@ MAX_SWEEPS = 2
 TOL = 1e-6
 #: deflation schemes that ``refine="auto"`` refines
 AUTO_SCHEMES = ("schur", "disjoint")
-#: method -> methods whose whole chain is also run; the chain of larger total is refined
-PARTNER_CHAINS = {"auto": ("tpower",)}
+#: method -> single-component solves whose whole chain is also run; the chain of larger
+#: total is refined ("auto": tpower's two starts, run by auto's compiled kernel)
+PARTNER_CHAINS = {"auto": (two_start_tpower,)}
 
 
 def resolve_refine(refine, *, n_components: int, joint: bool, cardinalities, deflation: str) -> bool:
@@ -115,17 +117,14 @@ def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: C
     when the plan has no method options, and the chain of largest
     :func:`set_total` is refined by :func:`refine_components`.
     """
-    from ..registry import get_method
     from ._deflation import run_deflation
 
-    op = _formed_gram(op)
+    op = formed_gram(op)
     cards = list(plan.cardinalities)
     best, best_solve = results, solve
     if partners and not plan.options:
         best_total = set_total(op, np.vstack([r.loadings for r in results]), explained)
-        for name in PARTNER_CHAINS.get(plan.method, ()):
-            func = get_method(name).func
-
+        for func in PARTNER_CHAINS.get(plan.method, ()):
             def partner_solve(sub, s, t, func=func):
                 return func(sub, s, random_state=plan.seeds[t])
 
@@ -138,7 +137,7 @@ def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: C
     return refined
 
 
-def _formed_gram(op: Operator) -> Operator:
+def formed_gram(op: Operator) -> Operator:
     """``Covariance(Σ)`` when the operator layer has formed the p×p Gram matrix of ``op``
     (its policy, :mod:`eigensparse.operators._gram`), else ``op``: every product of the
     refinement (partner chain, deflations, totals) is then a small dense one."""

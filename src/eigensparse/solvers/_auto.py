@@ -49,6 +49,7 @@ from ..operators import Covariance, Operator
 from . import register
 from .am import hard_threshold, tpower
 from ._common import check_random_state, make_result, polish_loadings
+from ._auto_kernels import approx_greedy_order, tpower_from_supports
 from ._greedy import _path
 from ._simple import _check_problem
 
@@ -79,6 +80,18 @@ def _n_starts(m: int) -> int:
     return int(min(MAX_STARTS, max(MIN_STARTS, START_FLOPS // max(m * m, 1))))
 
 
+def _dense_matrix(op: Operator):
+    """The p×p matrix of ``op`` (C-contiguous) when it is already held in memory (a
+    :class:`Covariance`, or an operator whose Gram matrix the operator layer formed),
+    else None."""
+    if isinstance(op, Covariance):
+        S = op.S
+    else:
+        gram = getattr(op, "gram", None)
+        S = gram() if callable(gram) else None
+    return None if S is None else np.ascontiguousarray(S, dtype=float)
+
+
 def _working_set(op: Operator, d: np.ndarray, s: int) -> tuple[np.ndarray, np.ndarray | None]:
     """The working set W (sorted feature indices) and, when it was needed to build W, the
     warm-start support in feature indices (else None: it is computed on Σ[W, W])."""
@@ -87,51 +100,36 @@ def _working_set(op: Operator, d: np.ndarray, s: int) -> tuple[np.ndarray, np.nd
         return np.arange(p), None
     m = min(p, max(WORKING_SET_MIN, WORKING_SET_PER_CARD * s))
     top = np.argsort(-d, kind="stable")[:m]
-    warm = np.sort(_path(op, s, WARM_START)[0])
+    S = _dense_matrix(op)
+    warm = np.sort(approx_greedy_order(S, s) if S is not None else _path(op, s, WARM_START)[0])
     return np.union1d(top, warm), warm
 
 
-def _starts(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, rng) -> np.ndarray:
-    """N starting points on the working set (columns of an m×N matrix)."""
+def _start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, rng):
+    """N s-sparse starting points on the working set, as ``(supports, values)`` of
+    shape (N, s) each (supports sorted; a start with fewer nonzeros carries zero values
+    on filler features): the greedy support, the top-variance support, ``e_i`` for the
+    features of largest column energy ‖B[:, i]‖, and Gaussian vectors truncated to their
+    s largest entries."""
     m = B.shape[0]
-    X0 = np.zeros((m, N))
-    X0[greedy_support, 0] = 1.0
+    sup = np.empty((N, s), dtype=np.int64)
+    val = np.ones((N, s))
+    sup[0] = greedy_support
     if N > 1:
-        X0[np.argsort(-np.diag(B), kind="stable")[:s], 1] = 1.0
-    n_coord = min(m, (N - 2) // 2)
+        sup[1] = np.sort(np.argsort(-np.diag(B), kind="stable")[:s])
+    n_coord = max(0, min(m, (N - 2) // 2))
     energy = np.einsum("ij,ij->j", B, B)
-    coords = np.argsort(-energy, kind="stable")[:n_coord]
-    X0[coords, 2 + np.arange(n_coord)] = 1.0
+    for r, i in enumerate(np.argsort(-energy, kind="stable")[:n_coord], start=2):
+        sup[r] = np.arange(s) if i < s else np.append(np.arange(s - 1), i)
+        val[r] = sup[r] == i
     n_rand = N - 2 - n_coord
     if n_rand > 0:
-        X0[:, N - n_rand:] = rng.standard_normal((m, n_rand))
-    return X0[:, :N]
-
-
-def _batched_tpower(B: np.ndarray, X: np.ndarray, s: int, max_iter: int, tol: float):
-    """Truncated power iterations ``x ← T_s(Bx)/‖T_s(Bx)‖`` for every column of X at
-    once (one BLAS-3 product per iteration). A column leaves the block when its support
-    did not change and its variance rose by at most ``tol`` × itself. Returns the final
-    iterates (m×N) and their variances xᵀBx (N,)."""
-    T, _ = hard_threshold(X, s)
-    Xa = T / np.linalg.norm(T, axis=0)
-    out = np.empty_like(Xa)
-    f = np.full(Xa.shape[1], -np.inf)
-    active = np.arange(Xa.shape[1])
-    for _ in range(max_iter):
-        W = B @ Xa
-        fa = np.einsum("ij,ij->j", Xa, W)
-        T, _ = hard_threshold(W, s)
-        nrm = np.linalg.norm(T, axis=0)
-        T /= np.where(nrm > 0, nrm, 1.0)
-        done = (fa - f[active] <= tol * np.abs(fa)) & np.all((T != 0) == (Xa != 0), axis=0)
-        f[active] = fa
-        out[:, active[done]] = T[:, done]
-        Xa, active = T[:, ~done], active[~done]
-        if active.size == 0:
-            break
-    out[:, active] = Xa
-    return out, np.einsum("ij,ij->j", out, B @ out)
+        G = rng.standard_normal((m, n_rand)).T
+        top = (np.sort(np.argpartition(-np.abs(G), s - 1, axis=1)[:, :s], axis=1) if s < m
+               else np.tile(np.arange(m), (n_rand, 1)))
+        sup[N - n_rand:] = top
+        val[N - n_rand:] = np.take_along_axis(G, top, axis=1)
+    return sup, val
 
 
 def _support_values(B: np.ndarray, supports: np.ndarray) -> np.ndarray:
@@ -159,6 +157,21 @@ def _swap_bounds(B: np.ndarray, support: np.ndarray, lam: float, z: np.ndarray) 
     return bound
 
 
+def _best_flat(a: np.ndarray, n: int) -> np.ndarray:
+    """Flat indices of the ``n`` largest entries of ``a``, largest first (ties: lower
+    index first); a partial selection, then a sort of those n only."""
+    flat = a.ravel()
+    if n < flat.size:
+        part = np.argpartition(-flat, n - 1)[:n]
+        thr = flat[part].min()
+        above = np.flatnonzero(flat > thr)
+        tied = np.flatnonzero(flat == thr)[: n - above.size]
+        part = np.concatenate([above, tied])
+    else:
+        part = np.arange(flat.size)
+    return part[np.lexsort((part, -flat[part]))]
+
+
 def _swap_search(B: np.ndarray, support: np.ndarray) -> tuple[np.ndarray, float, int]:
     """1-swap local search from ``support`` on B: the ``SWAP_EXACT`` exchanges of best
     lower bound (:func:`_swap_bounds`) are evaluated exactly; the best improving one is
@@ -172,7 +185,7 @@ def _swap_search(B: np.ndarray, support: np.ndarray) -> tuple[np.ndarray, float,
     for rounds in range(1, SWAP_ROUNDS + 1):
         bound = _swap_bounds(B, support, lam, z)
         n_exact = min(SWAP_EXACT, max(4, SWAP_FLOPS // s**3), s * (m - s))
-        flat = np.argsort(-bound, axis=None, kind="stable")[:n_exact]
+        flat = _best_flat(bound, n_exact)
         pos, cand = np.unravel_index(flat, bound.shape)
         trial = np.repeat(support[None], flat.size, axis=0)
         trial[np.arange(flat.size), pos] = cand
@@ -196,15 +209,14 @@ def _is_fixed_point(op: Operator, support: np.ndarray, s: int) -> bool:
     return bool(np.max(g) < thr)
 
 
-def _distinct_supports(X: np.ndarray, f: np.ndarray, s: int, limit: int) -> list[np.ndarray]:
-    """The supports of the ``limit`` best distinct columns of X (by objective)."""
+def _distinct_supports(supports: np.ndarray, f: np.ndarray, limit: int) -> list[np.ndarray]:
+    """The ``limit`` best distinct rows of ``supports`` (sorted), best objective first."""
     out, seen = [], set()
     for j in np.argsort(-f, kind="stable"):
-        sup = np.sort(np.argsort(-np.abs(X[:, j]), kind="stable")[:s])
-        key = sup.tobytes()
+        key = supports[j].tobytes()
         if key not in seen:
             seen.add(key)
-            out.append(sup)
+            out.append(supports[j])
             if len(out) == limit:
                 break
     return out
@@ -288,34 +300,19 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
                      "max_iter": [Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
                      "swap": [bool]}, where="auto")
     rng = check_random_state(random_state)
-    d = np.asarray(op.diag(), dtype=float)
-    W, warm = _working_set(op, d, s)
+    W, B, warm = _working_block(op, s)
     m = W.size
-    B = np.asarray(op.block(W), dtype=float)
-    B = 0.5 * (B + B.T)
-    if warm is None:
-        sub = Covariance.__new__(Covariance)  # B is symmetric by construction: no checks
-        sub.S, sub.n_features, sub.n_samples, sub.mean_, sub.scale_ = B, m, None, None, None
-        warm = np.sort(_path(sub, s, WARM_START)[0])
-    else:
-        warm = np.searchsorted(W, warm)
     N = _n_starts(m) if n_starts is None else int(n_starts)
-    X0 = _starts(B, s, warm, N, rng)
-    X, f = _batched_tpower(B, X0, s, max_iter, tol)
+    sup0, val0 = _start_supports(B, s, warm, N, rng)
+    sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
     multi_value = float(f.max())
-    cands = _distinct_supports(X, f, s, N_REFINE) + [warm]
+    cands = _distinct_supports(sups, f, N_REFINE) + [warm]
     vals = _support_values(B, np.array(cands))
     support, value = cands[int(np.argmax(vals))], float(vals.max())
     rounds, before = 0, value
     if swap and s < m:
         support, value, rounds = _swap_search(B, support)
-    support = W[support]
-    refined = p > m and not _is_fixed_point(op, support, s)
-    if refined:  # move on in the full problem from the best and warm supports
-        starts = np.zeros((p, 2))
-        starts[support, 0] = 1.0
-        starts[W[warm], 1] = 1.0
-        support = tpower(op, s, init=starts, random_state=0).support
+    support, refined = _on_full_problem(op, W, support, warm)
     z, lam = polish_loadings(op, support)
     info = {"n_starts": N, "working_set": m, "warm_start_variance": float(vals[-1]),
             "multistart_variance": multi_value, "swap_rounds": rounds,
@@ -323,3 +320,78 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     return make_result(op, z, "auto", variance=lam, n_iter=int(rounds), converged=True,
                        message=f"auto: greedy + {N} starts on {m} features + {rounds} swap rounds",
                        info=info)
+
+
+def _working_block(op: Operator, s: int):
+    """``(W, B, warm)``: the working set W (sorted feature ids), its symmetric
+    C-contiguous block B = Σ[W, W], and the approximate-greedy support at cardinality s
+    (positions in W)."""
+    d = np.asarray(op.diag(), dtype=float)
+    W, warm = _working_set(op, d, s)
+    B = np.asarray(op.block(W), dtype=float)
+    B = np.ascontiguousarray(0.5 * (B + B.T))
+    if warm is None:
+        warm = np.sort(approx_greedy_order(B, s))
+    else:
+        warm = np.searchsorted(W, warm)
+    return W, B, warm
+
+
+def _on_full_problem(op: Operator, W: np.ndarray, support: np.ndarray, warm: np.ndarray):
+    """The best support found on the working set W (positions in W) as feature ids, and
+    whether the full problem had to be revisited: when W is not every feature and the
+    answer is not a fixed point of the full truncated power iteration,
+    :func:`~eigensparse.solvers.tpower` moves on from it and from ``warm``."""
+    p = int(op.n_features)
+    support = W[support]
+    refined = p > W.size and not _is_fixed_point(op, support, support.size)
+    if refined:
+        starts = np.zeros((p, 2))
+        starts[support, 0] = 1.0
+        starts[W[warm], 1] = 1.0
+        support = tpower(op, support.size, init=starts, random_state=0).support
+    return support, refined
+
+
+def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: float = 1e-4,
+                     random_state=None):
+    """:func:`~eigensparse.solvers.tpower`'s default, run by :func:`auto`'s machinery:
+    truncated power from its two starts (``e_i`` at the largest variance, and the
+    approximate-greedy loadings) on auto's working set, then auto's full-problem check
+    and polish. The partner chain of the default method's refinement
+    (:mod:`eigensparse.multi._refine`) uses it: tpower's components are less greedy than
+    auto's and can leave more variance to later ones.
+
+    Parameters
+    ----------
+    op : Operator
+    cardinality : int
+    max_iter, tol : as in :func:`auto`
+    random_state : ignored (deterministic)
+
+    Returns
+    -------
+    ComponentResult
+        method ``"tpower"``; the better of the two fixed points, polished.
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.solvers import get_solver
+    >>> from eigensparse.solvers._auto import two_start_tpower
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> two_start_tpower(S, 3).support.tolist(), get_solver("tpower").func(S, 3).support.tolist()
+    ([0, 1, 8], [0, 1, 8])
+    """
+    s = _check_problem(op, cardinality, "tpower")
+    W, B, warm = _working_block(op, s)
+    lam, z = top_eigh(B[np.ix_(warm, warm)])
+    i = int(np.argmax(np.diag(B)))
+    sup0 = np.vstack([np.arange(s) if i < s else np.append(np.arange(s - 1), i), warm])
+    val0 = np.vstack([(sup0[0] == i).astype(float), z])
+    sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
+    support, refined = _on_full_problem(op, W, sups[int(np.argmax(f))], warm)
+    z, lam = polish_loadings(op, support)
+    return make_result(op, z, "tpower", variance=lam, converged=True,
+                       message="tpower's two starts on auto's working set",
+                       info={"working_set": W.size, "refined": refined})

@@ -1,0 +1,250 @@
+"""Compiled inner loops of the default method on a dense working-set block B (m×m).
+
+Both loops are sequential and touch only s of B's rows per step, which BLAS cannot
+express: a truncated power step from an s-sparse iterate costs O(m·s) (rows of B
+scaled and added), not the O(m²) of a dense product, and the approximate greedy path
+scores every candidate from the s rows already selected. ``B`` must be symmetric and
+C-contiguous (rows are columns).
+
+Ties are broken towards the lower feature index everywhere, so the results do not
+depend on a sorting routine's internals.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["top_s", "tpower_from_supports", "approx_greedy_order"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _kth_largest(a, k):
+    """The k-th largest entry (0-based) of ``a``, which is reordered in place
+    (quickselect, median-of-three pivot)."""
+    lo, hi = 0, a.size - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        x, y, z = a[lo], a[mid], a[hi]
+        pivot = max(min(x, y), min(max(x, y), z))
+        i, j = lo, hi
+        while i <= j:
+            while a[i] > pivot:
+                i += 1
+            while a[j] < pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return a[k]
+    return a[k]
+
+
+@numba.njit(cache=True, nogil=True)
+def top_s(w, s, out, scratch):
+    """Indices of the ``s`` largest |w_i| into ``out`` (sorted by index); ties at the
+    threshold go to the lower indices. O(m) on average (``scratch``: m floats)."""
+    m = w.size
+    for i in range(m):
+        scratch[i] = abs(w[i])
+    thr = _kth_largest(scratch, s - 1)
+    n_above = 0
+    for i in range(m):
+        if abs(w[i]) > thr:
+            n_above += 1
+    n_equal = s - n_above
+    k = 0
+    for i in range(m):
+        v = abs(w[i])
+        if v > thr:
+            out[k] = i
+            k += 1
+        elif v == thr and n_equal > 0:
+            out[k] = i
+            k += 1
+            n_equal -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _sparse_product(B, idx, x, w):
+    """w = B[:, idx] @ x (rows of the symmetric B)."""
+    m = w.size
+    for i in range(m):
+        w[i] = 0.0
+    for t in range(idx.size):
+        r = idx[t]
+        xt = x[t]
+        for i in range(m):
+            w[i] += xt * B[r, i]
+
+
+@numba.njit(cache=True, nogil=True)
+def tpower_from_supports(B, supports, values, max_iter, tol):
+    """Truncated power iterations ``x ← T_s(Bx)/‖T_s(Bx)‖`` from N s-sparse starts.
+
+    Parameters
+    ----------
+    B : ndarray of shape (m, m), symmetric, C-contiguous
+    supports : int64 ndarray of shape (N, s)
+        Each start's support (sorted feature indices of B).
+    values : ndarray of shape (N, s)
+        Each start's entries on its support (any scale; normalised here).
+    max_iter : int
+    tol : float
+        A start stops when its support did not change and xᵀBx rose by at most
+        ``tol`` × itself in one step.
+
+    Returns
+    -------
+    supports : (N, s) int64, values : (N, s), objective : (N,) xᵀBx of the final iterates,
+    n_iter : (N,) steps taken per start.
+    """
+    N, s = supports.shape
+    m = B.shape[0]
+    out_sup = np.empty((N, s), dtype=np.int64)
+    out_val = np.empty((N, s))
+    out_f = np.empty(N)
+    out_it = np.zeros(N, dtype=np.int64)
+    w = np.empty(m)
+    scratch = np.empty(m)
+    idx = np.empty(s, dtype=np.int64)
+    new = np.empty(s, dtype=np.int64)
+    x = np.empty(s)
+    for c in range(N):
+        nrm = 0.0
+        for t in range(s):
+            idx[t] = supports[c, t]
+            x[t] = values[c, t]
+            nrm += x[t] * x[t]
+        nrm = np.sqrt(nrm)
+        for t in range(s):
+            x[t] = x[t] / nrm if nrm > 0 else 0.0
+        f_prev = -np.inf
+        it = 0
+        while it < max_iter:
+            it += 1
+            _sparse_product(B, idx, x, w)
+            f = 0.0
+            for t in range(s):
+                f += x[t] * w[idx[t]]
+            top_s(w, s, new, scratch)
+            nrm = 0.0
+            for t in range(s):
+                nrm += w[new[t]] * w[new[t]]
+            nrm = np.sqrt(nrm)
+            same = True
+            for t in range(s):
+                if new[t] != idx[t]:
+                    same = False
+                idx[t] = new[t]
+                x[t] = w[new[t]] / nrm if nrm > 0 else 0.0
+            if nrm == 0.0 or (same and f - f_prev <= tol * abs(f)):
+                break
+            f_prev = f
+        f = 0.0  # objective of the final iterate, on its support only (s² terms)
+        for a in range(s):
+            acc = 0.0
+            for b in range(s):
+                acc += B[idx[a], idx[b]] * x[b]
+            f += x[a] * acc
+        out_sup[c] = idx
+        out_val[c] = x
+        out_f[c] = f
+        out_it[c] = it
+    return out_sup, out_val, out_f, out_it
+
+
+@numba.njit(cache=True, nogil=True)
+def _top_eigpair(A, v0, tol):
+    """Leading eigenpair of the small symmetric A (k×k) by Lanczos with full
+    reorthogonalisation from ``v0`` (a good guess: few steps), stopped when the Ritz
+    residual ‖Az − θz‖ <= tol·|θ|; a full ``eigh`` when k is small or Lanczos has not
+    converged in min(k, 40) steps. Returns (θ, z)."""
+    k = A.shape[0]
+    nrm = np.sqrt(np.sum(v0 * v0))
+    if k <= 24 or not nrm > 0:
+        lam, Z = np.linalg.eigh(A)
+        return lam[k - 1], Z[:, k - 1].copy()
+    maxj = min(k, 40)
+    Q = np.zeros((maxj, k))
+    alpha = np.zeros(maxj)
+    beta = np.zeros(maxj)
+    q = v0 / nrm
+    for j in range(maxj):
+        Q[j] = q
+        w = A @ q
+        alpha[j] = np.dot(q, w)
+        for _ in range(2):  # full reorthogonalisation, twice
+            for i in range(j + 1):
+                w -= np.dot(Q[i], w) * Q[i]
+        b = np.sqrt(np.sum(w * w))
+        beta[j] = b
+        if j >= 1 or b <= 1e-300:
+            T = np.zeros((j + 1, j + 1))
+            for i in range(j + 1):
+                T[i, i] = alpha[i]
+                if i < j:
+                    T[i, i + 1] = beta[i]
+                    T[i + 1, i] = beta[i]
+            theta, Y = np.linalg.eigh(T)
+            th = theta[j]
+            if b * abs(Y[j, j]) <= tol * abs(th) or b <= 1e-300:
+                z = Y[:, j] @ Q[: j + 1]
+                return th, z / np.sqrt(np.sum(z * z))
+        q = w / b
+    lam, Z = np.linalg.eigh(A)
+    return lam[k - 1], Z[:, k - 1].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def approx_greedy_order(B, s):
+    """The approximate greedy path (handbook Alg. 3) on B up to cardinality s: the order
+    in which features enter. Start at argmax B_ii; then add the candidate j of largest
+    (B[j, I]·z)² / λ, with (λ, z) the leading eigenpair of B[I, I] (B_jj when λ <= 0)."""
+    m = B.shape[0]
+    order = np.empty(s, dtype=np.int64)
+    chosen = np.zeros(m, dtype=np.bool_)
+    best = 0
+    for j in range(1, m):
+        if B[j, j] > B[best, best]:
+            best = j
+    order[0] = best
+    chosen[best] = True
+    g = np.zeros(m)
+    z = np.ones(1)
+    top = B[best, best]
+    for k in range(1, s):
+        blk = np.empty((k, k))
+        for a in range(k):
+            for b in range(k):
+                blk[a, b] = 0.5 * (B[order[a], order[b]] + B[order[b], order[a]])
+        guess = np.empty(k)  # the previous eigenvector, extended by the new feature's pull
+        for a in range(k - 1):
+            guess[a] = z[a]
+        guess[k - 1] = g[order[k - 1]] / top if top > 0 else 1.0
+        top, z = _top_eigpair(blk, guess, 1e-10)
+        for i in range(m):
+            g[i] = 0.0
+        if top > 0:
+            for a in range(k):
+                za = z[a]
+                r = order[a]
+                for i in range(m):
+                    g[i] += za * B[r, i]
+        best = -1
+        best_score = -np.inf
+        for i in range(m):
+            if chosen[i]:
+                continue
+            sc = g[i] * g[i] / top if top > 0 else B[i, i]
+            if sc > best_score:
+                best_score = sc
+                best = i
+        order[k] = best
+        chosen[best] = True
+    return order
