@@ -1,0 +1,86 @@
+"""The compiled inner loops of the default method against plain NumPy references."""
+import numpy as np
+import pytest
+
+import eigensparse as es
+from eigensparse.solvers import get_solver
+from eigensparse.solvers._auto import two_start_tpower
+from eigensparse.solvers._auto_kernels import (_top_eigpair, approx_greedy_order, top_s,
+                                               tpower_from_supports)
+from eigensparse.solvers._greedy import _path
+
+
+def _wishart(p, n, seed):
+    A = np.random.default_rng(seed).standard_normal((n, p))
+    return np.ascontiguousarray(A.T @ A / n)
+
+
+def _reference_tpower(B, x, s, max_iter, tol):
+    """The same iteration in NumPy, one start (ties to the lower index)."""
+    f_prev = -np.inf
+    for _ in range(max_iter):
+        w = B @ x
+        f = x @ w
+        new = np.sort(np.lexsort((np.arange(w.size), -np.abs(w)))[:s])
+        same = np.array_equal(new, np.flatnonzero(x))
+        x = np.zeros_like(x)
+        x[new] = w[new] / np.linalg.norm(w[new])
+        if same and f - f_prev <= tol * abs(f):
+            break
+        f_prev = f
+    return np.flatnonzero(x), x @ B @ x
+
+
+@pytest.mark.parametrize("m,s", [(7, 1), (7, 3), (40, 5), (40, 40), (200, 17)])
+def test_top_s_keeps_the_largest_and_breaks_ties_to_the_lower_index(m, s):
+    rng = np.random.default_rng(m + s)
+    w = np.round(rng.standard_normal(m), 1)  # many ties
+    out = np.empty(s, dtype=np.int64)
+    top_s(w, s, out, np.empty(m))
+    expected = np.sort(np.lexsort((np.arange(m), -np.abs(w)))[:s])
+    assert out.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("p,s,seed", [(12, 3, 0), (30, 5, 1), (80, 12, 2)])
+def test_tpower_kernel_matches_a_numpy_reference(p, s, seed):
+    B = _wishart(p, p + 3, seed)
+    rng = np.random.default_rng(seed)
+    N = 6
+    sup = np.sort(np.array([rng.choice(p, s, replace=False) for _ in range(N)]), axis=1)
+    val = rng.standard_normal((N, s))
+    out_sup, out_val, f, n_iter = tpower_from_supports(B, sup, val, 300, 1e-6)
+    for c in range(N):
+        x = np.zeros(p)
+        x[sup[c]] = val[c] / np.linalg.norm(val[c])
+        ref_sup, ref_f = _reference_tpower(B, x, s, 300, 1e-6)
+        assert out_sup[c].tolist() == ref_sup.tolist()
+        assert f[c] == pytest.approx(ref_f, rel=1e-10)
+        assert np.linalg.norm(out_val[c]) == pytest.approx(1.0)
+        assert 1 <= n_iter[c] <= 300
+
+
+@pytest.mark.parametrize("k", [5, 30, 60])
+def test_lanczos_top_eigenpair_equals_eigh(k):
+    A = _wishart(k, k + 2, k)
+    w, Z = np.linalg.eigh(A)
+    guess = Z[:, -1] + 0.3 * np.random.default_rng(k).standard_normal(k)
+    theta, z = _top_eigpair(A, guess, 1e-10)
+    assert theta == pytest.approx(w[-1], rel=1e-9)
+    assert abs(z @ Z[:, -1]) == pytest.approx(1.0, abs=1e-8)
+
+
+@pytest.mark.parametrize("p,s,seed", [(20, 8, 0), (120, 45, 1), (300, 60, 2)])
+def test_compiled_approximate_greedy_path_equals_the_operator_path(p, s, seed):
+    B = _wishart(p, 2 * p, seed)
+    order = approx_greedy_order(B, s)
+    assert order.tolist() == _path(es.Covariance(B), s, "approx")[0].tolist()
+
+
+def test_two_start_tpower_reaches_tpowers_fixed_points():
+    for seed in range(5):
+        S = es.Covariance(_wishart(25, 30, seed))
+        for s in (3, 6):
+            ours = two_start_tpower(S, s)
+            ref = get_solver("tpower").func(S, s, random_state=0)
+            assert ours.variance >= ref.variance * (1 - 1e-9)
+            assert ours.support.size == s
