@@ -8,14 +8,22 @@ What it does (one component, exact cardinality s), and why:
    dense block B = Σ[W, W] comes from one ``op.block`` call (a slice when the operator
    layer has formed the Gram matrix, see ``eigensparse.operators._gram``).
 2. **Warm start.** The approximate greedy path (handbook Alg. 3; ``WARM_START``): good on
-   spiked data, it is one of the starts, so the result is at least as good; it costs
-   O(s) columns and s small eigendecompositions (the full greedy path costs about 10×
-   more and did not change any result of the table below).
-3. **Batched multistart truncated power** on B: the greedy solution, the classic
+   spiked data, it is one of the starts, so the result is at least as good. On a matrix
+   held in memory (B, a :class:`Covariance` or a formed Gram matrix) it runs compiled
+   (:func:`~eigensparse.solvers._auto_kernels.approx_greedy_order`): each step's leading
+   eigenvector comes from a few Lanczos steps warm-started at the previous one, so the
+   path costs O(s²·m) instead of s eigendecompositions (the same order as the
+   operator version, 2–20× faster); otherwise O(s) columns of the operator. The full
+   greedy path costs about 10× more and did not change any result of the table below.
+3. **Multistart truncated power** on B: the greedy solution, the classic
    top-variance start, ``e_i`` for the features of largest column energy ‖B[:, i]‖
    (which breaks the ties of a correlation matrix's unit diagonal), and Gaussian
-   starts, all advanced as one BLAS-3 block ``B·X`` (converged columns leave the
-   block). The number of starts N scales with the problem under a fixed flop budget:
+   starts truncated to s entries. Every iterate is s-sparse, so one step costs O(m·s)
+   (s rows of B scaled and added, then an O(m) selection), not the O(m²) of a dense
+   product: the compiled loop
+   (:func:`~eigensparse.solvers._auto_kernels.tpower_from_supports`) is 4–10× faster
+   than one BLAS-3 product per step for all starts. The number of starts N scales
+   with the problem under a fixed flop budget:
    N = clip(``START_FLOPS`` / m², 16, 256) for a working set of m features (256 starts
    up to m ≈ 25, 64 at m = 50, 16 from m = 100); random starts come from
    ``random_state`` only, so the result is deterministic.
@@ -37,7 +45,7 @@ What it does (one component, exact cardinality s), and why:
 Measured on 297 small problems (p 12–22; Wishart, spiked, correlation matrices of
 breast cancer, wine, diabetes, pitprops, leukemia, MNIST and 20 newsgroups subsets;
 s ∈ {3, 5, 8}) against ``exhaustive``: see :func:`auto`'s docstring for the table.
-The 2-start ``tpower`` (the previous default) reached the optimum on 181 of them.
+The 2-start ``tpower`` (the previous default) reached the optimum on 194 of them.
 """
 from __future__ import annotations
 
@@ -265,22 +273,22 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     6 spiked, 21 correlation or covariance matrices of subsets of real data — breast
     cancer, wine, diabetes with products, pitprops, leukemia, MNIST, 20 newsgroups —
     each with s ∈ {3, 5, 8}; p from 12 to 22), share of problems where the method
-    reaches the optimum, and mean time per problem (2 shared cores under load: compare
-    within the column only):
+    reaches the optimum, and mean time per problem (one thread, same run, one core
+    of a 2-core machine; the compiled kernels of this method are already loaded):
 
     ==================================  ==========  ================
     method                              optimal     ms per problem
     ==================================  ==========  ================
-    ``approx_greedy``                   161/297     2.4
-    ``tpower`` (2 starts)               181/297     21.5
-    ``greedy``                          185/297     7.2
-    ``am`` (16 starts)                  281/297     19.4
-    ``am`` (64 starts)                  297/297     32.4
-    ``auto`` (this method)              297/297     27.8
+    ``approx_greedy``                   178/297     0.31
+    ``tpower`` (2 starts)               194/297     3.6
+    ``greedy``                          192/297     1.6
+    ``am`` (16 starts)                  278/297     5.9
+    ``am`` (64 starts)                  293/297     7.6
+    ``auto`` (this method)              297/297     1.5
     ==================================  ==========  ================
 
-    Without the swap search and with 8 starts ``auto`` misses 12 of these; with the swap
-    search and 8 starts, 2: the many starts do most of the work on small problems, the
+    Without the swap search and with 8 starts ``auto`` misses 20 of these; with the swap
+    search and 8 starts, 3: the many starts do most of the work on small problems, the
     swap search is the cheap safety net for the larger ones, where starts are fewer.
 
     Examples
