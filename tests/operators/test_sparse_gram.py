@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from eigensparse.operators import SparseData, as_operator, check_operator
+from eigensparse.operators import SchurDeflated, SparseData, as_operator, check_operator
+from eigensparse.operators._base import principal_block
 from eigensparse.operators._kernels import accumulate_gram
 
 
@@ -105,3 +106,26 @@ def test_transpose_is_built_only_when_needed():
     R = op.restrict([3, 1, 8])
     assert np.allclose(R.to_dense(), ref[np.ix_([3, 1, 8], [3, 1, 8])], rtol=1e-12, atol=1e-15)
     assert np.allclose(R.rdot(y), (Xc.T @ y)[[3, 1, 8]], rtol=1e-12, atol=1e-14)
+
+
+def test_schur_deflation_defers_the_data_product():
+    X = sp.random(300, 12, density=0.3, format="csr", random_state=5)
+    op = SparseData(X)
+    x = np.random.default_rng(0).standard_normal(12)
+    D = SchurDeflated(op, x / np.linalg.norm(x))
+    D.block([0, 3, 5])
+    D.matmat(np.ones((12, 2)))
+    assert "_u" not in D.__dict__  # products through Σ never need u = Ax/‖Ax‖
+    check_operator(D, rtol=1e-10)  # dot/rdot agree with Σ' = Σ − wwᵀ/c
+    assert "_u" in D.__dict__
+    S = op.to_dense()
+    w = S @ D.x
+    assert np.allclose(D.rdot(D.dot(np.eye(12))), S - np.outer(w, w) / (D.x @ w), atol=1e-12)
+
+
+def test_principal_block_equals_fancy_indexing():
+    rng = np.random.default_rng(1)
+    S = rng.standard_normal((50, 50))
+    for idx in ([3, 1, 1, 49], np.arange(50), [], rng.permutation(50)[:17]):
+        idx = np.asarray(idx, dtype=np.intp)
+        assert np.array_equal(principal_block(S, idx), S[np.ix_(idx, idx)])

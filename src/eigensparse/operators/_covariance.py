@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import InvalidParameterError, check_finite_array
-from ._base import Operator, _as_2d
+from ._base import Operator, _as_2d, principal_block
 from ._dense import dense_square_root, scale_from_variance
 from ._kernels import covariance_checks
 
@@ -187,8 +187,7 @@ class Covariance(Operator):
         return self.S @ V
 
     def block(self, idx):
-        idx = np.asarray(idx, dtype=np.intp)
-        return self.S[np.ix_(idx, idx)]
+        return principal_block(self.S, idx)
 
     def columns(self, idx):
         return self.S[:, np.asarray(idx, dtype=np.intp)]

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import InvalidParameterError, check_data_shape, check_finite_array
-from ._base import Operator, _as_2d
+from ._base import Operator, _as_2d, principal_block
 from ._gram import GramCache
 from ._kernels import accumulate_gram
 
@@ -134,7 +134,7 @@ class DenseData(GramCache, Operator):
         idx = np.asarray(idx, dtype=np.intp)
         S = self.gram()
         if S is not None:
-            return S[np.ix_(idx, idx)]
+            return principal_block(S, idx)
         Ai = self._A[:, idx]
         return Ai.T @ Ai
 
@@ -287,7 +287,7 @@ class SparseData(GramCache, Operator):
         idx = np.asarray(idx, dtype=np.intp)
         S = self.gram()
         if S is not None:
-            return S[np.ix_(idx, idx)]
+            return principal_block(S, idx)
         return self._centered_gram(idx, idx)
 
     def columns(self, idx):
