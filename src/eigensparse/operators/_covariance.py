@@ -4,14 +4,17 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import InvalidParameterError, check_finite_array
-from ._base import Operator, _as_2d
-from ._dense import dense_square_root
+from ._base import Operator, _as_2d, principal_block
+from ._dense import dense_square_root, scale_from_variance
+from ._kernels import covariance_checks
 
 __all__ = ["Covariance"]
 
 
-#: power iterations of the smallest-eigenvalue estimate (each one product S @ v, O(p²))
-_PSD_ITERATIONS = 40
+#: Lanczos steps of the smallest-eigenvalue estimate (each one product S @ v, O(p²))
+_PSD_LANCZOS_STEPS = 10
+#: up to this p the smallest eigenvalue is computed exactly (eigvalsh)
+_PSD_EXACT_MAX = 64
 
 
 def _not_psd(what):
@@ -20,30 +23,66 @@ def _not_psd(what):
         "covariance, correlation or Gram matrix (or check_psd=False if rounding is expected).")
 
 
-def _check_psd(S, rtol):
-    """Necessary PSD conditions at O(p²) cost (see :class:`Covariance`)."""
+def _psd_tolerance(diag, rtol):
+    """(tol, largest diagonal entry): the slack of every PSD test, ``rtol`` relative to
+    the largest diagonal entry times p."""
+    dmax = float(max(diag.max(), 0.0))
+    return max(rtol, 1e-12) * max(dmax, 1e-300) * diag.size, dmax
+
+
+def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0):
+    """yᵀSy / yᵀy for the y that a ``steps``-step Lanczos run (full reorthogonalization,
+    random start) finds for the smallest eigenvalue of the symmetric S (p × p).
+
+    A Rayleigh quotient is >= λmin(S), so a negative value proves S is not PSD whatever
+    the accuracy of the Krylov basis; it is recomputed from one explicit product S·y.
+    The Krylov space of dimension m contains the m−1 power-iteration iterates on
+    c·I − S from the same start, so the estimate is at least as good as theirs, and
+    converges much faster (Chebyshev rate) on clustered spectra.
+    """
     p = S.shape[0]
-    d = np.clip(np.diag(S), 0, None)
-    dmax = float(d.max()) if p else 0.0
-    tol = max(rtol, 1e-12) * max(dmax, 1e-300) * p
-    # 2x2 minors: |S_ij| <= sqrt(S_ii S_jj), row by row in blocks (memory O(p·block))
-    sd = np.sqrt(d)
-    for a in range(0, p, 1024):
-        viol = np.abs(S[a:a + 1024]) - np.outer(sd[a:a + 1024], sd) - tol
-        if viol.max() > 0:
-            i, j = np.unravel_index(int(np.argmax(viol)), viol.shape)
-            i += a
-            raise _not_psd(f"|S[{i},{j}]| = {abs(S[i, j]):.3g} exceeds sqrt(S[{i},{i}]·S[{j},{j}]) = "
-                           f"{sd[i] * sd[j]:.3g}")
-    if p <= 64:
+    steps = min(steps, p)
+    Q = np.empty((steps, p))
+    W = np.empty((steps, p))  # rows S q_j
+    q = np.random.default_rng(seed).standard_normal(p)
+    q /= np.linalg.norm(q)
+    m = 0
+    for m in range(1, steps + 1):
+        Q[m - 1] = q
+        W[m - 1] = w = S @ q
+        B = Q[:m]
+        w = w - (B @ w) @ B
+        w -= (B @ w) @ B  # twice is enough
+        norm = np.linalg.norm(w)
+        if not norm > 1e-12 * max(np.abs(W[m - 1]).max(), 1e-300):
+            break  # an invariant subspace: its Ritz values are eigenvalues
+        q = w / norm
+    B = Q[:m]
+    _, U = np.linalg.eigh(B @ W[:m].T)  # Rayleigh–Ritz on span(Q), lower triangle
+    y = U[:, 0] @ B
+    return float(y @ (S @ y)) / float(y @ y)
+
+
+def _check_psd(S, rtol, worst=None, worst_row=0):
+    """Necessary PSD conditions at O(p²) cost (see :class:`Covariance`) for the symmetric S.
+
+    ``worst``/``worst_row``: the 2×2 minor statistic of :func:`~eigensparse.operators._kernels.covariance_checks` when
+    already computed (else it is computed here).
+    """
+    d = np.diag(S)
+    tol, dmax = _psd_tolerance(d, rtol)
+    sd = np.sqrt(np.clip(d, 0, None))
+    if worst is None:
+        worst, worst_row = covariance_checks(S, np.ones(S.shape[0]), sd)[2:]
+    if worst > tol:  # a 2×2 principal minor S_ii S_jj − S_ij² < 0
+        i = int(worst_row)
+        j = int(np.argmax(np.abs(S[i]) - sd[i] * sd))
+        raise _not_psd(f"|S[{i},{j}]| = {abs(S[i, j]):.3g} exceeds sqrt(S[{i},{i}]·S[{j},{j}]) = "
+                       f"{sd[i] * sd[j]:.3g}")
+    if S.shape[0] <= _PSD_EXACT_MAX:
         lam_min = float(np.linalg.eigvalsh(S)[0])
     else:
-        c = float(np.sqrt(np.einsum("ij,ij->", S, S)))  # ≥ λmax: c·I − S is PSD
-        v = np.random.default_rng(0).standard_normal(p)
-        for _ in range(_PSD_ITERATIONS):
-            v = c * v - S @ v
-            v /= np.linalg.norm(v)
-        lam_min = float(v @ (S @ v))  # Rayleigh quotient ≥ λmin: negative means not PSD
+        lam_min = _smallest_rayleigh_quotient(S)
     if lam_min < -tol:
         raise _not_psd(f"a direction of variance {lam_min:.3g} < 0 (largest diagonal entry {dmax:.3g})")
 
@@ -61,15 +100,21 @@ class Covariance(Operator):
         Turn Σ into the correlation matrix D⁻¹ΣD⁻¹.
     check_psd : bool, default=True
         Check positive semidefiniteness at a cost proportional to the input (O(p²)):
-        every 2×2 principal minor (S_ij² <= S_ii S_jj), then a smallest-eigenvalue
-        estimate by a fixed number of power iterations on c·I − S (a Rayleigh
-        quotient, so a failure is certain); exact ``eigvalsh`` for p <= 64. The
-        tolerance is ``rtol`` relative to the largest diagonal entry times p.
-        ``False`` skips it, for matrices known to be PSD.
+        every 2×2 principal minor (S_ij² <= S_ii S_jj, in the same pass over S as the
+        symmetry test), then a smallest-eigenvalue estimate by 10 Lanczos steps from a
+        random start (the Rayleigh quotient of an explicit vector, so a failure is
+        certain; 10 products S·v); exact ``eigvalsh`` for p <= 64. The tolerance is
+        ``rtol`` relative to the largest diagonal entry times p. Passing the check does
+        not prove Σ PSD: a negative eigenvalue hidden among many near-zero ones can
+        escape it. ``False`` skips it, for matrices known to be PSD.
     rtol : float, default=1e-8
 
     Notes
     -----
+    ``S`` is copied (float64, C order): changing the caller's array later does not
+    change the operator. The checks cost about 1 ms for p = 784 (a copy, one tiled
+    pass over the pairs (S_ij, S_ji), 11 products S·v).
+
     A covariance has no data square root, so ``dot``/``rdot`` raise; formulations
     needing them (the L1-variance alternating maximization) refuse this input.
 
@@ -96,29 +141,38 @@ class Covariance(Operator):
             )
         if S.shape[0] == 0:
             raise InvalidParameterError("parameter 'S' (covariance) is empty (shape (0, 0)).")
-        check_finite_array(S, "S")
-        S = S.astype(np.float64, copy=True)
-        scale_tol = max(float(np.abs(S).max()), 1e-300)
-        asym = float(np.abs(S - S.T).max())
+        if S.dtype.kind not in "biuf":
+            check_finite_array(S, "S")  # raises: names the dtype
+        # our own float64 copy: a later in-place change of the caller's array cannot reach
+        # the operator (as scikit-learn's estimators copy what they keep)
+        S = np.array(S, dtype=np.float64, order="C")
+        d = np.diag(S).copy()
+        if not np.isfinite(d).all():  # (before the scale, which needs a finite diagonal)
+            check_finite_array(S, "S")  # raises, counting the NaN and infinite entries
+        sd = scale_from_variance(np.clip(d, 0, None), scale)
+        d_out = d / (sd * sd) if scale else d
+        total, asym, worst, worst_row = covariance_checks(S, 1.0 / sd, np.sqrt(np.clip(d_out, 0, None)))
+        if not np.isfinite(total):  # a NaN or ±inf entry, or only an overflowing sum
+            check_finite_array(S, "S")  # raises, counting the NaN and infinite entries
+        # max|S| is needed only as the yardstick of a tolerance test
+        scale_tol = max(float(np.abs(S).max()), 1e-300) if asym > 0 or d.min() < 0 else 0.0
         if asym > rtol * scale_tol:
             raise InvalidParameterError(
                 f"parameter 'S' (covariance) must be symmetric; max |S - Sᵀ| = {asym:.3g} "
                 f"exceeds rtol={rtol:g} × max|S| = {rtol * scale_tol:.3g}."
             )
-        S = 0.5 * (S + S.T)
-        d = np.diag(S).copy()
         if np.any(d < -rtol * scale_tol):
             i = int(np.argmin(d))
             raise InvalidParameterError(
                 f"parameter 'S' (covariance) has a negative diagonal entry S[{i},{i}] = {d[i]:.3g}; "
                 "a covariance must be positive semidefinite."
             )
+        if asym > 0:
+            S = 0.5 * (S + S.T)
         if scale:
-            sd = np.sqrt(np.clip(d, 0, None))
-            sd[sd == 0] = 1.0
-            S = S / np.outer(sd, sd)
+            S /= np.outer(sd, sd)
         if check_psd:
-            _check_psd(S, rtol)
+            _check_psd(S, rtol, worst, worst_row)
         self.S = S
         self.n_features = S.shape[0]
         self.n_samples = n_samples
@@ -133,8 +187,7 @@ class Covariance(Operator):
         return self.S @ V
 
     def block(self, idx):
-        idx = np.asarray(idx, dtype=np.intp)
-        return self.S[np.ix_(idx, idx)]
+        return principal_block(self.S, idx)
 
     def columns(self, idx):
         return self.S[:, np.asarray(idx, dtype=np.intp)]

@@ -142,9 +142,16 @@ class SchurDeflated(_Deflated):
     def __init__(self, parent, x):
         super().__init__(parent, x)
         self.has_data = parent.has_data
-        if self.has_data and self.c > 0:
-            u = parent.dot(x)
-            self.u = u / np.linalg.norm(u)
+
+    @property
+    def u(self):
+        """u = Ax/‖Ax‖ (n_samples,), computed at the first ``dot``/``rdot``: an O(nnz)
+        product that solvers working through Σ never need."""
+        u = self.__dict__.get("_u")
+        if u is None:
+            u = self.parent.dot(self.x)
+            u = self._u = u / np.linalg.norm(u)
+        return u
 
     def diag(self):
         if self.c <= 0:

@@ -6,8 +6,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import InvalidParameterError, check_data_shape, check_finite_array
-from ._base import Operator, _as_2d
+from ._base import Operator, _as_2d, principal_block
 from ._gram import GramCache
+from ._kernels import accumulate_gram
 
 __all__ = ["DenseData", "SparseData"]
 
@@ -133,7 +134,7 @@ class DenseData(GramCache, Operator):
         idx = np.asarray(idx, dtype=np.intp)
         S = self.gram()
         if S is not None:
-            return S[np.ix_(idx, idx)]
+            return principal_block(S, idx)
         Ai = self._A[:, idx]
         return Ai.T @ Ai
 
@@ -187,15 +188,18 @@ class SparseData(GramCache, Operator):
         if not sp.issparse(X):
             raise InvalidParameterError(f"SparseData needs a scipy.sparse matrix; got {type(X).__name__}.")
         _check_data(X)
-        X = sp.csr_matrix(X, dtype=np.float64)
+        # our own canonical CSR copy (sorted indices, no duplicates; O(nnz)): the caller's
+        # matrix is never modified, and its later changes never reach the operator
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()
         n, p = X.shape
         self.n_samples, self.n_features = n, p
         self.center, self.scale = bool(center), bool(scale)
         self._X = X
-        self._XT = X.T.tocsr()  # CSR of the transpose: fast Xᵀ·Y and column slicing
-        colsum = np.asarray(X.sum(axis=0)).ravel()
-        sq = np.asarray(X.multiply(X).sum(axis=0)).ravel()
+        # column sums and sums of squares in one pass each over the nonzeros (in the
+        # order of X.sum(axis=0), so the same rounding)
+        colsum = np.bincount(X.indices, weights=X.data, minlength=p)
+        sq = np.bincount(X.indices, weights=X.data * X.data, minlength=p)
         self.mean_ = colsum / n if center else np.zeros(p)
         var = sq / n - self.mean_**2
         var[var < 0] = 0.0
@@ -204,11 +208,20 @@ class SparseData(GramCache, Operator):
         self._diag = var / sd**2
         self._c = 1.0 / np.sqrt(n)
 
+    @property
+    def _XT(self):
+        """CSR of Xᵀ (fast Xᵀ·Y and column slicing), built at the first use: solvers that
+        work through the formed Gram matrix never need it."""
+        XT = self.__dict__.get("_XT_csr")
+        if XT is None:
+            XT = self._XT_csr = self._X.T.tocsr()
+        return XT
+
     def _sub(self, idx):
         new = type(self).__new__(type(self))
         new.__dict__.update(self.__dict__)
-        new._XT = self._XT[idx]
-        new._X = new._XT.T.tocsr()
+        new._XT_csr = self._XT[idx]
+        new._X = new._XT_csr.T.tocsr()
         new.mean_, new.scale_, new._diag = self.mean_[idx], self.scale_[idx], self._diag[idx]
         new.n_features = int(len(idx))
         self._slice_gram(new, idx)
@@ -218,7 +231,16 @@ class SparseData(GramCache, Operator):
         return 2.0 * self._X.nnz + 2.0 * (self.n_samples + self.n_features)
 
     def _form_gram(self):
-        return self._centered_gram()
+        """Σ from XᵀX accumulated by a compiled kernel over the rows of the canonical CSR
+        X (cost Σ_rows nnz_row², no sparse product), then centered and scaled."""
+        p = self.n_features
+        X = self._X
+        G = np.zeros((p, p))
+        accumulate_gram(X.indptr, X.indices, X.data, np.arange(p, dtype=X.indices.dtype), G,
+                        0, X.shape[0])
+        lower = np.tril_indices(p, -1)
+        G[lower] = G.T[lower]  # the kernel writes the upper triangle
+        return self._center_and_scale(G / self.n_samples, slice(None), slice(None))
 
     def diag(self):
         return self._diag.copy()
@@ -253,7 +275,10 @@ class SparseData(GramCache, Operator):
         scaled; costs O(nnz of the touched features' documents)."""
         pick = lambda idx: (self._XT, slice(None)) if idx is None else (self._XT[idx], idx)  # noqa: E731
         (R, ri), (C, ci) = pick(rows), pick(cols)
-        G = (R @ C.T).toarray() / self.n_samples
+        return self._center_and_scale((R @ C.T).toarray() / self.n_samples, ri, ci)
+
+    def _center_and_scale(self, G, ri, ci) -> np.ndarray:
+        """Σ[ri, ci] from the block G = (XᵀX)[ri, ci]/n of the uncentered second moments."""
         if self.center:
             G -= np.outer(self.mean_[ri], self.mean_[ci])
         return G / np.outer(self.scale_[ri], self.scale_[ci])
@@ -262,7 +287,7 @@ class SparseData(GramCache, Operator):
         idx = np.asarray(idx, dtype=np.intp)
         S = self.gram()
         if S is not None:
-            return S[np.ix_(idx, idx)]
+            return principal_block(S, idx)
         return self._centered_gram(idx, idx)
 
     def columns(self, idx):

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._base import principal_block
+
 __all__ = ["GRAM_MAX_FEATURES", "gram_is_cheap", "GramCache"]
 
 #: never form a Gram matrix with more features than this (4096² doubles = 128 MiB)
@@ -69,6 +71,6 @@ class GramCache:
         """Give the restricted copy ``new`` the slice of a formed Σ (or let it decide)."""
         S = self.__dict__.get("_gram_S")
         if S is not None:
-            new._gram_S = S[np.ix_(idx, idx)]
+            new._gram_S = principal_block(S, idx)
         else:
             new.__dict__.pop("_gram_S", None)

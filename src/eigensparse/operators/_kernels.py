@@ -1,0 +1,101 @@
+"""Compiled kernels of the operator layer (numba, cached on disk at the first call).
+
+- :func:`accumulate_gram`: the Gram matrix XᵀX of a CSR matrix (or of a working set of
+  its columns), upper triangle, at a cost of Σ_rows nnz_row²; used by
+  :class:`~eigensparse.operators.SparseData` and by the out-of-core text passes.
+- :func:`covariance_checks`: the one pass over the pairs (S_ij, S_ji) of a
+  precomputed covariance that :class:`~eigensparse.operators.Covariance` needs
+  (finiteness, asymmetry, 2×2 principal minors of the symmetrized, optionally
+  scaled matrix).
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["accumulate_gram", "covariance_checks"]
+
+#: side of the square tiles of :func:`covariance_checks` (two 64×64 float64 tiles fit in L1)
+_TILE = 64
+
+
+@numba.njit(cache=True, nogil=True)
+def accumulate_gram(indptr, indices, values, col_map, G, d_lo, d_hi):
+    """G[a, b] += v_a v_b over documents ``d_lo … d_hi - 1`` of a CSR chunk, for the
+    working-set words (``col_map[word]`` = position in the working set, or -1).
+
+    Only the upper triangle (a <= b) is written: ``col_map`` must increase with the
+    word id and the indices of each document must be sorted without duplicates (a
+    canonical CSR matrix, as every chunk that :mod:`eigensparse.io` produces).
+    Cost: Σ_d (nnz of d in the working set)².
+    """
+    m = G.shape[0]
+    pos = np.empty(m, dtype=np.int64)
+    val = np.empty(m, dtype=np.float64)
+    for d in range(d_lo, d_hi):
+        k = 0
+        for t in range(indptr[d], indptr[d + 1]):
+            a = col_map[indices[t]]
+            if a >= 0:
+                pos[k] = a
+                val[k] = values[t]
+                k += 1
+        for i in range(k):
+            a = pos[i]
+            va = val[i]
+            for j in range(i, k):
+                G[a, pos[j]] += va * val[j]
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"nsz", "reassoc", "contract", "arcp"})
+def covariance_checks(S, inv_scale, root_diag):
+    """One read-only tiled pass over the pairs (S_ij, S_ji), i <= j, of a square matrix.
+
+    Parameters
+    ----------
+    S : ndarray of shape (p, p), float64, C-contiguous
+    inv_scale : ndarray of shape (p,)
+        w: the minors are taken on M = ½(S + Sᵀ) ∘ wwᵀ (ones: on ½(S + Sᵀ)).
+    root_diag : ndarray of shape (p,)
+        √max(M_ii, 0).
+
+    Returns
+    -------
+    total : float
+        Σ_{i<=j} (S_ij + S_ji) (the sum of S plus its trace): not finite when an entry is
+        not (NaN and ±inf propagate), or when the sum overflows (confirm with an exact test).
+    max_asym : float
+        max |S_ij − S_ji| (exactly 0 for an exactly symmetric matrix).
+    worst : float
+        max over pairs of |M_ij| − root_diag_i·root_diag_j: positive when a 2×2
+        principal minor of M is negative (up to rounding: compare with a tolerance).
+    worst_row : int
+        A row i holding the pair that attains ``worst``.
+
+    Notes
+    -----
+    The loops are written so that LLVM vectorizes the reductions (reassociation allowed,
+    NaN and infinity semantics kept): about 0.3 ms for p = 784, against about 2 ms for
+    the NumPy passes (isfinite, |S − Sᵀ|, |M| − rrᵀ) it replaces.
+    """
+    p = S.shape[0]
+    total = 0.0
+    max_asym = 0.0
+    worst = -np.inf
+    worst_row = 0
+    for bi in range(0, p, _TILE):
+        for bj in range(bi, p, _TILE):
+            for i in range(bi, min(bi + _TILE, p)):
+                wi = inv_scale[i]
+                ri = root_diag[i]
+                row_worst = -np.inf
+                for j in range(max(bj, i), min(bj + _TILE, p)):
+                    a = S[i, j]
+                    b = S[j, i]
+                    total += a + b
+                    max_asym = max(max_asym, abs(a - b))
+                    row_worst = max(row_worst, abs(0.5 * (a + b)) * (wi * inv_scale[j]) - ri * root_diag[j])
+                if row_worst > worst:
+                    worst = row_worst
+                    worst_row = i
+    return total, max_asym, worst, worst_row

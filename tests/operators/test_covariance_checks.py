@@ -1,0 +1,120 @@
+"""The checks of a precomputed covariance: the fused pass over (S_ij, S_ji) agrees with
+plain NumPy, the PSD test never rejects a PSD matrix (certainty) and catches one
+slightly negative eigenvalue, and the operator owns its copy of Σ."""
+import numpy as np
+import pytest
+
+from eigensparse import InvalidParameterError
+from eigensparse.operators import Covariance
+from eigensparse.operators._covariance import _smallest_rayleigh_quotient
+from eigensparse.operators._kernels import covariance_checks
+
+
+def _numpy_checks(S, w, root):
+    M = 0.5 * (S + S.T) * np.outer(w, w)
+    excess = np.abs(M) - np.outer(root, root)
+    return S.sum() + np.trace(S), np.abs(S - S.T).max(), excess.max(), excess
+
+
+@pytest.mark.parametrize("p", [1, 2, 63, 64, 65, 130, 200])
+@pytest.mark.parametrize("scaled", [False, True])
+def test_fused_pass_equals_numpy(p, scaled):
+    rng = np.random.default_rng(p)
+    S = rng.standard_normal((p, p))
+    S[np.tril_indices(p, -1)] = S.T[np.tril_indices(p, -1)]  # symmetric …
+    S[rng.integers(p), rng.integers(p)] += 1e-3  # … but for one entry (or the diagonal)
+    w = rng.uniform(0.5, 2.0, p) if scaled else np.ones(p)
+    root = rng.uniform(0.0, 1.0, p)
+    total, asym, worst, row = covariance_checks(S, w, root)
+    ref_total, ref_asym, ref_worst, excess = _numpy_checks(S, w, root)
+    assert total == pytest.approx(ref_total, rel=1e-12, abs=1e-12 * np.abs(S).sum())
+    assert asym == ref_asym  # a difference of two doubles: exact
+    assert worst == pytest.approx(ref_worst, rel=1e-14, abs=1e-14)
+    assert excess[row].max() == pytest.approx(ref_worst, rel=1e-14, abs=1e-14)
+    S_sym = 0.5 * (S + S.T)
+    assert covariance_checks(S_sym, w, root)[1] == 0.0  # exactly symmetric: exactly 0
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("where", [(0, 0), (3, 150), (150, 3), (199, 199)])
+def test_fused_pass_sees_every_non_finite_entry(bad, where):
+    S = np.eye(200)
+    S[where] = bad
+    assert not np.isfinite(covariance_checks(S, np.ones(200), np.ones(200))[0])
+    with pytest.raises(InvalidParameterError, match="NaN" if bad != bad else "infinite"):
+        Covariance(S)
+
+
+def test_huge_finite_entries_are_not_called_infinite():
+    S = np.full((30, 30), 1e307)  # rank one, PSD; the sum of its entries overflows
+    assert not np.isfinite(covariance_checks(S, np.ones(30), np.full(30, np.sqrt(1e307)))[0])
+    assert np.array_equal(Covariance(S).S, S)
+
+
+def _psd(p, rank, seed, zero_features=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((rank, p)) * rng.uniform(0.1, 3.0, p)
+    X[:, :zero_features] = 0.0  # constant features: zero rows and columns
+    return X.T @ X / rank
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_psd_check_accepts_singular_psd_matrices(seed):
+    """Rank-deficient covariances with zero rows (as MNIST's) pass: a failure needs a
+    negative Rayleigh quotient, which a PSD matrix cannot have (up to the tolerance)."""
+    for p, rank in [(100, 20), (300, 299), (400, 30)]:
+        S = _psd(p, rank, seed, zero_features=p // 10)
+        op = Covariance(S)
+        assert np.array_equal(op.S, S)  # exactly symmetric input: kept bit for bit
+        Covariance(S, scale=True)
+        assert _smallest_rayleigh_quotient(S) >= -1e-12 * np.abs(S).max() * p
+
+
+@pytest.mark.parametrize("p", [65, 200, 500])
+def test_psd_check_rejects_one_slightly_negative_eigenvalue(p):
+    """λmin ≈ −1e-3·max S_ii with every other eigenvalue in [0.3, 1]: every 2×2 minor
+    is fine, the Lanczos estimate finds the direction (40 power iterations on c·I − S,
+    the former estimate, do not: their Rayleigh quotient stays above 0.01)."""
+    rng = np.random.default_rng(p)
+    Q, _ = np.linalg.qr(rng.standard_normal((p, p)))
+    S = (Q * np.r_[-5e-4, rng.uniform(0.3, 1.0, p - 1)]) @ Q.T
+    S = 0.5 * (S + S.T)
+    assert -2e-3 < np.linalg.eigvalsh(S)[0] / np.diag(S).max() < -5e-4
+    d = np.sqrt(np.diag(S))
+    assert (np.abs(S) <= np.outer(d, d) * (1 + 1e-12)).all()  # every 2×2 minor is fine
+    with pytest.raises(InvalidParameterError, match="direction of variance"):
+        Covariance(S)
+    assert Covariance(S, check_psd=False).n_features == p
+
+
+def test_minor_violation_names_the_pair():
+    S = _psd(150, 149, 0)
+    i, j = 17, 101
+    S[i, j] = S[j, i] = 1.5 * np.sqrt(S[i, i] * S[j, j])
+    with pytest.raises(InvalidParameterError, match=rf"\|S\[{i},{j}\]\| = .* exceeds sqrt"):
+        Covariance(S)
+
+
+def test_operator_owns_a_float64_copy():
+    S = _psd(80, 79, 1)
+    op = Covariance(S)
+    S[0, 0] = -5.0  # a later change of the caller's array does not reach the operator
+    assert op.S[0, 0] > 0 and op.S.dtype == np.float64 and op.S.flags.c_contiguous
+    S32 = _psd(80, 79, 2).astype(np.float32)
+    assert np.array_equal(Covariance(S32).S, S32.astype(np.float64))
+    F = np.asfortranarray(_psd(80, 79, 3))
+    assert np.array_equal(Covariance(F).S, F)
+    I = np.array([[2, 1], [1, 2]])
+    assert Covariance(I).S.tolist() == [[2.0, 1.0], [1.0, 2.0]]
+
+
+def test_nearly_symmetric_input_is_symmetrized_and_scaled_like_numpy():
+    rng = np.random.default_rng(7)
+    S = _psd(120, 119, 4)
+    E = S * (1 + 1e-12 * rng.standard_normal(S.shape))  # asymmetric within rtol
+    op = Covariance(E)
+    assert np.array_equal(op.S, 0.5 * (E + E.T)) and np.array_equal(op.S, op.S.T)
+    sd = np.sqrt(np.diag(E))
+    assert np.array_equal(Covariance(E, scale=True).S, 0.5 * (E + E.T) / np.outer(sd, sd))
+    with pytest.raises(InvalidParameterError, match="symmetric"):
+        Covariance(S * (1 + 1e-6 * rng.standard_normal(S.shape)))
