@@ -308,6 +308,12 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
                      "max_iter": [Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
                      "swap": [bool]}, where="auto")
     rng = check_random_state(random_state)
+    if s == 1:  # exact: the feature of largest variance (ties: the lowest index)
+        i = int(np.argmax(np.asarray(op.diag(), dtype=float)))
+        z, lam = polish_loadings(op, [i])
+        return make_result(op, z, "auto", variance=lam, n_iter=0, converged=True,
+                           message="auto: s = 1, the feature of largest variance (exact)",
+                           info={"n_starts": 0, "working_set": 1, "exact": True})
     W, B, warm = _working_block(op, s)
     m = W.size
     N = _n_starts(m) if n_starts is None else int(n_starts)
