@@ -1,6 +1,8 @@
 """A precomputed covariance (or correlation, or co-occurrence) matrix."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import InvalidParameterError, check_finite_array
@@ -45,16 +47,18 @@ def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0):
     Q = np.empty((steps, p))
     W = np.empty((steps, p))  # rows S q_j
     q = np.random.default_rng(seed).standard_normal(p)
-    q /= np.linalg.norm(q)
+    q /= math.sqrt(q @ q)
     m = 0
     for m in range(1, steps + 1):
         Q[m - 1] = q
-        W[m - 1] = w = S @ q
+        w = S @ q
+        W[m - 1] = w
+        size = math.sqrt(w @ w)
         B = Q[:m]
-        w = w - (B @ w) @ B
+        w -= (B @ w) @ B
         w -= (B @ w) @ B  # twice is enough
-        norm = np.linalg.norm(w)
-        if not norm > 1e-12 * max(np.abs(W[m - 1]).max(), 1e-300):
+        norm = math.sqrt(w @ w)
+        if not norm > 1e-12 * size:
             break  # an invariant subspace: its Ritz values are eigenvalues
         q = w / norm
     B = Q[:m]
