@@ -13,10 +13,11 @@ returns another number of nonzeros is rejected), and it is deterministic (the sa
 per-component seeds as the chain).
 
 Before the sweeps, a **chain portfolio**: for the default method ``"auto"`` (with no
-options of its own) the chain is also run with ``"tpower"`` (the previous default,
-whose two-start components are often less greedy for the first component and leave
-more for the later ones: on KOS k=5 s=10 its chain explains 36.14 against auto's
-35.55), and the chain of larger total is the one refined (``PARTNER_CHAINS``).
+options of its own) the chain is also run with tpower's two starts (the previous default,
+run by auto's compiled kernel: :func:`eigensparse.solvers._auto.two_start_tpower`), whose
+components are often less greedy for the first component and leave more for the later
+ones (on KOS k=5 s=10 its chain explains 36.14 against auto's 35.55), and the chain of
+larger total is the one refined (``PARTNER_CHAINS``).
 
 Sweeps go over j = 0, 1, …, k−1 and stop after a sweep that accepted nothing, after
 one whose gain is below ``tol`` × the total, or after ``max_sweeps`` sweeps: the
@@ -32,23 +33,23 @@ component uses (its own included), so the supports stay disjoint. With
 orthogonal loadings) is then not kept, which is why ``refine="auto"`` refines only
 ``"schur"`` and ``"disjoint"`` chains.
 
-Measured (``method="auto"``, default settings, ``random_state=0``, single thread on a
-loaded 2-core machine; totals as ``benchmarks/bench_peers.py`` judges them: adjusted
-variance of the components sorted by xᵀΣx, and the plain sum of xᵀΣx; CPU seconds)::
+Measured (``method="auto"``, default settings, ``random_state=0``, one thread; totals
+as ``benchmarks/bench_peers.py`` judges them: adjusted variance of the components sorted
+by xᵀΣx, and the plain sum of xᵀΣx; best CPU seconds of repeated fits)::
 
-    problem                    refine=False            refine="auto" (default)   best peer (sum)
-    pitprops k=3 s=5           7.340 / 7.551  0.01 s   7.455 / 7.722  0.04 s     7.699
-    20news k=3 s=10            0.4236 / 0.4285 0.04 s  0.4326 / 0.4340 0.08 s    0.4337
-    20news k=3 s=[21,5,2]      0.4299 / 0.4345 0.04 s  0.4362 / 0.4382 0.09 s    (sklearn 0.4088 adj.)
-    KOS k=5 s=10 (centered)    35.55 / 36.34  0.54 s   36.18 / 37.00  0.97 s     36.59
-    leukemia k=5 s=50          1.7945e9 / 1.8103e9 3.8 s  1.8014e9 / 1.8160e9 17 s  1.8159e9
+    problem                    refine=False              refine="auto" (default)    best peer (sum)
+    pitprops k=3 s=5           7.340 / 7.551   0.003 s   7.455 / 7.722   0.008 s    7.699
+    20news k=3 s=10            0.4236 / 0.4285 0.005 s   0.4326 / 0.4340 0.008 s    0.4337
+    20news k=3 s=[21,5,2]      0.4299 / 0.4346 0.005 s   0.4362 / 0.4382 0.012 s    (sklearn 0.4088 adj.)
+    KOS k=5 s=10 (centered)    35.55 / 36.34   0.11 s    36.18 / 37.00   0.42 s     36.59
+    leukemia k=5 s=50          1.7945e9 / 1.8103e9 0.12 s  1.8014e9 / 1.8160e9 0.53 s  1.8159e9
 
-With one sweep instead of two the totals are slightly lower (20news 0.43254 / 0.43382,
-leukemia sum 1.8144e9 < 1.8159e9). The partner chain decides KOS and 20news (tpower's
-chain, then refined); the sweeps decide pitprops and leukemia (auto's chain, refined).
-The cost is 2–4× the chain's: it can matter for small, fast problems (20 newsgroups at
-scikit-learn's cardinalities: about 35 ms instead of 13 ms), where ``refine=False``
-gives the chain alone.
+More sweeps change nothing here (4, 8 and 20 give the same totals: the sweeps have
+reached a fixed point); with one sweep instead of two the totals are slightly lower
+(20news 0.43254 / 0.43382, leukemia sum 1.8144e9 < 1.8159e9). The partner chain decides
+KOS and 20news s=10 (tpower's chain, then refined); the sweeps decide pitprops, leukemia
+and 20news at [21, 5, 2] (auto's chain, refined). The cost is 2–4× the chain's;
+``refine=False`` gives the chain alone.
 """
 from __future__ import annotations
 
@@ -143,7 +144,7 @@ def formed_gram(op: Operator) -> Operator:
     refinement (partner chain, deflations, totals) is then a small dense one."""
     gram = getattr(op, "gram", None)
     S = gram() if callable(gram) else None
-    return op if S is None else Covariance(S)
+    return op if S is None else Covariance(S, check_psd=False)  # PSD by construction
 
 
 def _against_others(op: Operator, results: list, j: int, disjoint: bool):
