@@ -34,7 +34,7 @@ from ._result import SparsePCAResult
 from ._validation import InvalidParameterError, check_cardinalities
 from .diagnostics import adjusted_variance, adjusted_variance_of_gram
 from .multi import DEFLATIONS, run_deflation
-from .multi._refine import formed_gram, refine_plan, resolve_refine
+from .multi._refine import WARM_RESOLVE, formed_gram, refine_plan, resolve_refine
 from .operators import Operator
 from .registry import DEFAULT_METHOD, MethodSpec, get_method, method_names
 
@@ -357,8 +357,12 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     if solve is None:
         if not plan.needs_data:  # a formed Gram matrix serves every deflated product
             op = formed_gram(op)
-        def solve(sub, s, t):
-            return plan.spec.func(sub, s, random_state=plan.seeds[t], **plan.options)
+        def solve(sub, s, t, init=None):
+            extra = {} if init is None else {"init": init}
+            return plan.spec.func(sub, s, random_state=plan.seeds[t], **plan.options, **extra)
+
+        # the refinement starts a re-solve from the current component (``init``)
+        solve.takes_init = plan.method in WARM_RESOLVE and "init" not in plan.options
     if plan.auto is not None:  # the chosen cardinalities' components (never refined)
         return _solve_auto(op, plan, solve, found, progress, rows)
     results = run_deflation(op, solve, list(plan.cardinalities), plan.deflation, progress=progress,

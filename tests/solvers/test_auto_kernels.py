@@ -84,3 +84,37 @@ def test_two_start_tpower_reaches_tpowers_fixed_points():
             ref = get_solver("tpower").func(S, s, random_state=0)
             assert ours.variance >= ref.variance * (1 - 1e-9)
             assert ours.support.size == s
+
+
+def test_auto_init_is_a_start_and_is_validated():
+    S = es.Covariance(_wishart(40, 45, 7))
+    best = get_solver("auto").func(S, 6, random_state=0)
+    x = best.loadings
+    r = get_solver("auto").func(S, 6, init=x, n_starts=1, swap=False, random_state=0)
+    assert r.variance >= best.variance * (1 - 1e-12)  # a fixed point stays one
+    r2 = get_solver("auto").func(S, 6, init=np.column_stack([x, np.ones(40)]), random_state=0)
+    assert r2.variance >= best.variance * (1 - 1e-12)
+    for bad in (np.ones(39), np.full(40, np.nan), "greedy"):
+        with pytest.raises(es.InvalidParameterError, match="'init'"):
+            get_solver("auto").func(S, 6, init=bad)
+    with pytest.raises(es.InvalidParameterError, match="'init'"):
+        get_solver("auto").func(S, 1, init=np.ones(3))  # checked before the s = 1 shortcut
+
+
+def test_refinement_re_solves_start_from_the_current_component(monkeypatch):
+    from eigensparse.multi import _refine
+
+    seen = []
+    orig = _refine._resolve_one
+
+    def spy(op, results, j, s, solve, disjoint):
+        seen.append(getattr(solve, "takes_init", False))
+        return orig(op, results, j, s, solve, disjoint)
+
+    monkeypatch.setattr(_refine, "_resolve_one", spy)
+    X = np.random.default_rng(0).standard_normal((200, 30)) @ _wishart(30, 40, 1)
+    es.sparse_pca(X, n_components=3, cardinality=4, random_state=0)
+    assert seen and all(seen)
+    seen.clear()
+    es.sparse_pca(X, n_components=3, cardinality=4, method="am", random_state=0, refine=True)
+    assert seen and not any(seen)  # other methods keep their own starts

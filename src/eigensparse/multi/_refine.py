@@ -41,8 +41,13 @@ by xᵀΣx, and the plain sum of xᵀΣx; best CPU seconds of repeated fits)::
     pitprops k=3 s=5           7.340 / 7.551   0.003 s   7.455 / 7.722   0.008 s    7.699
     20news k=3 s=10            0.4236 / 0.4285 0.005 s   0.4326 / 0.4340 0.008 s    0.4337
     20news k=3 s=[21,5,2]      0.4299 / 0.4346 0.005 s   0.4362 / 0.4382 0.012 s    (sklearn 0.4088 adj.)
-    KOS k=5 s=10 (centered)    35.55 / 36.34   0.11 s    36.18 / 37.00   0.42 s     36.59
-    leukemia k=5 s=50          1.7945e9 / 1.8103e9 0.12 s  1.8014e9 / 1.8160e9 0.53 s  1.8159e9
+    KOS k=5 s=10 (centered)    35.55 / 36.34   0.11 s    36.16 / 37.00   0.38 s     36.59
+    leukemia k=5 s=50          1.7945e9 / 1.8103e9 0.13 s  1.8014e9 / 1.8160e9 0.32 s  1.8159e9
+
+For ``"auto"`` (``WARM_RESOLVE``) a re-solve starts from the component it may replace
+(``init=``) instead of computing its own approximate-greedy warm start: this made the
+refinement 1.1–1.6× faster (leukemia 0.53 → 0.32 s) for the same totals except KOS
+(adjusted 36.18 → 36.16, sum unchanged).
 
 More sweeps change nothing here (4, 8 and 20 give the same totals: the sweeps have
 reached a fixed point); with one sweep instead of two the totals are slightly lower
@@ -63,7 +68,7 @@ from ..operators import Covariance, Operator, SchurDeflated
 from ..solvers._auto import two_start_tpower
 
 __all__ = ["REFINE_OPTIONS", "MAX_SWEEPS", "PARTNER_CHAINS", "resolve_refine", "refine_components",
-           "refine_plan", "set_total", "formed_gram"]
+           "refine_plan", "set_total", "formed_gram", "WARM_RESOLVE"]
 
 #: accepted values of the ``refine`` parameter
 REFINE_OPTIONS = ("auto", True, False)
@@ -73,6 +78,9 @@ MAX_SWEEPS = 2
 TOL = 1e-6
 #: deflation schemes that ``refine="auto"`` refines
 AUTO_SCHEMES = ("schur", "disjoint")
+#: methods whose re-solves start from the component they may replace (``init=``, instead
+#: of their own warm start): a sweep then costs less and starts from the current solution
+WARM_RESOLVE = ("auto",)
 #: method -> single-component solves whose whole chain is also run; the chain of larger
 #: total is refined ("auto": tpower's two starts, run by auto's compiled kernel)
 PARTNER_CHAINS = {"auto": (two_start_tpower,)}
@@ -126,8 +134,10 @@ def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: C
     if partners and not plan.options:
         best_total = set_total(op, np.vstack([r.loadings for r in results]), explained)
         for func in PARTNER_CHAINS.get(plan.method, ()):
-            def partner_solve(sub, s, t, func=func):
-                return func(sub, s, random_state=plan.seeds[t])
+            def partner_solve(sub, s, t, init=None, func=func):
+                return func(sub, s, random_state=plan.seeds[t], init=init)
+
+            partner_solve.takes_init = True
 
             chain = run_deflation(op, partner_solve, cards, plan.deflation)
             total = set_total(op, np.vstack([r.loadings for r in chain]), explained)
@@ -162,9 +172,14 @@ def _against_others(op: Operator, results: list, j: int, disjoint: bool):
 
 
 def _resolve_one(op, results, j, s, solve, disjoint):
-    """Component j re-solved against the others (loadings on ``op``'s features)."""
+    """Component j re-solved against the others (loadings on ``op``'s features). A solve
+    marked ``takes_init`` starts from the current component (``init=``)."""
     sub, allowed = _against_others(op, results, j, disjoint)
-    r = solve(sub, s, j)
+    if getattr(solve, "takes_init", False):
+        x = results[j].loadings
+        r = solve(sub, s, j, init=x if allowed is None else x[allowed])
+    else:
+        r = solve(sub, s, j)
     if allowed is None or allowed.size == op.n_features:
         return r
     x = np.zeros(op.n_features)

@@ -52,7 +52,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._linalg import top_eigh
-from .._validation import Interval, validate_params
+from .._validation import Interval, InvalidParameterError, validate_params
 from ..operators import Covariance, Operator
 from . import register
 from .am import hard_threshold, tpower
@@ -100,17 +100,39 @@ def _dense_matrix(op: Operator):
     return None if S is None else np.ascontiguousarray(S, dtype=float)
 
 
-def _working_set(op: Operator, d: np.ndarray, s: int) -> tuple[np.ndarray, np.ndarray | None]:
+def _working_set(op: Operator, d: np.ndarray, s: int, given=None) -> tuple[np.ndarray, np.ndarray | None]:
     """The working set W (sorted feature indices) and, when it was needed to build W, the
-    warm-start support in feature indices (else None: it is computed on Σ[W, W])."""
+    warm-start support in feature indices (else None: it is computed on Σ[W, W]).
+    ``given`` (a list of supports from ``init``) replaces the warm start: the first is
+    the warm support, and all of them join W."""
     p = op.n_features
     if p <= DENSE_FEATURES:
-        return np.arange(p), None
+        return np.arange(p), (None if given is None else given[0])
     m = min(p, max(WORKING_SET_MIN, WORKING_SET_PER_CARD * s))
     top = np.argsort(-d, kind="stable")[:m]
+    if given is not None:
+        return np.union1d(top, np.concatenate(given)), given[0]
     S = _dense_matrix(op)
     warm = np.sort(approx_greedy_order(S, s) if S is not None else _path(op, s, WARM_START)[0])
     return np.union1d(top, warm), warm
+
+
+def _init_supports(init, p: int, s: int) -> tuple[list, np.ndarray]:
+    """The supports (s largest |entries|, ties to the lower index; sorted) of the columns
+    of ``init`` (shape (p,) or (p, n)), and the columns as a (p, n) array."""
+    try:
+        A = np.asarray(init, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(
+            f"auto: parameter 'init' must be None or a numeric array of shape (p,) or (p, n) "
+            f"with p={p}; got {type(init).__name__}.") from exc
+    A = A[:, None] if A.ndim == 1 else A
+    if A.ndim != 2 or A.shape[0] != p or A.shape[1] == 0 or not np.all(np.isfinite(A)):
+        raise InvalidParameterError(
+            f"auto: parameter 'init' must be None or a finite array of shape (p,) or (p, n) "
+            f"with p={p}; got shape {np.shape(init)}.")
+    rank = np.arange(p)
+    return [np.sort(np.lexsort((rank, -np.abs(A[:, c])))[:s]) for c in range(A.shape[1])], A
 
 
 def _start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, rng):
@@ -233,7 +255,7 @@ def _distinct_supports(supports: np.ndarray, f: np.ndarray, limit: int) -> list[
 @register("auto", summary="Default: greedy warm start, batched multistart truncated power, "
                           "1-swap polish (reaches the optimum on small problems).")
 def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: float = 1e-4,
-         swap: bool = True, random_state=None):
+         swap: bool = True, init=None, random_state=None):
     """The default sparse PCA method: a greedy + multistart + swap portfolio.
 
     Parameters
@@ -253,6 +275,12 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         ``tol`` × itself in one iteration.
     swap : bool, default=True
         Run the 1-swap local search on the best support.
+    init : None or array of shape (p,) or (p, n), default=None
+        Starting vectors to use instead of the approximate-greedy warm start (which is
+        then not computed): the support of each column's s largest entries is a start,
+        the first one in the warm start's place (a candidate of its own). The
+        refinement of a deflation chain passes the current component here, so a re-solve
+        starts from the solution it may replace.
     random_state : None, int or Generator
         Seeds the Gaussian starts; the same value gives the same result.
 
@@ -308,16 +336,23 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
                      "max_iter": [Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
                      "swap": [bool]}, where="auto")
     rng = check_random_state(random_state)
+    given, A = (None, None) if init is None else _init_supports(init, p, s)
     if s == 1:  # exact: the feature of largest variance (ties: the lowest index)
         i = int(np.argmax(np.asarray(op.diag(), dtype=float)))
         z, lam = polish_loadings(op, [i])
         return make_result(op, z, "auto", variance=lam, n_iter=0, converged=True,
                            message="auto: s = 1, the feature of largest variance (exact)",
                            info={"n_starts": 0, "working_set": 1, "exact": True})
-    W, B, warm = _working_block(op, s)
+    W, B, warm = _working_block(op, s, given)
     m = W.size
     N = _n_starts(m) if n_starts is None else int(n_starts)
     sup0, val0 = _start_supports(B, s, warm, N, rng)
+    if given is not None:  # the given vectors' own entries on their supports
+        val0[0] = A[given[0], 0]
+        extra = [np.searchsorted(W, g) for g in given[1:]]
+        if extra:
+            sup0 = np.vstack([sup0, extra])
+            val0 = np.vstack([val0, [A[g, c] for c, g in enumerate(given[1:], start=1)]])
     sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
     multi_value = float(f.max())
     cands = _distinct_supports(sups, f, N_REFINE) + [warm]
@@ -336,12 +371,12 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
                        info=info)
 
 
-def _working_block(op: Operator, s: int):
+def _working_block(op: Operator, s: int, given=None):
     """``(W, B, warm)``: the working set W (sorted feature ids), its symmetric
     C-contiguous block B = Σ[W, W], and the approximate-greedy support at cardinality s
-    (positions in W)."""
+    (positions in W), or ``given[0]`` when supports are given."""
     d = np.asarray(op.diag(), dtype=float)
-    W, warm = _working_set(op, d, s)
+    W, warm = _working_set(op, d, s, given)
     B = np.asarray(op.block(W), dtype=float)
     B = np.ascontiguousarray(0.5 * (B + B.T))
     if warm is None:
@@ -368,7 +403,7 @@ def _on_full_problem(op: Operator, W: np.ndarray, support: np.ndarray, warm: np.
 
 
 def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: float = 1e-4,
-                     random_state=None):
+                     init=None, random_state=None):
     """:func:`~eigensparse.solvers.tpower`'s default, run by :func:`auto`'s machinery:
     truncated power from its two starts (``e_i`` at the largest variance, and the
     approximate-greedy loadings) on auto's working set, then auto's full-problem check
@@ -380,7 +415,8 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     ----------
     op : Operator
     cardinality : int
-    max_iter, tol : as in :func:`auto`
+    max_iter, tol, init : as in :func:`auto` (``init``'s first column replaces the
+        approximate-greedy start)
     random_state : ignored (deterministic)
 
     Returns
@@ -398,8 +434,9 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     ([0, 1, 8], [0, 1, 8])
     """
     s = _check_problem(op, cardinality, "tpower")
-    W, B, warm = _working_block(op, s)
-    lam, z = top_eigh(B[np.ix_(warm, warm)])
+    given, A = (None, None) if init is None else _init_supports(init, int(op.n_features), s)
+    W, B, warm = _working_block(op, s, None if given is None else given[:1])
+    lam, z = top_eigh(B[np.ix_(warm, warm)]) if given is None else (None, A[given[0], 0])
     i = int(np.argmax(np.diag(B)))
     sup0 = np.vstack([np.arange(s) if i < s else np.append(np.arange(s - 1), i), warm])
     val0 = np.vstack([(sup0[0] == i).astype(float), z])
