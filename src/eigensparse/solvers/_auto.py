@@ -252,8 +252,9 @@ def _distinct_supports(supports: np.ndarray, f: np.ndarray, limit: int) -> list[
     return out
 
 
-@register("auto", summary="Default: greedy warm start, batched multistart truncated power, "
-                          "1-swap polish (reaches the optimum on small problems).")
+@register("auto", cost="O(m·s) per truncated power step and start (compiled), m <= max(256, 8s)",
+          summary="Default: greedy warm start, multistart truncated power, 1-swap polish "
+                  "(reaches the optimum on small problems).")
 def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: float = 1e-4,
          swap: bool = True, init=None, random_state=None):
     """The default sparse PCA method: a greedy + multistart + swap portfolio.
