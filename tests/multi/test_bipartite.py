@@ -10,7 +10,7 @@ from eigensparse import Covariance, DenseData, InvalidParameterError, SparseData
 from eigensparse.multi import get_joint
 from eigensparse.multi.bipartite import bipartite, epsilon_net, match_supports
 from eigensparse.multi.bipartite.refine import _rematch, _State, _swap_round
-from eigensparse.multi.bipartite.search import Gram as _Gram
+from eigensparse.multi.bipartite.search import _Gram
 
 
 # ---------------------------------------------------------------------------------------

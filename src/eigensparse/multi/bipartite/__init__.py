@@ -67,8 +67,9 @@ from ...solvers._common import check_random_state
 from .. import register_joint
 from .candidates import build_net, epsilon_net, pca_candidates
 from .matching import MATCHERS, check_cardinalities, match_supports, resolve_matcher
-from .refine import refine_solutions
-from .search import DEFAULT_N_CANDIDATES, MAX_GRAM, CandidateSearch, Gram, search_net, search_random
+from .refine import _refine_solutions
+from .search import (DEFAULT_N_CANDIDATES, MAX_GRAM, _CandidateSearch, _Gram, _search_net,
+                     _search_random)
 from .sketch import max_sketch_rank, sketch_operator
 
 __all__ = ["bipartite", "match_supports", "epsilon_net"]
@@ -169,17 +170,17 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
     lam, U, lam_next, sketch_used = sketch_operator(op, rank, sketch, rng)
     t_sketch = time.perf_counter() - t0
     # 2–4. candidates, matchings, true objective
-    gram = Gram(op, MAX_GRAM)
-    search = CandidateSearch(U * np.sqrt(lam), caps, matcher, gram, op,
-                             n_keep=n_refine if refine else 1)
+    gram = _Gram(op, MAX_GRAM)
+    search = _CandidateSearch(U * np.sqrt(lam), caps, matcher, gram, op,
+                              n_keep=n_refine if refine else 1)
     pca = pca_candidates(rank, k)
     search.evaluate(pca)
     if net is not None:
         total = n_net
-        stopped = search_net(search, net, k, interchangeable, batch_size, search_deadline)
+        stopped = _search_net(search, net, k, interchangeable, batch_size, search_deadline)
     else:
         total = DEFAULT_N_CANDIDATES if n_candidates is None else int(n_candidates)
-        stopped = search_random(search, rng, total, rank, k, sampling, batch_size,
+        stopped = _search_random(search, rng, total, rank, k, sampling, batch_size,
                                 search_deadline)
     t_search = time.perf_counter() - t0
     # the paper's loadings (W_j on I_j, normalized), then the local improvement
@@ -191,7 +192,7 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
         X[best["supp"][seg], j] = best["vals"][seg]
     refine_stats = None
     if refine:
-        state, refine_stats = refine_solutions(search, op, caps, matcher, gram, deadline)
+        state, refine_stats = _refine_solutions(search, op, caps, matcher, gram, deadline)
         X, variances, supports = state.dense(p), state.lam.copy(), state.supports
     else:
         variances = np.asarray(op.quad(X), dtype=float).reshape(k)

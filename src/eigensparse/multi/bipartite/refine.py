@@ -9,15 +9,13 @@ from scipy import linalg as sla
 
 from ...operators import Operator
 from .matching import match_matrix
-from .search import Gram
-
-__all__ = ["refine_solutions"]
+from .search import _Gram
 
 
 class _State:
     """k disjoint supports with polished loadings and their exact variances."""
 
-    def __init__(self, supports, gram: Gram):
+    def __init__(self, supports, gram: _Gram):
         self.gram = gram
         self.supports = [np.sort(np.asarray(I, dtype=np.intp)) for I in supports]
         self.x = [None] * len(self.supports)
@@ -199,7 +197,7 @@ def _refine(state: _State, op: Operator, caps, matcher, deadline, max_rounds=500
     return state, stats
 
 
-def refine_solutions(search, op: Operator, caps, matcher, gram, deadline):
+def _refine_solutions(search, op: Operator, caps, matcher, gram, deadline):
     """Refine each kept solution (best first) until the deadline; (best state, stats)."""
     state, stats_all = None, []
     for _, supp_list in search.distinct():

@@ -1,5 +1,5 @@
 """Step 4 of the bipartite method: candidates evaluated by their true objective Tr(XᵀΣX)
-(through a growing cache of Σ[P, P], :class:`Gram`), the best kept, and a few good
+(through a growing cache of Σ[P, P], :class:`_Gram`), the best kept, and a few good
 solutions from different basins for the refinement."""
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ from .candidates import net_batches, principal_directions, random_candidates
 from .matching import match_rows
 from .sketch import DENSE_MAX_FEATURES
 
-__all__ = ["Gram", "CandidateSearch", "search_net", "search_random", "MAX_GRAM",
-           "DEFAULT_N_CANDIDATES"]
+__all__ = ["MAX_GRAM", "DEFAULT_N_CANDIDATES"]
 
 #: default number of random candidate matrices
 DEFAULT_N_CANDIDATES = 20_000
@@ -28,7 +27,7 @@ _PERTURB = np.array([0.3, 0.1, 0.03])
 DIVERSITY_OVERLAP = 0.75
 
 
-class Gram:
+class _Gram:
     """Principal submatrix Σ[P, P] over a growing pool P of variables."""
 
     def __init__(self, op: Operator, max_size: int):
@@ -83,7 +82,7 @@ class Gram:
         return self.G[P[..., :, None], P[..., None, :]]
 
 
-def _objectives(gram: Gram, op: Operator, supp: np.ndarray, vals: np.ndarray,
+def _objectives(gram: _Gram, op: Operator, supp: np.ndarray, vals: np.ndarray,
                 caps: np.ndarray) -> np.ndarray:
     """Per-component x_jᵀΣx_j for a batch: supp/vals (b, S) grouped by column → (b, k)."""
     b = supp.shape[0]
@@ -120,7 +119,7 @@ def _normalize_segments(vals: np.ndarray, caps: np.ndarray) -> np.ndarray:
     return vals
 
 
-class CandidateSearch:
+class _CandidateSearch:
     """Evaluates batches of candidate matrices C (b, r, k) against the sketch V = UΛ^½:
     supports by matching, loadings W_j|I_j normalized, objective on the true operator."""
 
@@ -204,7 +203,7 @@ class CandidateSearch:
                 for v, s, _ in self.top]
 
 
-def search_net(search, net, k, interchangeable, batch_size, deadline) -> bool:
+def _search_net(search, net, k, interchangeable, batch_size, deadline) -> bool:
     """Evaluate every candidate of the ε-net; True when the deadline stopped it."""
     for C in net_batches(net, k, interchangeable, batch_size):
         if time.perf_counter() > deadline:
@@ -213,7 +212,7 @@ def search_net(search, net, k, interchangeable, batch_size, deadline) -> bool:
     return False
 
 
-def search_random(search, rng, total, rank, k, sampling, batch_size, deadline) -> bool:
+def _search_random(search, rng, total, rank, k, sampling, batch_size, deadline) -> bool:
     """Evaluate ``total`` random candidates, uniform or adaptive (after a uniform first
     quarter, three quarters of each batch perturb the elite candidates so far); True when
     the deadline stopped it."""

@@ -66,7 +66,7 @@ from __future__ import annotations
 from ..._validation import Interval, InvalidParameterError, Options, validate_params
 from ...operators import Operator
 from .. import register
-from .engine import AM_DEFAULT_STARTS, _check_op, _greedy_and_coordinate_starts, run_am
+from .engine import AM_DEFAULT_STARTS, _check_op, _greedy_and_coordinate_starts, _run_am
 from .formulations import FORMULATIONS, INITS, STRATEGIES, Formulation, SparsityPiece, VariancePiece
 from .steps import (hard_threshold, l0_penalty_threshold, l1_penalty_threshold,
                     soft_threshold_l1_ball)
@@ -214,7 +214,7 @@ def am(op: Operator, cardinality=None, *, formulation: str = "l2_l0_con", penalt
          "screen": [bool, Options(["auto"])], "record_path": [bool]},
         where="am",
     )
-    return run_am(op, cardinality, formulation=formulation, penalty=penalty, n_starts=n_starts,
+    return _run_am(op, cardinality, formulation=formulation, penalty=penalty, n_starts=n_starts,
                strategy=strategy, batch_size=batch_size, max_iter=max_iter, tol=tol,
                init=init, polish=polish, screen=screen, record_path=record_path,
                random_state=random_state, method="am", default_starts=AM_DEFAULT_STARTS)
@@ -264,7 +264,7 @@ def tpower(op: Operator, cardinality, *, n_starts=None, init="auto", strategy: s
                                     f"[1, n_features={op.n_features}]); got None.")
     if isinstance(init, str) and init == "auto" and n_starts is None:
         init = _greedy_and_coordinate_starts(op, cardinality)
-    return run_am(op, cardinality, formulation="l2_l0_con", penalty=None, n_starts=n_starts,
+    return _run_am(op, cardinality, formulation="l2_l0_con", penalty=None, n_starts=n_starts,
                strategy=strategy, batch_size=batch_size, max_iter=max_iter, tol=tol,
                init=init, polish=polish, screen=screen, record_path=record_path,
                random_state=random_state, method="tpower", default_starts=1)

@@ -1,5 +1,5 @@
 """The AM engine: the batched loop over starts, the starting points, the penalty search
-and the result (:func:`run_am`, called by the ``am`` and ``tpower`` methods)."""
+and the result (:func:`_run_am`, called by the ``am`` and ``tpower`` methods)."""
 from __future__ import annotations
 
 import math
@@ -14,10 +14,8 @@ from ...operators import Operator
 from ...screening import penalty_search
 from .._common import check_random_state, make_result, polish_loadings
 from .formulations import FORMULATIONS, INITS, Formulation
-from .products import LoopArrays, LevelView, ScreenedProducts
+from .products import _LoopArrays, _LevelView, _ScreenedProducts
 from .steps import namespace_of, to_host
-
-__all__ = ["run_am"]
 
 #: default number of starting points of :func:`am`
 AM_DEFAULT_STARTS = 16
@@ -63,7 +61,7 @@ class _References:
 
     SIZE = 64  # most recent references kept
 
-    def __init__(self, prod: ScreenedProducts):
+    def __init__(self, prod: _ScreenedProducts):
         self.prod = prod
         self.SX = np.zeros((prod.p, 0))  # Σx' over the sorted features
         self.f = np.zeros(0)  # ‖Ax'‖₂
@@ -111,7 +109,7 @@ def _pad_rows(X, M):
     return out
 
 
-def _run(form: Formulation, prod: ScreenedProducts, level: float, X0: np.ndarray, *, width: int,
+def _run(form: Formulation, prod: _ScreenedProducts, level: float, X0: np.ndarray, *, width: int,
          refill: bool, max_iter: int, tol: float, record_path: bool) -> _RunOutput:
     """Advance the starts (columns of X0, rows = sorted features) by alternating
     maximization, ``width`` columns at a time.
@@ -124,7 +122,7 @@ def _run(form: Formulation, prod: ScreenedProducts, level: float, X0: np.ndarray
     Long (about 100 lines) on purpose: it is the one loop of the 8-formulation table
     (x-step, product, objective, convergence, refill and path bookkeeping of a block of
     starts, per iteration); the pieces are already in the table (:mod:`.formulations`)
-    and in :class:`ScreenedProducts`, and what remains shares the block state.
+    and in :class:`_ScreenedProducts`, and what remains shares the block state.
     """
     N = X0.shape[1]
     vpiece, spiece = form.variance, form.sparsity
@@ -169,7 +167,7 @@ def _run(form: Formulation, prod: ScreenedProducts, level: float, X0: np.ndarray
         if ids.size == 0:
             break
 
-        V, f = vpiece.step(LevelView(prod, lev), X)
+        V, f = vpiece.step(_LevelView(prod, lev), X)
         obj = form.objective(f, X, level)
         f, obj = to_host(f), to_host(obj)  # per-start scalars live on the host
         if record_path:
@@ -228,7 +226,7 @@ def _run(form: Formulation, prod: ScreenedProducts, level: float, X0: np.ndarray
 
 
 # =========================================================================== starts
-def _starts(kind, init_array, n_starts, prod: ScreenedProducts, s_ref: int, rng) -> np.ndarray:
+def _starts(kind, init_array, n_starts, prod: _ScreenedProducts, s_ref: int, rng) -> np.ndarray:
     """Starting points over the sorted features (rows = prefix of the variance order).
 
     - coordinate starts: ``e_i`` for the i-th largest-variance feature, i = 0, 1, ...;
@@ -372,7 +370,7 @@ def _check_init(init, p):
     return A
 
 
-def run_am(op, cardinality, *, formulation, penalty, n_starts, strategy, batch_size, max_iter,
+def _run_am(op, cardinality, *, formulation, penalty, n_starts, strategy, batch_size, max_iter,
            tol, init, polish, screen, record_path, random_state, method, default_starts):
     """Alternating maximization for :func:`~eigensparse.solvers.am.am` and ``tpower``:
     check the problem, build the products and the starts, run at the level (s, γ, or a
@@ -444,7 +442,7 @@ class _AMLoop:
         d = np.asarray(op.diag(), dtype=float)
         self.variances = d
         self.s_ref = cardinality if cardinality is not None else min(p, 10)
-        arrays = LoopArrays(op)
+        arrays = _LoopArrays(op)
         self.tol = max(tol, 1e-6) if arrays.float32 else tol  # float32 objective round-off
         if not form.variance.screenable or screen is False or not arrays.numpy:
             cap = 0
@@ -453,7 +451,7 @@ class _AMLoop:
         else:
             cap = min(SCREEN_MAX_FEATURES,
                       max(SCREEN_MIN_FEATURES, SCREEN_FEATURES_PER_START * N), p // 2)
-        self.products = ScreenedProducts(op, d, cap, m0=max(SCREEN_START_FEATURES, 4 * self.s_ref),
+        self.products = _ScreenedProducts(op, d, cap, m0=max(SCREEN_START_FEATURES, 4 * self.s_ref),
                                          arrays=arrays)
         if batch_size is None:
             batch_size = min(DEFAULT_BATCH, max(8, BLOCK_ENTRIES // p))

@@ -1,6 +1,6 @@
 """The products of the AM loop: Σ·X and, for L1 variance, A·X and Aᵀ·Y, on a screened
-working set of features when that is cheaper (:class:`ScreenedProducts`), on the
-operator's own arrays (NumPy or a device namespace, :class:`LoopArrays`).
+working set of features when that is cheaper (:class:`_ScreenedProducts`), on the
+operator's own arrays (NumPy or a device namespace, :class:`_LoopArrays`).
 """
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ from scipy import sparse
 from ...operators import Operator
 from .steps import to_host
 
-__all__ = ["LoopArrays", "ScreenedProducts", "LevelView"]
 
-
-class LoopArrays:
+class _LoopArrays:
     """The operations of the AM loop on the iterate blocks: NumPy (the expressions used
     for NumPy operators, unchanged) or the namespace of an operator that keeps its data
     on a device (``op.xp``). Per-start scalars are always NumPy."""
@@ -62,7 +60,7 @@ class LoopArrays:
             else T / np.where(nrm > 0, nrm, 1.0)
 
 
-class ScreenedProducts:
+class _ScreenedProducts:
     """Products with Σ (or A) for iterates stored over the features sorted by decreasing
     variance (row r of an iterate block is feature ``order[r]``).
 
@@ -74,7 +72,7 @@ class ScreenedProducts:
 
     def __init__(self, op: Operator, d: np.ndarray, cap: int, m0: int, arrays=None):
         self.op = op
-        self.arrays = arrays if arrays is not None else LoopArrays(op)
+        self.arrays = arrays if arrays is not None else _LoopArrays(op)
         self.p = int(op.n_features)
         self.order = np.argsort(-d, kind="stable")
         self.root = np.sqrt(np.clip(d[self.order], 0.0, None))  # √Σ_ii, decreasing
@@ -185,10 +183,10 @@ def _sym_times(G: np.ndarray, X: np.ndarray) -> np.ndarray:
     return np.asarray(S @ G)[:, :K].T  # (XᵀG)ᵀ = GX, Fortran-ordered
 
 
-class LevelView:
+class _LevelView:
     """The products seen by the variance piece for one block of columns."""
 
-    def __init__(self, prod: ScreenedProducts, levels):
+    def __init__(self, prod: _ScreenedProducts, levels):
         self.prod, self.levels = prod, levels
 
     def sigma(self, X):
