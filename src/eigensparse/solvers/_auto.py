@@ -148,10 +148,14 @@ def _start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, r
     if N > 1:
         sup[1] = np.sort(np.argsort(-np.diag(B), kind="stable")[:s])
     n_coord = max(0, min(m, (N - 2) // 2))
-    energy = np.einsum("ij,ij->j", B, B)
-    for r, i in enumerate(np.argsort(-energy, kind="stable")[:n_coord], start=2):
-        sup[r] = np.arange(s) if i < s else np.append(np.arange(s - 1), i)
-        val[r] = sup[r] == i
+    if n_coord:  # e_i padded with zero-valued filler features: [0, s) if i < s, else [0, s-1) ∪ {i}
+        energy = np.einsum("ij,ij->j", B, B)
+        coords = np.argsort(-energy, kind="stable")[:n_coord]
+        rows = np.tile(np.arange(s), (n_coord, 1))
+        late = coords >= s
+        rows[late, s - 1] = coords[late]
+        sup[2:2 + n_coord] = rows
+        val[2:2 + n_coord] = rows == coords[:, None]
     n_rand = N - 2 - n_coord
     if n_rand > 0:
         G = rng.standard_normal((m, n_rand)).T
