@@ -11,6 +11,8 @@ depend on a sorting routine's internals.
 """
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -121,10 +123,10 @@ def tpower_from_supports(B, supports, values, max_iter, tol):
             idx[t] = supports[c, t]
             x[t] = values[c, t]
             nrm += x[t] * x[t]
-        nrm = np.sqrt(nrm)
+        nrm = math.sqrt(nrm)
         for t in range(s):
             x[t] = x[t] / nrm if nrm > 0 else 0.0
-        f_prev = -np.inf
+        f_prev = -math.inf
         it = 0
         while it < max_iter:
             it += 1
@@ -136,7 +138,7 @@ def tpower_from_supports(B, supports, values, max_iter, tol):
             nrm = 0.0
             for t in range(s):
                 nrm += w[new[t]] * w[new[t]]
-            nrm = np.sqrt(nrm)
+            nrm = math.sqrt(nrm)
             same = True
             for t in range(s):
                 if new[t] != idx[t]:
@@ -152,8 +154,9 @@ def tpower_from_supports(B, supports, values, max_iter, tol):
             for b in range(s):
                 acc += B[idx[a], idx[b]] * x[b]
             f += x[a] * acc
-        out_sup[c] = idx
-        out_val[c] = x
+        for t in range(s):  # element-wise stores: cheaper to compile than slice assignment
+            out_sup[c, t] = idx[t]
+            out_val[c, t] = x[t]
         out_f[c] = f
         out_it[c] = it
     return out_sup, out_val, out_f, out_it
