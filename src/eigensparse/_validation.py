@@ -329,3 +329,35 @@ def check_random_state(random_state, name: str = "random_state") -> np.random.Ge
     raise InvalidParameterError(
         f"parameter {name!r} must be None, a non-negative int, a numpy Generator or a "
         f"RandomState; got {random_state!r}.")
+
+
+def check_start_vectors(init, p: int, *, valid: str = "a numeric array") -> np.ndarray:
+    """Starting vectors ``init`` as a finite float array of shape (p, n): a (p,) vector
+    is one column. Errors name the parameter, what was given and ``valid`` (what the
+    caller accepts besides arrays, e.g. its named starts).
+
+    Examples
+    --------
+    >>> from eigensparse._validation import check_start_vectors
+    >>> check_start_vectors([1.0, 0.0, 2.0], 3).shape
+    (3, 1)
+    >>> check_start_vectors([[1.0], [0.0]], 3)
+    Traceback (most recent call last):
+    ...
+    eigensparse._validation.InvalidParameterError: parameter 'init' as an array must have shape (p,) or (p, n_starts) with p=3; got shape (2, 1).
+    """
+    try:
+        A = np.asarray(init, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(
+            f"parameter 'init' must be {valid}; got {type(init).__name__}.") from exc
+    if A.ndim == 1:
+        A = A[:, None]
+    if A.ndim != 2 or A.shape[0] != p or A.shape[1] == 0:
+        raise InvalidParameterError(
+            f"parameter 'init' as an array must have shape (p,) or (p, n_starts) with "
+            f"p={p}; got shape {np.shape(init)}.")
+    if not np.all(np.isfinite(A)):
+        raise InvalidParameterError("parameter 'init' contains NaN or infinite values.")
+    return A
+

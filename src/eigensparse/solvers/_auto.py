@@ -52,7 +52,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._linalg import top_eigh
-from .._validation import Interval, InvalidParameterError, validate_params
+from .._validation import Interval, InvalidParameterError, check_start_vectors, validate_params
 from ..operators import Covariance, Operator
 from . import register
 from .am import hard_threshold, tpower
@@ -120,17 +120,11 @@ def _working_set(op: Operator, d: np.ndarray, s: int, given=None) -> tuple[np.nd
 def _init_supports(init, p: int, s: int) -> tuple[list, np.ndarray]:
     """The supports (s largest |entries|, ties to the lower index; sorted) of the columns
     of ``init`` (shape (p,) or (p, n)), and the columns as a (p, n) array."""
-    try:
-        A = np.asarray(init, dtype=float)
-    except (TypeError, ValueError) as exc:
+    if isinstance(init, str):
         raise InvalidParameterError(
             f"auto: parameter 'init' must be None or a numeric array of shape (p,) or (p, n) "
-            f"with p={p}; got {type(init).__name__}.") from exc
-    A = A[:, None] if A.ndim == 1 else A
-    if A.ndim != 2 or A.shape[0] != p or A.shape[1] == 0 or not np.all(np.isfinite(A)):
-        raise InvalidParameterError(
-            f"auto: parameter 'init' must be None or a finite array of shape (p,) or (p, n) "
-            f"with p={p}; got shape {np.shape(init)}.")
+            f"with p={p}; got {init!r}.")
+    A = check_start_vectors(init, p, valid="None or a numeric array")
     rank = np.arange(p)
     return [np.sort(np.lexsort((rank, -np.abs(A[:, c])))[:s]) for c in range(A.shape[1])], A
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._validation import InvalidParameterError
+from ..._validation import InvalidParameterError, check_start_vectors
 from ...operators import Operator
 from ...screening import penalty_search
 from .._common import check_random_state, make_result, polish_loadings
@@ -353,21 +353,8 @@ def _check_init(init, p):
                 f"parameter 'init' must be one of {', '.join(map(repr, INITS))} or an array of "
                 f"shape (p,) or (p, n_starts) with p={p}; got {init!r}.")
         return None
-    try:
-        A = np.asarray(init, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InvalidParameterError(
-            f"parameter 'init' must be one of {', '.join(map(repr, INITS))} or a numeric array; "
-            f"got {type(init).__name__}.") from exc
-    if A.ndim == 1:
-        A = A[:, None]
-    if A.ndim != 2 or A.shape[0] != p or A.shape[1] == 0:
-        raise InvalidParameterError(
-            f"parameter 'init' as an array must have shape (p,) or (p, n_starts) with "
-            f"p={p}; got shape {np.shape(init)}.")
-    if not np.all(np.isfinite(A)):
-        raise InvalidParameterError("parameter 'init' contains NaN or infinite values.")
-    return A
+    return check_start_vectors(init, p, valid=f"one of {', '.join(map(repr, INITS))} or a "
+                                              "numeric array")
 
 
 def _run_am(op, cardinality, *, formulation, penalty, n_starts, strategy, batch_size, max_iter,
