@@ -55,7 +55,7 @@ from .._linalg import top_eigh
 from .._validation import Interval, InvalidParameterError, check_start_vectors, validate_params
 from ..operators import Covariance, Operator
 from . import register
-from .am import hard_threshold, tpower
+from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
 from ._auto_kernels import approx_greedy_order, tpower_from_supports
 from ._greedy import _path
