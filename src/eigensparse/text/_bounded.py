@@ -247,7 +247,7 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
     cap = min(max_working_set, cand.size)
     size = min(cap, max(s, initial_size or max(8 * s, 64)))
     opts = dict(method_options or {})
-    best, warm, sizes, last = None, None, [], None
+    best, warm, sizes = None, None, []
     fallback = timed_out = capped = False
     n_solves, gain, tau, per_cube = 0, np.inf, 0.0, None
     while True:
