@@ -15,6 +15,8 @@ What it does (one component, exact cardinality s), and why:
    path costs O(s²·m) instead of s eigendecompositions (the same order as the
    operator version, 2–20× faster); otherwise O(s) columns of the operator. The full
    greedy path costs about 10× more and did not change any result of the table below.
+   Starting vectors passed as ``init`` take the warm start's place (the refinement of a
+   deflation chain passes the component being re-solved).
 3. **Multistart truncated power** on B: the greedy solution, the classic
    top-variance start, ``e_i`` for the features of largest column energy ‖B[:, i]‖
    (which breaks the ties of a correlation matrix's unit diagonal), and Gaussian
