@@ -128,6 +128,29 @@ def timed_cpu(fn, *, repeat_under: float = 30.0, budget: float = 3.0, max_runs: 
     return out, min(times), times, cpus
 
 
+def timed_interleaved(slow, fast, *, rounds: int = 3, fast_runs: int = 10):
+    """Time a slow and a fast function in alternation (``rounds`` × (one ``slow`` run, then
+    ``fast_runs`` ``fast`` runs)), so that both see the same machine state: a shared or
+    throttled machine drifts by tens of percent over seconds, and a ratio of times taken
+    minutes apart carries that drift. Returns, for each function, what :func:`timed_cpu`
+    returns: ``(result, best_seconds, all_seconds, all_cpu_seconds)``."""
+    acc = {"slow": ([], []), "fast": ([], [])}
+    out = {}
+
+    def once(name, fn):
+        c0, t0 = time.process_time(), time.perf_counter()
+        out[name] = fn()
+        acc[name][0].append(time.perf_counter() - t0)
+        acc[name][1].append(time.process_time() - c0)
+
+    fast()  # warm-up (imports, compiled kernels), not timed
+    for _ in range(rounds):
+        once("slow", slow)
+        for _ in range(fast_runs):
+            once("fast", fast)
+    return tuple((out[n], min(acc[n][0]), acc[n][0], acc[n][1]) for n in ("slow", "fast"))
+
+
 def fmt_seconds(t) -> str:
     if t is None:
         return "-"

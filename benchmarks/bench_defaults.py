@@ -11,7 +11,9 @@
   >= 5× faster than abess at >= 2.5052.
 
 Single thread by default (``--threads``; exported before numpy loads). Seconds are the
-best of repeated runs (a few seconds' budget each). Needs ``abess`` (``pip install -e
+best of repeated runs; each peer is timed in alternation with eigensparse (``_common.
+timed_interleaved``), so that a ratio compares times taken in the same machine state (on a
+shared machine the speed drifts by tens of percent within minutes). Needs ``abess`` (``pip install -e
 ".[bench]"``) and MNIST through ``eigensparse.datasets.fetch_mnist`` (else that row is skipped).
 
 Usage::
@@ -34,7 +36,7 @@ import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from _common import fmt_seconds, limit_threads, load_mnist, print_table, timed_cpu  # noqa: E402
+from _common import fmt_seconds, limit_threads, load_mnist, print_table, timed_interleaved  # noqa: E402
 
 
 def _evaluate(op, components):
@@ -67,11 +69,12 @@ def news(rows):
             warnings.simplefilter("ignore")
             return SparsePCA(n_components=3, alpha=4, random_state=0).fit(dense)
 
-    est, t_sk, _, c_sk = timed_cpu(sk, budget=5.0, max_runs=3)
-    v_sk, cards = _evaluate(op, est.components_)
+    est = sk()  # scikit-learn's cardinalities at alpha=4, for eigensparse's call
     cards_es = [int(c) for c in (np.asarray(est.components_) != 0).sum(axis=1)]
-    res, t_es, _, c_es = timed_cpu(lambda: es.sparse_pca(X, n_components=3, cardinality=cards_es,
-                                                         random_state=0), budget=3.0, max_runs=20)
+    # both timed in alternation: one machine state for the ratio
+    (est, t_sk, _, c_sk), (res, t_es, _, c_es) = timed_interleaved(
+        sk, lambda: es.sparse_pca(X, n_components=3, cardinality=cards_es, random_state=0))
+    v_sk, cards = _evaluate(op, est.components_)
     v_es, _ = _evaluate(op, res.components)
     rows += [{"problem": "20news k=3 (sklearn alpha=4 cards)", "method": "sklearn SparsePCA",
               "seconds": fmt_seconds(t_sk), "cpu": fmt_seconds(min(c_sk)), "variance": f"{v_sk:.5g}", "cards": str(cards), "ratio": ""},
@@ -94,29 +97,37 @@ def mnist(rows, threads):
     # abess checks Sigma with np.linalg.eigvals(Sigma) >= 0, which the singular MNIST
     # covariance fails by rounding (constant border pixels): the check is stubbed out, as
     # in bench_peers.py's "abess (no PSD check)" row (this also makes abess faster)
-    orig = np.linalg.eigvals
-    np.linalg.eigvals = lambda a: np.zeros(1)
-    try:
-        est, t_ab, _, c_ab = timed_cpu(ab, budget=5.0, max_runs=10)
-    finally:
-        np.linalg.eigvals = orig
+    def ab_stubbed():
+        orig = np.linalg.eigvals
+        np.linalg.eigvals = lambda a: np.zeros(1)
+        try:
+            return ab()
+        finally:
+            np.linalg.eigvals = orig
+
     # abess as shipped (with its check) on S + 1e-9·mean(Σ_ii)·I, which passes it
     S_ridge = S + 1e-9 * float(np.mean(np.diag(S))) * np.eye(S.shape[0])
-    _, t_chk, _, c_chk = timed_cpu(
-        lambda: SparsePCA(support_size=50, thread=threads).fit(Sigma=S_ridge, n=X.shape[0]),
-        budget=5.0, max_runs=5)
+
+    def ab_shipped():
+        return SparsePCA(support_size=50, thread=threads).fit(Sigma=S_ridge, n=X.shape[0])
+
+    def ours():
+        return es.sparse_pca(es.Covariance(S), n_components=1, cardinality=50, random_state=0)
+
+    # each peer timed in alternation with eigensparse: one machine state per ratio
+    (est, t_ab, _, c_ab), (res, t_es, _, c_es) = timed_interleaved(ab_stubbed, ours, rounds=5,
+                                                                    fast_runs=4)
+    (_, t_chk, _, c_chk), (_, t_es2, _, c_es2) = timed_interleaved(ab_shipped, ours, rounds=3,
+                                                                    fast_runs=4)
     op = es.Covariance(S)
     v_ab, k_ab = _evaluate(op, np.asarray(est.coef_).T)
-    res, t_es, _, c_es = timed_cpu(lambda: es.sparse_pca(es.Covariance(S), n_components=1,
-                                                         cardinality=50, random_state=0),
-                                   budget=3.0, max_runs=20)
     v_es, k_es = _evaluate(op, res.components)
     rows += [{"problem": "MNIST-5000 k=1 s=50 (same covariance)", "method": "abess (no PSD check)",
               "seconds": fmt_seconds(t_ab), "cpu": fmt_seconds(min(c_ab)), "variance": f"{v_ab:.5g}",
               "cards": str(k_ab), "ratio": ""},
              {"problem": "", "method": "abess (as shipped, S + 1e-9·I)", "seconds": fmt_seconds(t_chk),
               "cpu": fmt_seconds(min(c_chk)), "variance": "", "cards": "",
-              "ratio": _verdict(t_chk / t_es, min(c_chk) / min(c_es), 5, v_es >= 2.5052)
+              "ratio": _verdict(t_chk / t_es2, min(c_chk) / min(c_es2), 5, v_es >= 2.5052)
               + " (eigensparse vs this row)"},
              {"problem": "", "method": f"eigensparse {res.method}", "seconds": fmt_seconds(t_es),
               "cpu": fmt_seconds(min(c_es)),
