@@ -73,7 +73,8 @@ def news(rows):
     cards_es = [int(c) for c in (np.asarray(est.components_) != 0).sum(axis=1)]
     # both timed in alternation: one machine state for the ratio
     (est, t_sk, _, c_sk), (res, t_es, _, c_es) = timed_interleaved(
-        sk, lambda: es.sparse_pca(X, n_components=3, cardinality=cards_es, random_state=0))
+        sk, lambda: es.sparse_pca(X, n_components=3, cardinality=cards_es, random_state=0),
+        rounds=5, fast_runs=4)
     v_sk, cards = _evaluate(op, est.components_)
     v_es, _ = _evaluate(op, res.components)
     rows += [{"problem": "20news k=3 (sklearn alpha=4 cards)", "method": "sklearn SparsePCA",
