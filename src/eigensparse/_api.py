@@ -86,7 +86,10 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
         Order of the components: by decreasing variance xᵢᵀΣxᵢ on the original Σ (as
         scikit-learn's PCA; ties keep the order found), or as the deflation (or joint
         method) found them. The adjusted variances are computed in the returned order;
-        ``info["found_at"]`` holds each row's position in the deflation.
+        ``info["found_at"]`` holds each row's position in the deflation. With a list of
+        cardinalities, row i always has ``cardinality[i]`` nonzeros: the variance sort
+        only exchanges components given the same cardinality (distinct cardinalities
+        keep the order given).
     refine : {"auto", True, False}, default="auto"
         After the deflation chain, re-solve each component against the Schur deflation
         of Σ by all the others and keep it when the total adjusted variance rises

@@ -73,6 +73,9 @@ class Plan:
     refine : bool
         Whether the deflation chain is followed by the cyclic refinement
         (:mod:`eigensparse.multi._refine`).
+    trade_first : bool
+        ``refine="total"``: the refinement may lower the first component's variance below
+        the single-component answer for a larger total (by default it may not).
     auto : dict or None
         ``cardinality="auto"``: the rule's options (``rule``, ``fraction``); the
         cardinalities are then placeholders (None) until the rule chooses them.
@@ -86,6 +89,7 @@ class Plan:
     order: str = DEFAULT_ORDER
     refine: bool = False
     auto: dict | None = None
+    trade_first: bool = False
 
     @property
     def method(self) -> str:
@@ -257,10 +261,11 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
                 f"method {spec.name!r} finds all components jointly with disjoint supports; "
                 f"parameter 'deflation' must be 'disjoint' (or left at its default); got {deflation!r}.")
         deflation = "disjoint"
+    trade_first = isinstance(refine, str) and refine == "total"
     refine = resolve_refine(refine, n_components=k, joint=spec.kind == "joint", cardinalities=cards,
                             deflation=deflation) and auto is None
     return Plan(spec, cards, deflation, opts, _seeds(random_state, k), order=order, refine=refine,
-                auto=auto)
+                auto=auto, trade_first=trade_first)
 
 
 def check_order(order) -> str:
@@ -270,13 +275,19 @@ def check_order(order) -> str:
     return order
 
 
-def component_order(variances, order: str = DEFAULT_ORDER) -> np.ndarray:
+def component_order(variances, order: str = DEFAULT_ORDER, cardinalities=None) -> np.ndarray:
     """The permutation that puts the components in ``order``.
 
     ``"variance"``: by decreasing variance xᵢᵀΣxᵢ on the original (undeflated) Σ, as
     scikit-learn's PCA orders its components; ties keep the order in which they were
     found (a stable sort). ``"deflation"``: the identity (the order of the deflation,
     or of the joint method).
+
+    A per-component list of ``cardinalities`` is honoured position by position: row i
+    of the result always has ``cardinalities[i]`` nonzeros. The variance sort then only
+    exchanges components that were given the same cardinality (for ``[4, 4, 5]``, the
+    two of cardinality 4 are sorted between themselves in rows 0 and 1, and the third
+    stays in row 2), so with distinct cardinalities the order is the order given.
 
     The order is decided on the components' own variances, not on adjusted variances,
     because those depend on the order: :func:`assemble` recomputes them in the new order.
@@ -298,11 +309,21 @@ def component_order(variances, order: str = DEFAULT_ORDER) -> np.ndarray:
     [1, 0, 3, 2]
     >>> component_order([3.879, 4.879], "deflation").tolist()
     [0, 1]
+    >>> component_order([1.0, 3.0, 2.0], cardinalities=[4, 5, 4]).tolist()  # 4, 5, 4 kept
+    [2, 1, 0]
     """
     v = np.asarray(variances, dtype=float).reshape(-1)
     if check_order(order) == "deflation":
         return np.arange(v.size)
-    return np.argsort(-v, kind="stable")
+    perm = np.argsort(-v, kind="stable")
+    cards = None if cardinalities is None else list(cardinalities)
+    if cards is None or len(cards) != v.size or len(set(cards)) <= 1:
+        return perm
+    out = np.arange(v.size)
+    for c in set(cards):  # sort each class of equal given cardinality within its rows
+        rows = np.array([i for i in range(v.size) if cards[i] == c])
+        out[rows] = rows[np.argsort(-v[rows], kind="stable")]
+    return out
 
 
 def require_data(plan: Plan, op: Operator, *, factor: bool = False) -> Operator:
@@ -415,7 +436,8 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
     p = op.n_features
     C = fix_sign(np.vstack([r.loadings for r in results])) if results else np.zeros((0, p))
     variances = np.atleast_1d(op.quad(C.T)) if results else np.zeros(0)
-    perm = component_order(variances, plan.order)
+    perm = component_order(variances, plan.order,
+                           None if plan.auto is not None else plan.cardinalities)
     C, variances, results = C[perm], variances[perm], [results[i] for i in perm]
     cards = list(plan.cardinalities)
     if len(cards) == len(perm):
@@ -427,6 +449,9 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
         C = full
     base = {"operator": op.kind, "cardinalities": cards, "order": plan.order,
             "found_at": [int(i) for i in perm]}
+    refined = [r.info["refine"] for r in results if r.info and "refine" in r.info]
+    if refined:  # the refinement's record (the same dict on every refined component)
+        base["refine"] = refined[0]
     if plan.auto is not None:
         base["cardinalities"] = [int(r.cardinality) for r in results]
         base["cardinality_rule"] = plan.auto["rule"]

@@ -71,7 +71,9 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     order : {"variance", "deflation"}, default="variance"
         Order of the components: by decreasing variance xᵢᵀΣxᵢ on the original Σ, or
         as the deflation (or joint method) found them. Adjusted variances
-        (``explained_variance_``) are computed in the returned order.
+        (``explained_variance_``) are computed in the returned order. With a list of
+        cardinalities, component i always has ``cardinality[i]`` nonzeros: the variance
+        sort only exchanges components given the same cardinality.
     refine : {"auto", True, False}, default="auto"
         Cyclic refinement of the deflation chain (see :func:`eigensparse.sparse_pca`):
         never lowers the total adjusted variance; ``"auto"`` refines several components

@@ -12,9 +12,17 @@ lowers that total, every component keeps its exact cardinality (a re-solve that
 returns another number of nonzeros is rejected), and it is deterministic (the same
 per-component seeds as the chain).
 
+**The first component is not traded by default.** The chain's first component is the
+single-component answer (a k = 1 fit), and users read PC1 as *the* sparse direction, so
+a re-solve (or a partner chain) is also rejected when the set's best component would
+then explain less than that answer. ``refine="total"`` lifts this guard: the total may
+then rise at the first component's expense, and the result says so
+(``info["refine"]["first_traded"]``, with ``first_variance_single`` and
+``first_variance``; the summary prints a line).
+
 Before the sweeps, a **chain portfolio**: for the default method ``"auto"`` (with no
-options of its own) the chain is also run with tpower's two starts (the previous default,
-run by auto's compiled kernel: :func:`eigensparse.solvers._auto.two_start_tpower`), whose
+options of its own) the chain is also run with tpower's two starts (run by auto's
+compiled kernel: :func:`eigensparse.solvers._auto.two_start_tpower`), whose
 components are often less greedy for the first component and leave more for the later
 ones (on KOS k=5 s=10 its chain explains 36.14 against auto's 35.55), and the chain of
 larger total is the one refined (``PARTNER_CHAINS``).
@@ -75,8 +83,9 @@ from ..solvers._auto import two_start_tpower
 __all__ = ["REFINE_OPTIONS", "MAX_SWEEPS", "PARTNER_CHAINS", "resolve_refine", "refine_components",
            "refine_plan", "set_total", "formed_gram", "WARM_RESOLVE"]
 
-#: accepted values of the ``refine`` parameter
-REFINE_OPTIONS = ("auto", True, False)
+#: accepted values of the ``refine`` parameter ("total": refine, and allow the first
+#: component to fall below the single-component answer for a larger total)
+REFINE_OPTIONS = ("auto", True, False, "total")
 #: default bound on the number of sweeps (each at most k single-component solves)
 MAX_SWEEPS = 2
 #: a sweep whose relative gain in the total is below this ends the refinement
@@ -96,13 +105,16 @@ def resolve_refine(refine, *, n_components: int, joint: bool, cardinalities, def
 
     ``"auto"``: refine when there are several components, a single-component method,
     an exact cardinality for every component and a ``"schur"`` or ``"disjoint"`` chain.
-    ``True`` with a joint method is an error (there is no single-component solve to
-    repeat); ``True`` with a penalty-only solve is allowed (the cardinality the re-solve
-    returns must then equal the component's own).
+    ``True`` (or ``"total"``) with a joint method is an error (there is no
+    single-component solve to repeat); ``True`` with a penalty-only solve is allowed (the
+    cardinality the re-solve returns must then equal the component's own). ``"total"``
+    refines like ``True`` and lets the first component trade variance for the total.
     """
-    if not (isinstance(refine, bool) or refine == "auto"):
+    if not (isinstance(refine, bool) or refine in ("auto", "total")):
         raise InvalidParameterError(
             f"parameter 'refine' must be one of {list(REFINE_OPTIONS)}; got {refine!r}.")
+    if refine == "total":
+        refine = True
     if refine is True and joint:
         raise InvalidParameterError(
             "parameter 'refine=True' needs a single-component method (refinement re-solves one "
@@ -136,6 +148,10 @@ def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: C
     op = formed_gram(op)
     cards = list(plan.cardinalities)
     best, best_solve = results, solve
+    # the chain's first component is the single-component answer (k = 1): unless the plan
+    # trades it (refine="total"), no set whose best component explains less is accepted
+    single = float(op.quad(results[0].loadings))
+    floor = None if plan.trade_first else single
     if partners and not plan.options:
         best_total = set_total(op, np.vstack([r.loadings for r in results]), explained)
         for func in PARTNER_CHAINS.get(plan.method, ()):
@@ -145,12 +161,25 @@ def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: C
             partner_solve.takes_init = True
 
             chain = run_deflation(op, partner_solve, cards, plan.deflation)
-            total = set_total(op, np.vstack([r.loadings for r in chain]), explained)
-            if total > best_total:
+            C = np.vstack([r.loadings for r in chain])
+            total = set_total(op, C, explained)
+            if total > best_total and _keeps_first(op, C, floor):
                 best, best_solve, best_total = chain, partner_solve, total
-    refined, _ = refine_components(op, best, best_solve, cards, plan.deflation, explained,
-                                   max_sweeps=MAX_SWEEPS)
-    return refined
+    refined, info = refine_components(op, best, best_solve, cards, plan.deflation, explained,
+                                      max_sweeps=MAX_SWEEPS, first_floor=floor)
+    first = float(np.max(op.quad(np.vstack([r.loadings for r in refined]).T)))
+    info.update({"first_variance_single": single, "first_variance": first,
+                 "first_traded": bool(first < single * (1.0 - 1e-12)),
+                 "policy": "total" if plan.trade_first else "keep_first"})
+    return [replace(r, info={**(r.info or {}), "refine": info}) for r in refined]
+
+
+def _keeps_first(op: Operator, C: np.ndarray, floor) -> bool:
+    """Whether the best component (largest xᵀΣx) of the rows of ``C`` explains at least
+    ``floor`` (always, without a floor)."""
+    if floor is None:
+        return True
+    return float(np.max(np.atleast_1d(op.quad(np.atleast_2d(C).T)))) >= floor * (1.0 - 1e-12)
 
 
 def formed_gram(op: Operator) -> Operator:
@@ -194,7 +223,7 @@ def _resolve_one(op, results, j, s, solve, disjoint):
 
 def refine_components(op: Operator, results: list, solve: Callable, cardinalities: list,
                       scheme: str, explained: Callable, *, max_sweeps: int = MAX_SWEEPS,
-                      tol: float = TOL) -> tuple[list, dict]:
+                      tol: float = TOL, first_floor: float | None = None) -> tuple[list, dict]:
     """Cyclic re-solves of each component against the others (see the module docstring).
 
     Parameters
@@ -212,6 +241,10 @@ def refine_components(op: Operator, results: list, solve: Callable, cardinalitie
         ``explained(op, C) -> (k,)`` adjusted variances of the rows of C (k × p).
     max_sweeps : int
     tol : float
+    first_floor : float, optional
+        A re-solve is rejected when the set's best component (largest xᵀΣx) would then
+        explain less than this: the dispatcher passes the single-component answer, so
+        refinement never makes the first component worse than a k = 1 fit.
 
     Returns
     -------
@@ -244,7 +277,7 @@ def refine_components(op: Operator, results: list, solve: Callable, cardinalitie
             C_new = C.copy()
             C_new[j] = r.loadings
             new_total = set_total(op, C_new, explained)
-            if new_total > total * (1.0 + 1e-12):
+            if new_total > total * (1.0 + 1e-12) and _keeps_first(op, C_new, first_floor):
                 results[j], C, total = r, C_new, new_total
                 version[j] = k + solves
                 seen[j] = others

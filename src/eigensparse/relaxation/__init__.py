@@ -11,8 +11,8 @@ it): this package imports only operators, screening and the small helpers.
 """
 from .bca import bca_relaxation
 from .first_order import first_order_relaxation
-from .problem import RelaxationSolution, dual_value, primal_value
+from .problem import RelaxationSolution, dual_value, primal_value, threshold_point
 from .working_set import PrefixBlocks, embed_warm_start, leading_support
 
-__all__ = ["RelaxationSolution", "primal_value", "dual_value", "first_order_relaxation",
+__all__ = ["RelaxationSolution", "primal_value", "dual_value", "threshold_point", "first_order_relaxation",
            "bca_relaxation", "PrefixBlocks", "embed_warm_start", "leading_support"]

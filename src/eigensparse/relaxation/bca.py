@@ -34,7 +34,7 @@ import time
 import numba
 import numpy as np
 
-from .problem import RelaxationSolution, dual_value, primal_value
+from .problem import RelaxationSolution, dual_value, primal_value, threshold_point
 
 __all__ = ["bca_relaxation"]
 
@@ -210,19 +210,34 @@ def bca_relaxation(S, rho, *, tol=1e-3, max_sweeps=200, warm_start=None, cd_tol=
         cd_max_iter = 1 if tol >= 1e-4 else 10
     u = np.zeros(p)
     g = np.zeros(p)
-    best_primal, best_dual = -np.inf, np.inf
-    best_Z, best_U = None, None
+    # the thresholded covariance's closed-form pair: exact at penalties near tied variances
+    best_Z, best_U, best_primal, best_dual = threshold_point(S, rho)
+    beta = 0.0
+    if best_dual - best_primal <= tol * abs(best_dual):
+        return RelaxationSolution(Z=best_Z, U=best_U, primal=best_primal, dual=best_dual,
+                                  n_iter=0, converged=True, seconds=time.perf_counter() - t0,
+                                  state=(X, V), info={"cd_passes": 0, "beta": beta,
+                                                      "stopping": "thresholded covariance"})
     converged = False
     stopping = "max_sweeps"
     sweeps = 0
     passes = 0
-    phi_hat = phi_lo
+    phi_hat = max(phi_lo, best_primal)
     prev = -np.inf
     stall = 0
+    restarted = warm_start is None
     for sweeps in range(1, max_sweeps + 1):
         beta = 0.5 * tol * phi_hat**2 / p
         passes += _bca_sweep(S, rho, beta, X, V, u, g, cd_tol, cd_max_iter)
         trX = float(np.trace(X))
+        if not (np.isfinite(trX) and trX > 0 and np.isfinite(X).all()):
+            # a warm start far from this penalty's scale can break the barrier iterate:
+            # restart once from X = I, then keep the best point found
+            if restarted:
+                stopping = "non-finite iterate"
+                break
+            X, V, restarted, prev, stall = np.eye(p), np.zeros((p, p)), True, -np.inf, 0
+            continue
         Z = X / trX
         pv = primal_value(S, Z, rho)
         if pv > best_primal:

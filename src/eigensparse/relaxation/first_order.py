@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from .problem import RelaxationSolution, primal_value
+from .problem import RelaxationSolution, primal_value, threshold_point
 
 __all__ = ["first_order_relaxation"]
 
@@ -58,8 +58,16 @@ def first_order_relaxation(S, rho, *, tol=1e-3, max_iter=100000, warm_start=None
     logp = np.log(p)
     U = np.zeros((p, p)) if warm_start is None else np.clip(np.array(warm_start, dtype=float),
                                                              -rho, rho)
-    best_primal, best_dual = -np.inf, np.inf
-    best_Z, best_U = None, U.copy()
+    # the thresholded covariance's closed-form pair: exact at penalties near tied variances
+    best_Z, U0, best_primal, best_dual = threshold_point(S, rho)
+    best_U = U0
+    mu = tol * phi_hat / (2.0 * logp)
+    if best_dual - best_primal <= tol * abs(best_dual):
+        return RelaxationSolution(Z=best_Z, U=best_U, primal=best_primal, dual=best_dual,
+                                  n_iter=0, converged=True, seconds=time.perf_counter() - t0,
+                                  state=best_U, info={"mu": mu,
+                                                      "stopping": "thresholded covariance"})
+    phi_hat = max(phi_hat, best_primal)
     converged = False
     k_total = 0
     while True:  # restarts when φ̂ was badly underestimated
