@@ -154,7 +154,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         "random_state": ["random_state"],
         "progress": ["boolean"],
         "order": [StrOptions(set(ORDERS))],
-        "refine": [StrOptions({"auto"}), "boolean"],
+        "refine": [StrOptions({"auto", "total"}), "boolean"],
         "stability": [Interval(numbers.Integral, 2, None, closed="left"), None],
         "n_jobs": [numbers.Integral, None],
     }

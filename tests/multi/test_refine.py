@@ -60,24 +60,34 @@ def test_refine_components_direct_and_its_info():
     assert 1 <= info["refine_sweeps"] <= 2 and info["refine_solves"] <= 2 * 3
 
 
-def test_pitprops_default_beats_peers():
-    """bench_peers' pitprops problem (k=3, s=5): best peer 7.699 (sum of xᵀΣx)."""
+def test_pitprops_total_beats_peers_when_pc1_may_be_traded():
+    """bench_peers' pitprops problem (k=3, s=5): best peer 7.699 (sum of xᵀΣx), reached
+    by refine="total", which trades PC1 (3.406 for k = 1) for the total; the default
+    keeps PC1 and still refines the others."""
     op = _pitprops()
-    res = sparse_pca(op, n_components=3, cardinality=5, random_state=0)
+    res = sparse_pca(op, n_components=3, cardinality=5, random_state=0, refine="total")
     assert [s.size for s in res.supports] == [5, 5, 5]
     assert float(np.sum(res.variances)) >= 7.699
     assert _total(op, res.components) >= 7.45  # without refinement: 7.340
     off = sparse_pca(op, n_components=3, cardinality=5, random_state=0, refine=False)
     assert _total(op, off.components) < _total(op, res.components) - 0.1
+    kept = sparse_pca(op, n_components=3, cardinality=5, random_state=0)
+    single = sparse_pca(op, n_components=1, cardinality=5, random_state=0)
+    assert kept.variances[0] >= single.variances[0] * (1 - 1e-12)
+    assert _total(op, kept.components) >= _total(op, off.components) - 1e-9
 
 
 def test_20news_default_total():
     """bench_peers' 20news problem (k=3, s=10, centered): best peer 0.4337 (sum)."""
     X = load_20news().data.tocsr().astype(float)
-    res = sparse_pca(X, n_components=3, cardinality=10, random_state=0)
+    res = sparse_pca(X, n_components=3, cardinality=10, random_state=0, refine="total")
     op = eigensparse.as_operator(X, center=True)
     assert float(np.sum(res.variances)) >= 0.4337
     assert _total(op, res.components) >= 0.4326  # without refinement: 0.4236
+    # the default keeps PC1 at the single-component answer
+    kept = sparse_pca(X, n_components=3, cardinality=10, random_state=0)
+    single = sparse_pca(X, n_components=1, cardinality=10, random_state=0)
+    assert kept.variances[0] >= single.variances[0] * (1 - 1e-12)
 
 
 def test_deterministic_for_a_random_state():
@@ -124,3 +134,30 @@ def test_auto_skips_single_component_and_projection():
     pb = sparse_pca(op, n_components=3, cardinality=4, deflation="projection", random_state=0,
                     refine=False)
     assert np.array_equal(pa.components, pb.components)
+
+
+@pytest.mark.parametrize("k,s", [(3, 4), (4, 3)])
+def test_first_component_is_the_single_component_answer(k, s):
+    """Refinement never trades PC1 by default (diabetes, standardized: a k=3, s=4 fit had
+    PC1 = 2.722 against 2.793 for k=1); refine="total" may, and says so."""
+    from sklearn.datasets import load_diabetes
+
+    X = load_diabetes().data
+    single = sparse_pca(X, n_components=1, cardinality=s, scale=True, random_state=0).variances[0]
+    kept = sparse_pca(X, n_components=k, cardinality=s, scale=True, random_state=0)
+    assert kept.variances[0] >= single * (1 - 1e-12)
+    assert kept.info["refine"]["first_traded"] is False
+    assert kept.info["refine"]["policy"] == "keep_first"
+    traded = sparse_pca(X, n_components=k, cardinality=s, scale=True, random_state=0,
+                        refine="total")
+    info = traded.info["refine"]
+    assert info["first_variance_single"] == pytest.approx(single)
+    assert info["first_traded"] == bool(traded.variances[0] < single * (1 - 1e-12))
+    # the trade buys total: never less than the guarded refinement's
+    assert info["refine_total_after"] >= kept.info["refine"]["refine_total_after"] - 1e-9
+
+
+def test_refine_total_needs_a_single_component_method():
+    with pytest.raises(InvalidParameterError, match="refine"):
+        sparse_pca(load_pitprops().data, n_components=2, cardinality=3, method="bipartite",
+                   refine="total")
