@@ -15,7 +15,8 @@ from ._dispatch import DEFAULT_DEFLATION, DEFAULT_ORDER, ORDERS, adjusted_varian
 from .registry import DEFAULT_METHOD, method_names
 from ._validation import InvalidParameterError
 from .multi import DEFLATIONS
-from .operators import Operator
+from .operators import Operator, check_frame_columns
+from ._validation import check_finite_array
 
 __all__ = ["SparsePCA"]
 
@@ -232,8 +233,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             if hasattr(self, "feature_names_in_"):
                 del self.feature_names_in_
         else:
-            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
-                              ensure_min_samples=2)
+            X = self._validate(X, reset=True)
             names = getattr(self, "feature_names_in_", None)
         opts = dict(self.method_options or {})
         if self.n_starts is not None:
@@ -262,6 +262,17 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.n_samples_ = getattr(X, "n_samples", None) if isinstance(X, Operator) else int(X.shape[0])
         self.cardinality_choices_ = res.cardinality_choices
         self.stability_ = res.stability
+        return X
+
+    def _validate(self, X, *, reset: bool):
+        """X checked once at the estimator's boundary: a DataFrame's non-numeric columns
+        named, NaN/inf reported by our own error, feature names recorded (``reset``) or
+        compared with the fitted ones."""
+        check_frame_columns(X, "X")
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
+                          ensure_all_finite=False, reset=reset,
+                          **({"ensure_min_samples": 2} if reset else {}))
+        check_finite_array(X, "X")
         return X
 
     def _require_mean(self, what: str) -> None:
@@ -295,7 +306,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
         check_is_fitted(self)
         if not _is_distributed_or_device(X):
-            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+            X = self._validate(X, reset=False)
         opts = dict(self.method_options or {})
         if self.n_starts is not None:
             opts["n_starts"] = self.n_starts
@@ -327,7 +338,12 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self._require_mean("transform")
         if _is_distributed_or_device(X):
             return _transform_lazy(X, self._projection(), self.mean_, self.n_features_in_)
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        X = self._validate(X, reset=False)
+        return self._scores(X)
+
+    def _scores(self, X):
+        """The scores of an X already validated (an array: its feature names were checked
+        by the caller, so no second check warns about their absence)."""
         P = self._projection()
         Z = X @ P
         return np.asarray(Z) - self.mean_ @ P
@@ -398,8 +414,8 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             G, total = self._gram_of_covariance(X)
         else:
             self._require_mean("score")
-            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
-            Z = self.transform(X)
+            X = self._validate(X, reset=False)
+            Z = self._scores(X)
             G = Z.T @ Z / X.shape[0]
             total = _centered_total_variance(X, self.mean_, self.scale_)
         if not total > 0:

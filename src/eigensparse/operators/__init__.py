@@ -15,6 +15,8 @@ from ._xp import ArrayAPIData, is_array_api_array, to_device
 
 __all__ = [
     "Operator",
+    "check_frame_columns",
+    "frame_to_numpy",
     "RestrictedOperator",
     "DenseData",
     "SparseData",
@@ -73,7 +75,7 @@ def as_operator(data, *, center: bool = True, scale: bool = False, client=None,
         return ArrayAPIData(data, center=center, scale=scale)
     if client is not None or device is not None:
         if hasattr(data, "to_numpy") and hasattr(data, "columns"):  # pandas DataFrame
-            data = data.to_numpy()
+            data = frame_to_numpy(data)
         if client is not None:
             if not sp.issparse(data):
                 data = np.asarray(data)
@@ -84,7 +86,7 @@ def as_operator(data, *, center: bool = True, scale: bool = False, client=None,
     if sp.issparse(data):
         return SparseData(data, center=center, scale=scale)
     if hasattr(data, "to_numpy") and hasattr(data, "columns"):  # pandas DataFrame
-        data = data.to_numpy()
+        data = frame_to_numpy(data)
     try:
         arr = np.asarray(data)
     except Exception as exc:  # pragma: no cover - exotic input
@@ -97,3 +99,38 @@ def as_operator(data, *, center: bool = True, scale: bool = False, client=None,
             f"parameter 'data' must be numeric (n_samples, n_features); got an object array of shape {arr.shape}."
         )
     return DenseData(arr, center=center, scale=scale)
+
+
+def check_frame_columns(frame, name: str = "data") -> None:
+    """Raise a clear error naming the non-numeric columns of a pandas DataFrame (a
+    no-op for anything else).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from eigensparse.operators import check_frame_columns
+    >>> try:
+    ...     check_frame_columns(pd.DataFrame({"a": [1.0, 2.0], "city": ["x", "y"]}))
+    ... except ValueError as err:
+    ...     print(err)  # doctest: +ELLIPSIS
+    parameter 'data' must be numeric; column(s) ['city'] have dtype ['object'...
+    """
+    dtypes = getattr(frame, "dtypes", None)
+    if dtypes is None or not hasattr(frame, "columns"):
+        return
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    bad = [(str(c), str(t)) for c, t in zip(frame.columns, dtypes)
+           if not (is_numeric_dtype(t) or is_bool_dtype(t))]
+    if bad:
+        cols = [c for c, _ in bad]
+        raise InvalidParameterError(
+            f"parameter {name!r} must be numeric; column(s) {cols} have dtype "
+            f"{[t for _, t in bad]}. Encode or drop them first (e.g. "
+            f"frame.drop(columns={cols!r})).")
+
+
+def frame_to_numpy(frame, name: str = "data") -> np.ndarray:
+    """A pandas DataFrame as a float array, after :func:`check_frame_columns`."""
+    check_frame_columns(frame, name)
+    return frame.to_numpy(dtype=float, na_value=np.nan)
