@@ -129,6 +129,11 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
 
         check_resamplable(data, "data")  # before the fit
     method_options = dict(method_options)
+    if method_options:  # a misspelt parameter lands here: name the closest valid one
+        from ._dispatch import resolve_method
+        from ._validation import keyword_names
+
+        resolve_method(method, method_options, penalty, parameters=keyword_names(sparse_pca))
     res = fit_data(data, n_components=n_components, cardinality=cardinality, method=method,
                    deflation=deflation, penalty=penalty, center=center, scale=scale,
                    random_state=random_state, progress=progress, client=client, device=device,

@@ -126,11 +126,24 @@ def _seeds(random_state, k: int) -> tuple:
     return tuple(int(s) for s in rng.integers(0, 2**31 - 1, size=k))
 
 
-def _check_options(spec: MethodSpec, options: dict, penalty) -> dict:
+def _check_options(spec: MethodSpec, options: dict, penalty, parameters=()) -> dict:
+    """``options`` checked against ``spec``; ``parameters`` are the named parameters of the
+    function the user called, offered (with the method's options) as the closest valid name
+    of a misspelt one."""
     unknown = sorted(set(options) - set(spec.options))
     if unknown:
+        import difflib
+
+        valid = sorted(set(spec.options) | set(parameters))
+        hints = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+            if close:
+                what = "parameter" if close[0] in parameters else "option"
+                hints.append(f"{name!r}: did you mean {what} {close[0]!r}?")
+        hint = (" " + " ".join(hints)) if hints else ""
         raise InvalidParameterError(
-            f"method {spec.name!r} got unknown option(s) {unknown}; valid options: "
+            f"method {spec.name!r} got unknown option(s) {unknown};{hint} valid options: "
             f"{sorted(spec.options)}.")
     opts = dict(options)
     if penalty is not None:
@@ -188,12 +201,12 @@ def _cardinalities(spec, cardinality, penalty, k, p, default_cardinality) -> lis
     return check_cardinalities(cardinality, k, p)
 
 
-def resolve_method(method, options=None, penalty=None) -> tuple:
+def resolve_method(method, options=None, penalty=None, parameters=()) -> tuple:
     """``(spec, options)``: the method (None: the default) and its checked options
     (``penalty`` included when given). Front doors that must read data before they
     can plan call this first, to fail before reading."""
     spec = get_method(DEFAULT_METHOD if method is None else method)
-    return spec, _check_options(spec, dict(options or {}), penalty)
+    return spec, _check_options(spec, dict(options or {}), penalty, parameters)
 
 
 def plan_components(method, *, n_features: int, n_components=None, cardinality=None,

@@ -361,3 +361,19 @@ def check_start_vectors(init, p: int, *, valid: str = "a numeric array") -> np.n
         raise InvalidParameterError("parameter 'init' contains NaN or infinite values.")
     return A
 
+
+def keyword_names(func) -> tuple:
+    """The keyword-only parameters of ``func``: offered as the closest valid name when a
+    misspelt one lands in its ``**method_options``.
+
+    Examples
+    --------
+    >>> from eigensparse._validation import keyword_names
+    >>> def f(x, *, alpha=1, beta=2, **options): ...
+    >>> keyword_names(f)
+    ('alpha', 'beta')
+    """
+    import inspect
+
+    return tuple(n for n, p in inspect.signature(func).parameters.items()
+                 if p.kind is p.KEYWORD_ONLY)

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._dispatch import (assemble, plan_components, progress_bar, resolve_method,
                          solve_components)
-from .._validation import InvalidParameterError, Interval, Options, validate_params
+from .._validation import InvalidParameterError, Interval, Options, keyword_names, validate_params
 from ..io.corpus import Corpus, open_corpus
 from ..io.uci import DEFAULT_CHUNK_NNZ
 from ..multi import DEFLATIONS
@@ -192,7 +192,8 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     validate_params({"time_budget": time_budget, "device": device, "name": name},
                     {"time_budget": Interval("real", 0, None, "neither"),
                      "device": [None, str], "name": [None, str]}, where="extract_topics")
-    resolve_method(method, method_options, penalty)  # fail before reading the data
+    resolve_method(method, method_options, penalty,  # fail before reading the data
+                   parameters=keyword_names(extract_topics))
     mode = progress_mode(progress)
     clock, messages = Clock(), []
     corpus = _open(docword, vocab, scaling, cache=cache, cache_dir=cache_dir, verify=verify)
@@ -396,3 +397,4 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
         clock.timings[f"  topic {i + 1}"] = float(r.info.get("seconds", 0.0))
     clock.timings["total"] = time.perf_counter() - clock.t0
     return res
+
