@@ -74,6 +74,18 @@ class ComponentResult:
     def cardinality(self) -> int:
         return int(self.support.size)
 
+    @property
+    def certified(self) -> bool:
+        """Whether the support is proven optimal: the solver's own certificate
+        (``info["certified"]``) or an upper bound equal to the variance up to rounding."""
+        flag = self.info.get("certified") if isinstance(self.info, dict) else None
+        if flag is not None:
+            return bool(flag)
+        if self.upper_bound is None:
+            return False
+        v = float(self.variance)
+        return bool(float(self.upper_bound) - v <= 1e-9 * max(abs(v), 1e-300))
+
     def __repr__(self) -> str:
         return component_repr(self)
 
@@ -212,6 +224,8 @@ class SparsePCAResult:
             "explained_variance_ratio": float(self.explained_variance_ratio[j]),
             "penalty": self.penalty_of(j),
             "upper_bound": None if r is None or r.upper_bound is None else float(r.upper_bound),
+            "gap": None if r is None or r.gap is None else float(r.gap),
+            "certified": None if r is None or r.upper_bound is None else r.certified,
             "n_iter": None if r is None else int(r.n_iter),
             "converged": None if r is None else bool(r.converged),
             "stability": None if self.stability is None else float(self.stability.stability[j]),
@@ -263,7 +277,8 @@ class SparsePCAResult:
             order = self.ordered_support(j)
             shown = order if max_words is None else order[:max_words]
             cols.append([f"PC{j + 1} ({order.size} {unit})"]
-                        + [self.feature_label(i) for i in shown])
+                        + [("+" if self.components[j, i] > 0 else "−") + self.feature_label(i)
+                           for i in shown])
         pens = [self.penalty_of(j) for j in range(k)]
         foot = [
             ["cardinality"] + [str(s.size) for s in self.supports],
@@ -271,6 +286,14 @@ class SparsePCAResult:
             ["explained %"] + [f"{100 * v:.2f}" for v in self.explained_variance_ratio],
             ["penalty"] + ["-" if v is None else _fmt(v) for v in pens],
         ]
+        results = [self.results[j] if j < len(self.results) else None for j in range(k)]
+        if any(r is not None and r.upper_bound is not None for r in results):
+            known = [r is not None and r.upper_bound is not None for r in results]
+            foot += [["bound"] + [_fmt(r.upper_bound) if ok else "-" for r, ok in zip(results, known)],
+                     ["gap"] + [_fmt(r.gap) if ok and r.gap is not None else "-"
+                                for r, ok in zip(results, known)],
+                     ["certified"] + [("yes" if r.certified else "no") if ok else "-"
+                                      for r, ok in zip(results, known)]]
         if self.stability is not None:
             foot.append(["stability"] + [f"{v:.2f}" for v in self.stability.stability])
         n = max(len(c) for c in cols)
@@ -286,6 +309,8 @@ class SparsePCAResult:
         lines.append("")
         for f in foot:
             lines.append(f[0].ljust(lw) + "  " + "  ".join(v.ljust(w) for v, w in zip(f[1:], width)).rstrip())
+        lines.append(f"+{unit[:-1] if unit.endswith('s') else unit} / −"
+                     f"{unit[:-1] if unit.endswith('s') else unit}: sign of the loading")
         if self.cardinality_choices:
             lines += ["", f"cardinality ({self.info.get('cardinality_rule')} rule):"]
             lines += ["  " + line for line in self.choice_lines()]

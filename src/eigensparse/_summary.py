@@ -20,7 +20,8 @@ __all__ = ["component_repr", "result_repr", "summary_rows", "format_summary", "s
            "SUMMARY_COLUMNS"]
 
 #: column heads of the summary table, in order
-SUMMARY_COLUMNS = ("PC", "card", "variance", "adj. var", "cum. %", "bound", "gap", "top loadings")
+SUMMARY_COLUMNS = ("PC", "card", "variance", "adj. var", "cum. %", "bound", "gap", "certified",
+                   "top loadings")
 
 
 _BOUND_NOTE = ("bound, gap: the solver's, on the operator it saw (the original Σ for the "
@@ -82,9 +83,15 @@ def result_repr(res) -> str:
             f"deflation={res.deflation!r}, cardinalities={cards}, explained={explained:.2f}%)")
 
 
+def _signed(v: float) -> str:
+    """A loading with its sign, never ``-0.000``/``+0.000`` (tiny ones in scientific form)."""
+    text = f"{v:+.3f}"
+    return text if float(text) != 0 else f"{v:+.1e}"
+
+
 def _loadings_text(comp: dict, n_loadings: int) -> str:
     shown = list(zip(comp["features"], comp["loadings"]))[:n_loadings]
-    text = ", ".join(f"{name} {v:+.3f}" for name, v in shown)
+    text = ", ".join(f"{name} {_signed(v)}" for name, v in shown)
     more = comp["cardinality"] - len(shown)
     return text + (f", … (+{more})" if more > 0 else "")
 
@@ -94,7 +101,8 @@ def summary_rows(res, n_loadings: int = 5) -> list:
 
     ``bound`` and ``gap`` are the solver's (an upper bound on the problem it solved, on
     the operator it saw: the original Σ for the first component, the deflated one after);
-    ``-`` where the method gives none.
+    ``certified`` says whether the support is proven optimal
+    (:attr:`eigensparse.ComponentResult.certified`); ``-`` where the method gives none.
 
     Examples
     --------
@@ -113,7 +121,9 @@ def summary_rows(res, n_loadings: int = 5) -> list:
         cum += 100 * comp["explained_variance_ratio"]
         rows.append([str(j + 1), str(comp["cardinality"]), _num(comp["variance"]),
                      _num(comp["explained_variance"]), f"{cum:.2f}", _num(comp["upper_bound"]),
-                     _num(None if r is None else r.gap), _loadings_text(comp, n_loadings)])
+                     _num(None if r is None else r.gap),
+                     "-" if comp["certified"] is None else ("yes" if comp["certified"] else "no"),
+                     _loadings_text(comp, n_loadings)])
     return rows
 
 
@@ -154,7 +164,7 @@ def format_summary(res, n_loadings: int = 5, title: str | None = None) -> str:
     ... # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
     SparsePCAResult: 1 components, 6 features, method 'greedy', deflation 'schur', order 'variance'
     total variance ...; explained ...% (adjusted variance, Zou-Hastie-Tibshirani)
-    PC card variance adj. var cum. % bound gap top loadings
+    PC card variance adj. var cum. % bound gap certified top loadings
     -- ---- ... 
     1 2 ... x... +0..., x... ...
     """
