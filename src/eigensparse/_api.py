@@ -140,6 +140,12 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
                    order=order, refine=refine,
                    cardinality_rule=cardinality_rule, cardinality_fraction=cardinality_fraction,
                    method_options=method_options)
+    if res.feature_names is None:
+        names = _feature_names_of(data)
+        if names is not None and len(names) == res.components.shape[1]:
+            from dataclasses import replace
+
+            res = replace(res, feature_names=names)
     if stability is not None:
         from .stability import support_stability
 
@@ -148,3 +154,12 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
             center=center, scale=scale, penalty=penalty, client=client, device=device,
             **method_options)
     return res
+
+
+def _feature_names_of(data):
+    """The variable names ``data`` carries: a DataFrame's columns, or the
+    ``feature_names`` of an operator such as :class:`eigensparse.Covariance` (else None)."""
+    names = getattr(data, "feature_names", None)
+    if names is None and hasattr(data, "columns") and hasattr(data, "to_numpy"):
+        names = data.columns
+    return None if names is None else [str(n) for n in names]

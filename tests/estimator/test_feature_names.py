@@ -55,3 +55,17 @@ def test_nan_in_fit_is_our_error(value):
     for method in (est.transform, est.score):
         with pytest.raises(InvalidParameterError, match="parameter 'X'"):
             method(X)
+
+
+def test_covariance_and_sparse_pca_keep_feature_names(frame):
+    b = es.datasets.load_pitprops()
+    for op in (es.Covariance(b.data, feature_names=b.feature_names),
+               es.Covariance(pd.DataFrame(b.data, columns=b.feature_names))):
+        res = es.sparse_pca(op, n_components=2, cardinality=3, method="greedy")
+        assert res.feature_names == list(b.feature_names)
+        assert res.to_dict()["components"][0]["features"][0] in b.feature_names
+        assert "x0" not in res.format_table().split()
+    res = es.sparse_pca(frame, n_components=1, cardinality=2, method="greedy")
+    assert res.feature_names == list(frame.columns)
+    with pytest.raises(InvalidParameterError, match="feature_names"):
+        es.Covariance(b.data, feature_names=["a", "b"])

@@ -112,6 +112,9 @@ class Covariance(Operator):
         not prove Σ PSD: a negative eigenvalue hidden among many near-zero ones can
         escape it. ``False`` skips it, for matrices known to be PSD.
     rtol : float, default=1e-8
+    feature_names : sequence of str, optional
+        Names of the p variables, carried into the result of
+        :func:`eigensparse.sparse_pca` (default: the columns of a DataFrame ``S``).
 
     Notes
     -----
@@ -137,7 +140,10 @@ class Covariance(Operator):
     has_data = False
     kind = "precomputed covariance"
 
-    def __init__(self, S, *, n_samples=None, scale=False, check_psd=True, rtol=1e-8):
+    def __init__(self, S, *, n_samples=None, scale=False, check_psd=True, rtol=1e-8,
+                 feature_names=None):
+        if feature_names is None and hasattr(S, "columns") and hasattr(S, "to_numpy"):
+            feature_names = list(S.columns)  # a pandas DataFrame: its column names
         S = np.asarray(S)
         if S.ndim != 2 or S.shape[0] != S.shape[1]:
             raise InvalidParameterError(
@@ -150,6 +156,13 @@ class Covariance(Operator):
         # our own float64 copy: a later in-place change of the caller's array cannot reach
         # the operator (as scikit-learn's estimators copy what they keep)
         S = np.array(S, dtype=np.float64, order="C")
+        if feature_names is not None:
+            feature_names = [str(n) for n in feature_names]
+            if len(feature_names) != S.shape[0]:
+                raise InvalidParameterError(
+                    f"parameter 'feature_names' must name the {S.shape[0]} variables of S; "
+                    f"got {len(feature_names)} name(s).")
+        self.feature_names = feature_names
         d = np.diag(S).copy()
         if not np.isfinite(d).all():  # (before the scale, which needs a finite diagonal)
             check_finite_array(S, "S")  # raises, counting the NaN and infinite entries
