@@ -183,6 +183,7 @@ def format_summary(res, n_loadings: int = 5, title: str | None = None) -> str:
     lines += [line(r) for r in rows] or ["(no components)"]
     if any(r[5] != "-" for r in rows):
         lines.append(_BOUND_NOTE)
+    lines += _notes(res)
     return "\n".join(lines)
 
 
@@ -204,3 +205,20 @@ def summary_html(res, n_loadings: int = 5) -> str:
     caption = "<br>".join(html.escape(t) for t in _header(res, None))
     return (f"<div><p>{caption}</p><table><thead><tr>{head}</tr></thead>"
             f"<tbody>{body}</tbody></table></div>")
+
+
+def _notes(res) -> list:
+    """Lines under the table: a first component traded for the total by the refinement
+    (``refine="total"``), and the support stability when it was measured."""
+    out = []
+    for r in res.results[:1]:
+        ref = (r.info or {}).get("refine") if isinstance(r.info, dict) else None
+        if isinstance(ref, dict) and ref.get("first_traded"):
+            out.append(f"PC1 traded for the total (refine='total'): variance "
+                       f"{_fmt(float(ref['first_variance']))} < {_fmt(float(ref['first_variance_single']))}"
+                       " of the best single component")
+    st = getattr(res, "stability", None)
+    if st is not None:
+        out.append(f"support stability ({int(st.n_resamples)} {st.resampling} resamples):")
+        out += ["  " + line for line in st.lines(label="PC")]
+    return out

@@ -71,6 +71,11 @@ class StabilityResult:
     n_resamples: int
     resampling: str
 
+    def __repr__(self) -> str:
+        return (f"StabilityResult(n_components={self.stability.size}, "
+                f"n_features={self.frequencies.shape[1]}, n_resamples={int(self.n_resamples)}, "
+                f"resampling={self.resampling!r}, stability={[round(float(v), 3) for v in self.stability]})")
+
     def top_variables(self, component, n=None):
         """Variables of a component by decreasing selection frequency: (indices, frequencies)."""
         f = self.frequencies[component]
@@ -82,8 +87,10 @@ class StabilityResult:
         """One line per component, for tables: ``"component 1: stability 0.94 (word 1.00, …)"``
         with the reference support's variables and their selection frequencies."""
         out = []
+        label_of = getattr(self.reference, "feature_label", None)
         for j, supp in enumerate(self.reference.supports):
-            names = [str(feature_names[i]) if feature_names is not None else str(i) for i in supp]
+            names = [str(feature_names[i]) if feature_names is not None
+                     else (label_of(i) if label_of is not None else str(i)) for i in supp]
             freqs = ", ".join(f"{w} {f:.2f}" for w, f in zip(names, self.frequencies[j, supp]))
             out.append(f"{label} {j + 1}: stability {self.stability[j]:.2f} ({freqs})")
         return out
@@ -184,6 +191,8 @@ def _resampled(X, rows, fit_kwargs):
     """The resampled data set. Uncentered, unscaled bootstrap data are passed as their
     distinct rows each weighted by √(count): the covariance is the same up to the factor
     n/n_distinct (the same components), with about 63% of the rows."""
+    if hasattr(X, "iloc"):  # a pandas DataFrame: rows by position
+        return _resampled(X.to_numpy(dtype=float), rows, fit_kwargs)
     if fit_kwargs["center"] or fit_kwargs["scale"] or _is_dask(X):
         return X[rows]
     u, counts = np.unique(rows, return_counts=True)
