@@ -159,7 +159,9 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
 def _feature_names_of(data):
     """The variable names ``data`` carries: a DataFrame's columns, or the
     ``feature_names`` of an operator such as :class:`eigensparse.Covariance` (else None)."""
-    names = getattr(data, "feature_names", None)
-    if names is None and hasattr(data, "columns") and hasattr(data, "to_numpy"):
+    from .operators import Operator
+
+    names = getattr(data, "feature_names", None) if isinstance(data, Operator) else None
+    if names is None and hasattr(data, "iloc") and hasattr(data, "columns"):  # pandas
         names = data.columns
     return None if names is None else [str(n) for n in names]

@@ -85,7 +85,9 @@ def _check_against_api(doc, text, ref, names):
     table = text.splitlines()  # header line, column heads, rule, then one feature per column
     assert table[1].split()[::3] == [f"PC{j + 1}" for j in range(len(cols))]
     for r in range(len(cols[0])):  # (every component has the same cardinality here)
-        assert table[3 + r].split() == [c[r] for c in cols]
+        signed = [("+" if ref.components[j, ref.ordered_support(j)[r]] > 0 else "−") + c[r]
+                  for j, c in enumerate(cols)]  # signed loadings in every table
+        assert table[3 + r].split() == signed
 
 
 @pytest.mark.parametrize("fmt", ["csv", "tsv", "npy", "npz", "mtx"])
