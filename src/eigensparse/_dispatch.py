@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 
 from ._linalg import fix_sign
-from ._result import SparsePCAResult
+from ._result import NeedsFeatures, SparsePCAResult
 from ._validation import InvalidParameterError, check_cardinalities
 from .diagnostics import adjusted_variance, adjusted_variance_of_gram
 from .multi import DEFLATIONS, run_deflation
@@ -343,7 +343,9 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     Returns
     -------
     list of ComponentResult
-        Loadings on ``op``'s features; variances on the operator each solve saw. With
+        Loadings on ``op``'s features; variances on the operator each solve saw. When
+        ``solve`` answers :class:`eigensparse._result.NeedsFeatures`, the components found
+        so far followed by that answer (no refinement). With
         ``plan.auto``, each result's ``info["cardinality_choice"]`` is the
         :class:`eigensparse.selection.CardinalityChoice` behind it.
     """
@@ -367,6 +369,8 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
         return _solve_auto(op, plan, solve, found, progress, rows)
     results = run_deflation(op, solve, list(plan.cardinalities), plan.deflation, progress=progress,
                             found=found)
+    if results and isinstance(results[-1], NeedsFeatures):  # the caller enlarges and resumes
+        return results
     if plan.refine:  # re-solve each component against the others; never lowers the total
         results = refine_plan(op, plan, results, solve, adjusted_variance, partners=partners)
     return results
