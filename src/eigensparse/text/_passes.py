@@ -111,7 +111,7 @@ def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAU
     """One pass: per word Σv, Σv² and the document frequency, for values v after
     ``scaling`` (``"tfidf"`` needs ``idf``). Returns ``{"s1", "s2", "df"}``.
 
-    A corpus with ``reduce_blocks`` (:class:`eigensparse.text._dask.DaskCorpus`) runs
+    A corpus with ``reduce_blocks`` (:class:`eigensparse.text._cluster.ClusterCorpus`) runs
     the pass where its blocks are.
 
     Examples
