@@ -318,7 +318,8 @@ def require_data(plan: Plan, op: Operator, *, factor: bool = False) -> Operator:
 
 
 def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
-                     found: list | None = None, progress=None, rows: dict | None = None) -> list:
+                     found: list | None = None, progress=None, rows: dict | None = None,
+                     partners: bool | None = None) -> list:
     """The components of ``plan`` on ``op``: the joint method, or deflation around
     single-component solves.
 
@@ -339,6 +340,11 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     rows : dict, optional
         ``{"data": rows, "center": bool, "scale": bool}``: the data rows, for the
         ``"cv"`` rule of ``cardinality="auto"``.
+    partners : bool, optional
+        Whether the refinement also runs the method's partner chains (on ``op``);
+        default: only with the method's own solve. A caller whose ``solve`` is the
+        method on a part of ``op`` (the topic pipeline) passes True, so that its
+        components equal :func:`eigensparse.sparse_pca`'s.
 
     Returns
     -------
@@ -355,7 +361,8 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
         if progress is not None:
             progress.update(plan.n_components)
         return results
-    partners = solve is None  # the chain portfolio only with the method's own solve
+    if partners is None:
+        partners = solve is None  # the chain portfolio only with the method's own solve
     if solve is None:
         if not plan.needs_data:  # a formed Gram matrix serves every deflated product
             op = formed_gram(op)

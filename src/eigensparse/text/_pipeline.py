@@ -248,13 +248,32 @@ def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") ->
                 solve = TopicSolve(wset, plan, cfg.cardinality_tolerance, wset.passes.corpus.n_docs,
                                    max_time=cfg.max_time, found=found, bar=bar, mode=mode,
                                    deadlines=deadlines)
-                out = solve_components(wset.op, plan, solve=solve, found=found, progress=bar)
+                out = solve_components(wset.op, plan, solve=solve, found=found, progress=bar,
+                                       partners=True)
             if not (out and isinstance(out[-1], NeedsFeatures)):
-                return _to_host(wset, out)
+                return _to_host(wset, _checked(wset, plan, out))
             found = wset.enlarge(out[-1], list(out[:-1]))
     finally:
         if bar is not None:
             bar.close()
+
+
+def _checked(wset: WorkingSet, plan, results: list) -> list:
+    """Every component with its working-set check: those the refinement replaced (its
+    re-solves and partner chains run on the working set as it is) are checked here,
+    on the undeflated covariance (exact for disjoint topics)."""
+    from dataclasses import replace
+
+    out = []
+    for r in results:
+        info = dict(r.info or {})
+        if "working_set_safe" not in info:
+            pen = info.get("penalty", plan.penalty)
+            ok, safe, _ = wset.check(wset.op.block(r.support), pen, wset.ws.size)
+            info.update(working_set_safe=safe if ok else False, refined=True)
+            r = replace(r, info=info)
+        out.append(r)
+    return out
 
 
 def _to_host(wset: WorkingSet, results: list) -> list:

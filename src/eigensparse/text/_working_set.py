@@ -26,6 +26,7 @@ import numpy as np
 from .._dispatch import require_data
 from .._result import NeedsFeatures
 from .._validation import InvalidParameterError
+from ..multi._refine import WARM_RESOLVE
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
 from ._bounded import TopicBudgetWarning, solve_topic_bounded, swap_gain_bound
@@ -248,6 +249,9 @@ class TopicSolve:
         #: per topic, when its time runs out (kept across re-reads)
         self.deadlines = {} if deadlines is None else deadlines
         self.may_grow = plan.auto is None
+        #: the refinement's re-solve may start from the component it may replace, as
+        #: the dispatcher's own solve does
+        self.takes_init = plan.method in WARM_RESOLVE and "init" not in plan.options
 
     def _time_left(self, t: int, chain: bool) -> float:
         now = time.perf_counter()
@@ -323,14 +327,16 @@ class TopicSolve:
                                  f"could add up to {info['swap_gain']:.3g}).")
         return r
 
-    def __call__(self, sub_op, s, t):
+    def __call__(self, sub_op, s, t, init=None):
         chain = t >= self.next_t
         left = self._time_left(t, chain)
-        if self.bounded and s is not None:
-            r = self._solve_bounded(sub_op, s, t, left)
-        elif not chain:  # a refinement's re-solve: the method on the operator it is given
+        if not chain:  # a refinement's re-solve: the method on the operator it is given
             op = require_data(self.plan, sub_op, factor=True)
-            r = self.plan.spec.func(op, s, random_state=self.plan.seeds[t], **self._options(left))
+            extra = {} if init is None else {"init": init}
+            r = self.plan.spec.func(op, s, random_state=self.plan.seeds[t],
+                                    **self._options(left), **extra)
+        elif self.bounded and s is not None:
+            r = self._solve_bounded(sub_op, s, t, left)
         else:
             r = self._solve_chain(sub_op, s, t)
             if isinstance(r, NeedsFeatures):
