@@ -113,3 +113,28 @@ def test_dask_workers_read_the_corpus_and_give_the_same_components(corpus, toy_m
         assert (c.n_docs, c.n_words, c.nnz) == (N_DOCS, N_WORDS, X.nnz)
         held = client.who_has(c.blocks.futures)
         assert all(held[f.key] for f in c.blocks.futures)
+
+
+def test_max_time_is_passed_down_across_the_growth_of_the_working_set(corpus):
+    """A method that takes ``max_time`` gets the time left of its topic at every solve,
+    the solves after a re-read of a larger working set included (issue #19)."""
+    X, _ = corpus
+    calls = []
+
+    def timed_first(op, cardinality, *, max_time=None, random_state=None):
+        """The features of largest variance, recording the time it is given."""
+        calls.append(max_time)
+        return _first(op, cardinality)
+
+    register_method(MethodSpec("toy_timed", timed_first))
+    try:
+        res = extract_topics(X, n_topics=2, cardinality=4, method="toy_timed", scaling="count",
+                             min_df=1, max_df=1.0, working_set=5, max_time=30.0, refine=False,
+                             progress=False)
+    finally:
+        del _METHODS["toy_timed"]
+    assert len(res.working_set_sizes) > 1 and res.rereads  # the working set grew
+    assert all(v is not None and 0 < v <= 30.0 for v in calls)
+    # one run of strictly decreasing budgets per topic: the time left, never a fresh one
+    runs = 1 + sum(b > a for a, b in zip(calls, calls[1:]))
+    assert runs == 2 and len(calls) > 2

@@ -35,7 +35,7 @@ from ._passes import (Clock, CorpusPasses, phase_line, progress_mode, word_stati
                       working_set_covariance)
 from ._result import TopicsResult
 from ._vocabulary import prune_vocabulary, stop_word_set
-from ._working_set import TopicSolve, WorkingSet, auto_working_set
+from ._working_set import TopicBudget, TopicSolve, WorkingSet, auto_working_set
 
 __all__ = ["extract_topics", "solve_topics", "word_statistics", "working_set_covariance",
            "SCALINGS", "DEFAULT_TOPIC_CARDINALITY", "DEFAULT_TOPIC_DEFLATION",
@@ -238,7 +238,7 @@ def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") ->
     working set is enlarged (pass 2 again) and the dispatcher resumes from the topics
     found. A joint method's components are checked the same way."""
     found: list = []
-    deadlines: dict = {}
+    budget = TopicBudget(cfg.max_time)
     bar = progress_bar(plan, f"topics [{plan.method}]", leave=False) if mode == "bar" else None
     try:
         while True:
@@ -246,31 +246,36 @@ def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") ->
                 out = _solve_joint(wset, plan)
             else:
                 solve = TopicSolve(wset, plan, cfg.cardinality_tolerance, wset.passes.corpus.n_docs,
-                                   max_time=cfg.max_time, found=found, bar=bar, mode=mode,
-                                   deadlines=deadlines)
+                                   budget=budget, found=found, bar=bar, mode=mode)
                 out = solve_components(wset.op, plan, solve=solve, found=found, progress=bar,
                                        partners=True)
             if not (out and isinstance(out[-1], NeedsFeatures)):
-                return _to_host(wset, _checked(wset, plan, out))
+                return _to_host(wset, _checked(wset, plan, out, budget))
             found = wset.enlarge(out[-1], list(out[:-1]))
     finally:
         if bar is not None:
             bar.close()
 
 
-def _checked(wset: WorkingSet, plan, results: list) -> list:
+def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget) -> list:
     """Every component with its working-set check: those the refinement replaced (its
     re-solves and partner chains run on the working set as it is) are checked here,
-    on the undeflated covariance (exact for disjoint topics)."""
+    on the undeflated covariance (exact for disjoint topics), and keep their chain
+    solve's record (``solve_set_sizes``, ``seconds``; ``timed_out`` when the topic's
+    time ran out in the chain or the refinement)."""
     from dataclasses import replace
 
     out = []
-    for r in results:
+    for j, r in enumerate(results):
         info = dict(r.info or {})
         if "working_set_safe" not in info:
             pen = info.get("penalty", plan.penalty)
             ok, safe, _ = wset.check(wset.op.block(r.support), pen, wset.ws.size)
-            info.update(working_set_safe=safe if ok else False, refined=True)
+            chain = budget.records.get(j, {})
+            info.update({k: chain[k] for k in ("solve_set_sizes", "seconds", "capped")
+                         if k in chain})
+            info.update(working_set_safe=safe if ok else False, refined=True,
+                        timed_out=bool(chain.get("timed_out")) or j in budget.cut)
             r = replace(r, info=info)
         out.append(r)
     return out

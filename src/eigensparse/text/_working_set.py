@@ -33,7 +33,7 @@ from ._bounded import TopicBudgetWarning, solve_topic_bounded, swap_gain_bound
 from ._config import DEFAULT_WORKING_SET
 from ._passes import phase_line, say
 
-__all__ = ["WorkingSet", "TopicSolve", "select_working_set", "coarse_penalty_search",
+__all__ = ["WorkingSet", "TopicSolve", "TopicBudget", "select_working_set", "coarse_penalty_search",
            "auto_working_set", "BOUNDED_METHODS"]
 
 #: methods whose cardinality solves run in bounded time per topic
@@ -207,6 +207,53 @@ def _dense_covariance(op, n):
     return Covariance(op.to_dense(), n_samples=n, check_psd=False)
 
 
+class TopicBudget:
+    """Each topic's time: ``max_time`` seconds of solving, shared by every solve of the
+    topic (its solves on a growing working set, the refinement's re-solves), and the
+    record of its chain solve.
+
+    Examples
+    --------
+    >>> from eigensparse.text._working_set import TopicBudget
+    >>> b = TopicBudget(5.0)
+    >>> b.start(0); 4.9 < b.left(0) <= 5.0
+    True
+    >>> b.stop(0); sorted(b.used), b.cut
+    ([0], set())
+    """
+
+    #: the least time a solve is given once the topic's time is spent (it returns its
+    #: first answer)
+    FLOOR = 1e-3
+
+    def __init__(self, max_time: float):
+        self.max_time = float(max_time)
+        self.used: dict = {}
+        self.records: dict = {}
+        #: topics whose time was spent before a re-solve of the refinement started
+        self.cut: set = set()
+        self._since: dict = {}
+
+    def start(self, t: int) -> None:
+        """A solve of topic t begins (its time runs)."""
+        self._since[t] = time.perf_counter()
+
+    def stop(self, t: int) -> None:
+        """The solve of topic t ended: its time is charged to the topic."""
+        since = self._since.pop(t, None)
+        if since is not None:
+            self.used[t] = self.used.get(t, 0.0) + time.perf_counter() - since
+
+    def left(self, t: int) -> float:
+        """Seconds left to topic t (at least :attr:`FLOOR`)."""
+        since = self._since.get(t)
+        running = 0.0 if since is None else time.perf_counter() - since
+        return max(self.max_time - self.used.get(t, 0.0) - running, self.FLOOR)
+
+    def record(self, t: int, info) -> None:
+        self.records[t] = dict(info or {})
+
+
 class TopicSolve:
     """The per-topic solve of the topic pipeline: ``solve(sub, s, t)`` of
     :func:`eigensparse._dispatch.solve_components` on the working-set covariance.
@@ -219,17 +266,17 @@ class TopicSolve:
     (the dispatcher stops, the pipeline enlarges the working set and resumes). Each
     result's info carries ``"working_set_safe"`` and ``"seconds"``.
 
-    Every solve of topic t gets the time left of the topic's ``max_time`` (counted from
-    its first solve, across re-reads of the working set). A second call for a topic
-    already found is the refinement's re-solve: it is answered on the working set as
-    it is (never a request for more words), with a budget of its own.
+    Every solve of topic t gets the time left of the topic's ``max_time``
+    (:class:`TopicBudget`: the seconds its solves took, across re-reads of the working
+    set). A second call for a topic already found is the refinement's re-solve: it is
+    answered on the working set as it is (never a request for more words), within the
+    same time.
     """
 
     def __init__(self, wset: WorkingSet, plan, tolerance: int, n_docs: int, *,
-                 max_time: float, found=(), bar=None, mode: str = "off",
-                 deadlines: dict | None = None):
+                 budget: "TopicBudget", found=(), bar=None, mode: str = "off"):
         self.wset, self.plan, self.tol, self.n = wset, plan, tolerance, n_docs
-        self.max_time, self.bar, self.mode = float(max_time), bar, mode
+        self.budget, self.max_time, self.bar, self.mode = budget, budget.max_time, bar, mode
         cards = [c for c in plan.cardinalities if c is not None]
         self.smax = max(cards, default=1)
         spec = plan.spec
@@ -246,19 +293,13 @@ class TopicSolve:
         for r in found:
             self.remaining = np.setdiff1d(self.remaining, r.support, assume_unique=True)
         self.next_t = len(found)
-        #: per topic, when its time runs out (kept across re-reads)
-        self.deadlines = {} if deadlines is None else deadlines
         self.may_grow = plan.auto is None
         #: the refinement's re-solve may start from the component it may replace, as
         #: the dispatcher's own solve does
         self.takes_init = plan.method in WARM_RESOLVE and "init" not in plan.options
 
     def _time_left(self, t: int, chain: bool) -> float:
-        now = time.perf_counter()
-        if not chain:
-            return self.max_time
-        deadline = self.deadlines.setdefault(t, now + self.max_time)
-        return max(deadline - now, 1e-3)
+        return self.budget.left(t)
 
     def _options(self, left: float) -> dict:
         opts = dict(self.plan.options)
@@ -328,8 +369,17 @@ class TopicSolve:
         return r
 
     def __call__(self, sub_op, s, t, init=None):
+        self.budget.start(t)
+        try:
+            return self._solve(sub_op, s, t, init)
+        finally:
+            self.budget.stop(t)
+
+    def _solve(self, sub_op, s, t, init):
         chain = t >= self.next_t
         left = self._time_left(t, chain)
+        if not chain and left <= self.budget.FLOOR:
+            self.budget.cut.add(t)
         if not chain:  # a refinement's re-solve: the method on the operator it is given
             op = require_data(self.plan, sub_op, factor=True)
             extra = {} if init is None else {"init": init}
@@ -342,6 +392,7 @@ class TopicSolve:
             if isinstance(r, NeedsFeatures):
                 return r
         if chain:
+            self.budget.record(t, r.info)
             self.next_t = t + 1
             if self.plan.deflation == "disjoint":
                 self.remaining = np.setdiff1d(self.remaining, self.remaining[r.support],
@@ -380,7 +431,7 @@ class TopicSolve:
             if self.bar is not None:
                 self.bar.set_postfix_str(f"working set {self.m_solve} words" + (
                     "" if pen is None else f", penalty {pen:.4g}"), refresh=True)
-            if ok or self.m_solve >= wset.cap or time.perf_counter() - t0 >= left:
+            if ok or self.m_solve >= wset.cap or self.budget.left(t) <= self.budget.FLOOR:
                 break
             new_m = wset.grow(pen, self.m_solve, self.smax)
             if new_m > wset.ws.size:
