@@ -115,26 +115,35 @@ def test_dask_workers_read_the_corpus_and_give_the_same_components(corpus, toy_m
         assert all(held[f.key] for f in c.blocks.futures)
 
 
-def test_max_time_is_passed_down_across_the_growth_of_the_working_set(corpus):
+def test_max_time_is_passed_down_across_the_growth_of_the_working_set(corpus, monkeypatch):
     """A method that takes ``max_time`` gets the time left of its topic at every solve,
-    the solves after a re-read of a larger working set included (issue #19)."""
+    the solves after a re-read of a larger working set included (issue #19). The
+    solver's time is simulated: each solve takes 10 s of a fake clock."""
+    import types
+
+    from eigensparse.text import _working_set
+
     X, _ = corpus
-    calls = []
+    clock, calls = [0.0], []
+    monkeypatch.setattr(_working_set, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
 
     def timed_first(op, cardinality, *, max_time=None, random_state=None):
         """The features of largest variance, recording the time it is given."""
         calls.append(max_time)
+        clock[0] += 10.0
         return _first(op, cardinality)
 
     register_method(MethodSpec("toy_timed", timed_first))
     try:
         res = extract_topics(X, n_topics=2, cardinality=4, method="toy_timed", scaling="count",
-                             min_df=1, max_df=1.0, working_set=5, max_time=30.0, refine=False,
+                             min_df=1, max_df=1.0, working_set=5, max_time=25.0, refine=False,
                              progress=False)
     finally:
         del _METHODS["toy_timed"]
     assert len(res.working_set_sizes) > 1 and res.rereads  # the working set grew
-    assert all(v is not None and 0 < v <= 30.0 for v in calls)
-    # one run of strictly decreasing budgets per topic: the time left, never a fresh one
-    runs = 1 + sum(b > a for a, b in zip(calls, calls[1:]))
-    assert runs == 2 and len(calls) > 2
+    # topic 1: 25 s, then what is left after each 10 s solve, across the re-reads
+    # topic 1 is accepted on the first working set; topic 2 needs two re-reads: its
+    # solves get 25 s, then what is left after each 10 s solve
+    assert [r.split(":")[0] for r in res.rereads] == ["topic 2", "topic 2"]
+    assert calls == [25.0, 25.0, 15.0, 5.0]
+    assert all(v >= _working_set.TopicBudget.FLOOR for v in calls)
