@@ -147,3 +147,25 @@ def test_max_time_is_passed_down_across_the_growth_of_the_working_set(corpus, mo
     assert [r.split(":")[0] for r in res.rereads] == ["topic 2", "topic 2"]
     assert calls == [25.0, 25.0, 15.0, 5.0]
     assert all(v >= _working_set.TopicBudget.FLOOR for v in calls)
+
+
+def test_topic_config_is_the_options_of_extract_topics(corpus):
+    X, _ = corpus
+    cfg = TopicConfig(n_topics=2, cardinality=3, scaling="count", min_df=1, max_df=1.0,
+                      progress=False)
+    a = extract_topics(X, config=cfg)
+    b = extract_topics(X, n_topics=2, cardinality=3, scaling="count", min_df=1, max_df=1.0,
+                       progress=False)
+    assert np.array_equal(a.components, b.components)
+    c = extract_topics(X, config=cfg, cardinality=4)  # a keyword replaces the config's field
+    assert [t.cardinality for t in c.topics] == [4, 4]
+    from eigensparse import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="unknown option.*'n_topic'"):
+        extract_topics(X, n_topic=2)
+    with pytest.raises(InvalidParameterError, match="max_time.*time_budget"):
+        extract_topics(X, max_time=1.0, time_budget=2.0)
+    with pytest.raises(InvalidParameterError, match="refine"):
+        extract_topics(X, refine="sometimes")
+    with pytest.raises(InvalidParameterError, match="config"):
+        extract_topics(X, config={"n_topics": 2})

@@ -30,7 +30,7 @@ def row_ranges(n_rows: int, n_blocks: int) -> list:
     --------
     >>> from eigensparse.operators.dask.blocks import row_ranges
     >>> row_ranges(10, 3)
-    [(0, 4), (4, 7), (7, 10)]
+    [(0, 3), (3, 7), (7, 10)]
     """
     cuts = np.linspace(0, n_rows, max(1, min(n_blocks, n_rows)) + 1).round().astype(int)
     return [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
