@@ -196,6 +196,9 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
         ``capped`` (the solve set reached ``max_working_set`` first), ``timed_out``,
         ``fallback`` (``method="bca"`` fell back to tpower), ``solve_set_sizes``,
         ``seconds``, ``swap_gain`` (the bound of the last test), ``tau``, ``n_solves``.
+        ``upper_bound``, ``gap`` (and ``info["bound"]``) are the solver's, when it gives
+        them and its solve saw every candidate word (a bound on the topic's problem over
+        the working set).
     """
     used_mask = _check(cov, cardinality, used, max_time, max_working_set, initial_size, method,
                        n_starts)
@@ -232,6 +235,9 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
         sizes.append(int(size))
         if best is None or r.variance > best[2] * (1 + 1e-12):
             best = (idx[r.support], r.loadings[r.support], float(r.variance), use)
+            # the solver's bound holds for the topic's problem only when it saw every
+            # candidate word
+            bound = r if size >= cand.size else None
         if callback is not None:
             callback(int(size), best[2], time.perf_counter() - t0)
         tau = max(float(d[cand[size]]) if size < cand.size else 0.0, float(tau_outside))
@@ -264,6 +270,11 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
     info = {"working_set_safe": bool(gain <= 0), "capped": capped, "timed_out": timed_out,
             "fallback": fallback, "solve_set_sizes": sizes, "seconds": time.perf_counter() - t0,
             "swap_gain": float(gain), "tau": float(tau), "n_solves": n_solves, "penalty": None}
+    ub = gap = None
+    if bound is not None and bound.upper_bound is not None:
+        ub, gap = bound.upper_bound, bound.gap
+        if isinstance(bound.info, dict) and "bound" in bound.info:
+            info["bound"] = bound.info["bound"]
     return ComponentResult(loadings=x, support=np.sort(ids), variance=var, method=used_method,
-                           n_iter=n_solves, converged=not timed_out,
+                           n_iter=n_solves, converged=not timed_out, upper_bound=ub, gap=gap,
                            message="bounded topic solve", info=info)

@@ -103,7 +103,6 @@ class WorkingSet:
         self.passes, self.var, self.mean, self.center = passes, var, mean, center
         self.score = var if score is None else score
         self.unit, self.device, self.config = unit, device, config
-        self.order = np.argsort(-self.score, kind="stable")
         self.W, self.cap, self.clock = var.size, cap, clock
         self.messages, self.progress = messages, progress
         self.sizes: list = []
@@ -112,16 +111,22 @@ class WorkingSet:
         self.tau = 0.0
 
     def threshold(self, m: int) -> float:
-        """τ of the m top words: the largest variance left out."""
-        if m >= self.W:
-            return 0.0
-        return float(self.var[self.order[m:]].max(initial=0.0))
+        """τ of the m top words of the working set: the largest variance left out."""
+        if self.ws is None or m >= self.ws.size:
+            return self.tau
+        rest = self.ws[self._ws_order[m:]]
+        return max(self.tau, float(self.var[rest].max(initial=0.0)))
 
     def load(self, m: int, label: str = "pass 2: covariance") -> None:
         """Select the working set (:func:`select_working_set`) and build its covariance
         (one pass, or the cache), as an operator (on the device when asked)."""
         self.ws, _ = select_working_set(self.score, m, self.config)
-        self.tau = self.threshold(m)
+        outside = np.ones(self.W, dtype=bool)
+        outside[self.ws] = False
+        #: the largest variance of a word left out, whatever rule chose the set
+        self.tau = float(self.var[outside].max(initial=0.0))
+        #: positions in ws by decreasing score (the solve sets inside the working set)
+        self._ws_order = np.argsort(-self.score[self.ws], kind="stable")
         G = self.passes.gram(self.ws, label)
         if self.center:
             mu = self.mean[self.ws]
@@ -142,7 +147,7 @@ class WorkingSet:
 
     def top_positions(self, m: int) -> np.ndarray:
         """Positions in ``ws`` of the m words of largest score."""
-        return np.searchsorted(self.ws, np.sort(self.order[:m]))
+        return np.sort(self._ws_order[:m])
 
     def check(self, block, pen, m_solve: int):
         """(ok, safe, why): does a solve on the m_solve top words suffice?
