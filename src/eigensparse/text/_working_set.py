@@ -25,7 +25,6 @@ import numpy as np
 
 from .._dispatch import require_data
 from .._result import NeedsFeatures
-from .._validation import InvalidParameterError
 from ..multi._refine import WARM_RESOLVE
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
