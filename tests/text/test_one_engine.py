@@ -75,6 +75,10 @@ def _paths(X, path, method, deflation, client=None, **kw):
         res = extract_topics(path, config=TopicConfig(client=client), **tkw)
         assert res.passes and all(p["source"] == "dask" for p in res.passes)
         out["topics (dask)"] = res.components
+        from eigensparse.operators.dask import scatter_rows
+
+        D = scatter_rows(X.toarray(), client=client, rows_per_block=150)
+        out["sparse_pca (dask)"] = sparse_pca(D, **common, **kw).components
     return out
 
 
