@@ -57,7 +57,8 @@ import numpy as np
 
 from .._linalg import top_eigh
 from .._validation import Interval, InvalidParameterError, check_start_vectors, validate_params
-from ..operators import Covariance, Operator
+from ..bounds import full_problem_bound
+from ..operators import Covariance, HotellingDeflated, Operator
 from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
@@ -87,6 +88,22 @@ WARM_STARTS = 16
 #: 200 000 changed no result on 48 problems with s in {12, 20, 30}, 4% faster on 20news)
 SWAP_EXACT = 32
 SWAP_FLOPS = 50_000
+#: beyond DENSE_FEATURES, the whole matrix is searched when it is held or costs at most
+#: GLOBAL_FORM_FLOPS multiply-adds to form, up to GLOBAL_FEATURES features
+GLOBAL_FEATURES = 4096
+GLOBAL_FORM_FLOPS = 4e9
+#: starts on the whole matrix beyond DENSE_FEATURES: at least GLOBAL_MIN_STARTS, plus the
+#: NEIGHBOURHOOD_STARTS best neighbourhoods (:func:`_neighbourhoods`); the swap search
+#: runs from the GLOBAL_SWAPS best distinct candidates
+GLOBAL_MIN_STARTS = 64
+NEIGHBOURHOOD_STARTS = 32
+GLOBAL_SWAPS = 4
+#: leading eigenvectors whose weights key the working set when Σ is not formed
+SPECTRAL_VECTORS = 8
+#: λmax(Σ) joins the cheap bound up to this many features (one dense eigvalsh)
+EIG_BOUND_FEATURES = 128
+#: relative margin on a reported upper bound: rounding never puts it below a value
+BOUND_MARGIN = 1e-10
 #: at most this many swap rounds
 SWAP_ROUNDS = 64
 #: distinct multistart supports compared (with the warm start's) before the swap search
@@ -109,21 +126,86 @@ def _dense_matrix(op: Operator):
     return None if S is None else np.ascontiguousarray(S, dtype=float)
 
 
+def _block_cost(op: Operator) -> float:
+    """Multiply-adds to form the whole p×p matrix with ``op.block`` (inf when unknown)."""
+    p = float(op.n_features)
+    if _dense_matrix(op) is not None:
+        return p * p
+    cost = getattr(op, "_product_cost", None)
+    if callable(cost):  # a data operator: about n·p² (dense), less for sparse rows
+        return float(cost()) * p / 2.0
+    parent = getattr(op, "parent", None)
+    if isinstance(parent, Operator):  # a deflation: the parent's block and a rank-one term
+        return _block_cost(parent) + 2.0 * p * p
+    return np.inf
+
+
+def _full_matrix(op: Operator):
+    """The whole p×p matrix when it is held in memory or cheap to form (at most
+    ``GLOBAL_FEATURES`` features and ``GLOBAL_FORM_FLOPS`` multiply-adds), else None."""
+    S = _dense_matrix(op)
+    if S is not None or op.n_features > GLOBAL_FEATURES:
+        return S
+    if _block_cost(op) > GLOBAL_FORM_FLOPS:
+        return None
+    S = np.asarray(op.block(np.arange(op.n_features)), dtype=float)
+    return np.ascontiguousarray(0.5 * (S + S.T))
+
+
+def _spectral_scores(op: Operator, k: int) -> np.ndarray:
+    """Each feature's weight in the leading ``k`` eigenvectors of Σ (the diagonal of the
+    rank-k approximation Σ_k = Σ λ_j u_j u_jᵀ): a key that sees correlated groups of
+    moderate variance, from a few dozen products with Σ."""
+    import scipy.sparse.linalg as spla
+
+    p = int(op.n_features)
+    k = max(1, min(int(k), p - 2))
+    lin = spla.LinearOperator((p, p), matvec=lambda v: op.matvec(np.ravel(v)),
+                              matmat=lambda V: op.matmat(V), dtype=float)
+    v0 = np.ones(p) / np.sqrt(p)  # deterministic
+    lam, U = spla.eigsh(lin, k=k, which="LA", v0=v0, tol=1e-4, maxiter=20 * p)
+    return (U * U) @ np.maximum(lam, 0.0)
+
+
 def _working_set(op: Operator, d: np.ndarray, s: int, given=None) -> tuple[np.ndarray, np.ndarray | None]:
     """The working set W (sorted feature indices) and, when it was needed to build W, the
     warm-start support in feature indices (else None: it is computed on Σ[W, W]).
     ``given`` (a list of supports from ``init``) replaces the warm start: the first is
-    the warm support, and all of them join W."""
+    the warm support, and all of them join W.
+
+    Used only when Σ is not held and not cheap to form (p > ``DENSE_FEATURES``): W is
+    the union of the features of largest variance, of largest weight in Σ's leading
+    eigenvectors (:func:`_spectral_scores`), and the warm start."""
     p = op.n_features
     if p <= DENSE_FEATURES:
         return np.arange(p), (None if given is None else given[0])
     m = min(p, max(WORKING_SET_MIN, WORKING_SET_PER_CARD * s))
     top = np.argsort(-d, kind="stable")[:m]
+    spec = np.argsort(-_spectral_scores(op, SPECTRAL_VECTORS), kind="stable")[:m]
+    top = np.union1d(top, spec)
     if given is not None:
         return np.union1d(top, np.concatenate(given)), given[0]
-    S = _dense_matrix(op)
-    warm = np.sort(approx_greedy_order(S, s) if S is not None else _path(op, s, WARM_START)[0])
+    warm = np.sort(_path(op, s, WARM_START)[0])
     return np.union1d(top, warm), warm
+
+
+def _neighbourhoods(B: np.ndarray, s: int, limit: int):
+    """Starts from each feature's neighbourhood: feature i with its s − 1 strongest
+    partners |B_ij|. Returns the ``limit`` best distinct supports by λmax of their s×s
+    block, as ``(supports, values)`` (sorted supports; values: the block's leading
+    eigenvector), best first. A group of correlated features of moderate variance is
+    the neighbourhood of each of its members, whatever the variances around it."""
+    m = B.shape[0]
+    A = np.abs(B)
+    np.fill_diagonal(A, -np.inf)
+    part = np.argpartition(-A, s - 2, axis=1)[:, : s - 1]
+    sup = np.sort(np.hstack([np.arange(m)[:, None], part]), axis=1)
+    sup = np.unique(sup, axis=0)
+    vals = _support_values(B, sup)
+    order = np.argsort(-vals, kind="stable")[:limit]
+    sup = sup[order]
+    _, vecs = np.linalg.eigh(B[sup[:, :, None], sup[:, None, :]])
+    return sup, vecs[:, :, -1]
 
 
 def _init_supports(init, p: int, s: int) -> tuple[list, np.ndarray]:
@@ -350,11 +432,14 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         i = int(np.argmax(np.asarray(op.diag(), dtype=float)))
         z, lam = polish_loadings(op, [i])
         return make_result(op, z, "auto", variance=lam, n_iter=0, converged=True,
+                           upper_bound=float(lam), gap=0.0,
                            message="auto: s = 1, the feature of largest variance (exact)",
                            info={"n_starts": 0, "working_set": 1, "exact": True})
     W, B, warm = _working_block(op, s, given)
     m = W.size
     N = _n_starts(m) if n_starts is None else int(n_starts)
+    if m > DENSE_FEATURES and n_starts is None:
+        N = max(N, GLOBAL_MIN_STARTS)
     if given is not None and n_starts is None:  # a warm re-solve explores less
         N = min(N, WARM_STARTS)
     sup0, val0 = _start_supports(B, s, warm, N, rng)
@@ -364,32 +449,84 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         if extra:
             sup0 = np.vstack([sup0, extra])
             val0 = np.vstack([val0, [A[g, c] for c, g in enumerate(given[1:], start=1)]])
+    n_hood = 0
+    if s < m:  # the problem's correlation structure: neighbourhood starts
+        hood_sup, hood_val = _neighbourhoods(B, s, NEIGHBOURHOOD_STARTS)
+        n_hood = hood_sup.shape[0]
+        sup0, val0 = np.vstack([sup0, hood_sup]), np.vstack([val0, hood_val])
     sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
     multi_value = float(f.max())
-    cands = _distinct_supports(sups, f, N_REFINE) + [warm]
+    n_cand = N_REFINE if m <= DENSE_FEATURES else max(N_REFINE, GLOBAL_SWAPS)
+    cands = _distinct_supports(sups, f, n_cand) + [warm]
     vals = _support_values(B, np.array(cands))
-    support, value = cands[int(np.argmax(vals))], float(vals.max())
+    best = int(np.argmax(vals))
+    support, value = cands[best], float(vals[best])
     rounds, before = 0, value
-    if swap and s < m:
-        support, value, rounds = _swap_search(B, support)
+    if swap and s < m:  # from the best candidate (and, on the whole problem, the next ones)
+        n_swap = 1 if m <= DENSE_FEATURES else GLOBAL_SWAPS
+        value = -np.inf
+        for j in np.argsort(-vals, kind="stable")[:n_swap]:
+            sup_j, val_j, r_j = _swap_search(B, cands[j])
+            rounds += r_j
+            if val_j > value * (1 + 1e-12) if value > 0 else val_j > value:
+                support, value = sup_j, val_j
     support, refined = _on_full_problem(op, W, support, warm)
     z, lam = polish_loadings(op, support)
-    info = {"n_starts": N, "working_set": m, "warm_start_variance": float(vals[-1]),
-            "multistart_variance": multi_value, "swap_rounds": rounds,
-            "swap_gain": value - before, "refined": refined}
+    ub, bound = _upper_bound(op, W, B, s, lam)
+    info = {"n_starts": N, "neighbourhood_starts": n_hood, "working_set": m,
+            "warm_start_variance": float(vals[-1]), "multistart_variance": multi_value,
+            "swap_rounds": rounds, "swap_gain": value - before, "refined": refined,
+            "bound": bound}
     return make_result(op, z, "auto", variance=lam, n_iter=int(rounds), converged=True,
+                       upper_bound=ub, gap=None if ub is None else ub - lam,
                        message=f"auto: greedy + {N} starts on {m} features + {rounds} swap rounds",
                        info=info)
+
+
+def _is_psd(op: Operator) -> bool:
+    """False for a Hotelling deflation (Σ − c·xxᵀ of a non-eigenvector can be
+    indefinite) anywhere in the chain; every other operator here is PSD."""
+    while isinstance(op, Operator):
+        if isinstance(op, HotellingDeflated):
+            return False
+        op = getattr(op, "parent", None)
+    return True
+
+
+def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float):
+    """A valid upper bound on the whole problem's v(s) and its name (``None`` when none
+    is available): :func:`~eigensparse.bounds.full_problem_bound` on B when W is every
+    feature (with λmax(B) when B is small enough for a dense eigenvalue solve), its
+    working-set split otherwise. Never below the value found (rounding)."""
+    p = int(op.n_features)
+    psd = _is_psd(op)
+    if W.size >= p:
+        ub, name = full_problem_bound(B, s, psd=psd)
+        if W.size <= EIG_BOUND_FEATURES:
+            top = float(np.linalg.eigvalsh(B)[-1])
+            if top < ub:
+                ub, name = top, "largest eigenvalue of Σ"
+    else:
+        ub, name = full_problem_bound(op, s, working_set=W, block=B, psd=psd)
+    if not np.isfinite(ub):
+        return None, None
+    return max(float(ub), float(lam)) * (1 + BOUND_MARGIN), name
 
 
 def _working_block(op: Operator, s: int, given=None):
     """``(W, B, warm)``: the working set W (sorted feature ids), its symmetric
     C-contiguous block B = Σ[W, W], and the approximate-greedy support at cardinality s
-    (positions in W), or ``given[0]`` when supports are given."""
-    d = np.asarray(op.diag(), dtype=float)
-    W, warm = _working_set(op, d, s, given)
-    B = np.asarray(op.block(W), dtype=float)
-    B = np.ascontiguousarray(0.5 * (B + B.T))
+    (positions in W), or ``given[0]`` when supports are given. W is every feature when
+    p <= ``DENSE_FEATURES`` or when Σ is held or cheap to form (:func:`_full_matrix`)."""
+    p = int(op.n_features)
+    S = _full_matrix(op) if p > DENSE_FEATURES else None
+    if S is not None:
+        W, B, warm = np.arange(p), S, (None if given is None else given[0])
+    else:
+        d = np.asarray(op.diag(), dtype=float)
+        W, warm = _working_set(op, d, s, given)
+        B = np.asarray(op.block(W), dtype=float)
+        B = np.ascontiguousarray(0.5 * (B + B.T))
     if warm is None:
         warm = np.sort(approx_greedy_order(B, s))
     else:
