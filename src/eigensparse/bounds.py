@@ -426,7 +426,7 @@ def _lambda_max_op(op: Operator) -> float:
     return float(spla.eigsh(lin, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])
 
 
-def partner_sums(S: np.ndarray, max_cardinality: int) -> tuple[np.ndarray, np.ndarray]:
+def partner_sums(S: np.ndarray, max_cardinality: int, *, return_partners: bool = False):
     """Each feature's variance and the prefix sums of its strongest partners.
 
     Returns ``(d, P)``: ``d[i] = Σ_ii`` and ``P[i, t-1]`` = the sum of the t largest
@@ -434,8 +434,10 @@ def partner_sums(S: np.ndarray, max_cardinality: int) -> tuple[np.ndarray, np.nd
     cardinality k is ``d[i] + P[i, k-2]``: by Gershgorin's theorem every support T of
     size k has λmax(Σ[T, T]) <= max_{i ∈ T} (Σ_ii + Σ_{j ∈ T∖i} |Σ_ij|) <= max_{i ∈ T}
     of the partner score, so a feature of small score can only sit in weak supports, and
-    the largest score bounds the whole problem (:func:`gershgorin_bounds`). Costs O(p²)
-    (a partial selection per row), memory O(p²).
+    the largest score bounds the whole problem (:func:`gershgorin_bounds`). With
+    ``return_partners``, also the partners themselves: ``(d, P, J)``, ``J[i]`` the
+    indices of those t largest |Σ_ij|, strongest first (shape (p, min(K, p) − 1)).
+    Costs O(p²) (a partial selection per row), memory O(p²).
 
     Examples
     --------
@@ -448,22 +450,21 @@ def partner_sums(S: np.ndarray, max_cardinality: int) -> tuple[np.ndarray, np.nd
     S = np.asarray(S, dtype=float)
     p = S.shape[0]
     d = np.diag(S).copy()
-    t = min(int(max_cardinality), p) - 1
+    K1 = max(int(max_cardinality) - 1, 0)
+    t = min(K1, p - 1)
     if t <= 0:
-        return d, np.zeros((p, max(int(max_cardinality) - 1, 0)))
+        P, J = np.zeros((p, K1)), np.zeros((p, 0), dtype=np.intp)
+        return (d, P, J) if return_partners else (d, P)
     A = np.abs(S)
     np.fill_diagonal(A, -1.0)  # below every |Σ_ij|: the diagonal is never a partner
-    if t < p - 1:
-        A = np.partition(A, p - t, axis=1)[:, p - t:]
-    else:
-        A = A[:, :]
-    A = -np.sort(-A, axis=1)[:, :t]
-    A = np.maximum(A, 0.0)
-    P = np.cumsum(A, axis=1)
-    K1 = int(max_cardinality) - 1
+    J = np.argpartition(-A, t - 1, axis=1)[:, :t] if t < p - 1 else np.argsort(-A, axis=1)[:, :t]
+    V = np.take_along_axis(A, J, axis=1)
+    order = np.argsort(-V, axis=1, kind="stable")
+    J, V = np.take_along_axis(J, order, axis=1), np.maximum(np.take_along_axis(V, order, axis=1), 0.0)
+    P = np.cumsum(V, axis=1)
     if P.shape[1] < K1:  # cardinalities beyond p add nothing
         P = np.hstack([P, np.repeat(P[:, -1:], K1 - P.shape[1], axis=1)])
-    return d, P
+    return (d, P, J) if return_partners else (d, P)
 
 
 def gershgorin_bounds(op: Operator, max_cardinality: int) -> np.ndarray:
@@ -510,7 +511,7 @@ def _small_bounds(d: np.ndarray, P: np.ndarray, K: int, psd: bool = True) -> np.
 
 
 def full_problem_bound(S_or_op, cardinality: int, *, working_set=None, block=None,
-                       diag=None, psd: bool = True) -> tuple[float, str]:
+                       diag=None, psd: bool = True, partners=None) -> tuple[float, str]:
     """A cheap valid upper bound on v(s) = max{xᵀΣx : ‖x‖ = 1, ‖x‖₀ <= s} of the whole
     problem, and the name of the bound.
 
@@ -543,6 +544,9 @@ def full_problem_bound(S_or_op, cardinality: int, *, working_set=None, block=Non
         The variances Σ_ii (read from the operator when omitted).
     psd : bool, default=True
         Whether Σ is known to be positive semidefinite.
+    partners : ndarray, optional
+        The block's partner prefix sums ``P`` of :func:`partner_sums` (at least s − 1
+        columns), when already computed.
 
     Returns
     -------
@@ -580,7 +584,9 @@ def full_problem_bound(S_or_op, cardinality: int, *, working_set=None, block=Non
     W = np.asarray(working_set, dtype=np.intp)
     if block is None:
         block = op.block(W) if op is not None else M[np.ix_(W, W)]
-    dW, P = partner_sums(np.asarray(block, dtype=float), s)
+    block = np.asarray(block, dtype=float)
+    dW = np.diag(block).copy()
+    P = partner_sums(block, s)[1] if partners is None else np.asarray(partners)
     uW = _small_bounds(dW, P, s)
     out = np.ones(p, dtype=bool)
     out[W] = False

@@ -57,12 +57,12 @@ import numpy as np
 
 from .._linalg import top_eigh
 from .._validation import Interval, InvalidParameterError, check_start_vectors, validate_params
-from ..bounds import full_problem_bound
+from ..bounds import BOUND_DENSE, BOUND_GERSHGORIN, _small_bounds, full_problem_bound
 from ..operators import Covariance, HotellingDeflated, Operator
 from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
-from ._auto_kernels import approx_greedy_order, tpower_from_supports
+from ._auto_kernels import approx_greedy_order, row_partners, tpower_from_supports
 from ._greedy import _path
 from ._simple import _check_problem
 
@@ -93,11 +93,16 @@ SWAP_FLOPS = 50_000
 GLOBAL_FEATURES = 4096
 GLOBAL_FORM_FLOPS = 4e9
 #: starts on the whole matrix beyond DENSE_FEATURES: at least GLOBAL_MIN_STARTS, plus the
-#: NEIGHBOURHOOD_STARTS best neighbourhoods (:func:`_neighbourhoods`); the swap search
-#: runs from the GLOBAL_SWAPS best distinct candidates
+#: NEIGHBOURHOOD_STARTS best neighbourhoods (:func:`_neighbourhoods`)
 GLOBAL_MIN_STARTS = 64
 NEIGHBOURHOOD_STARTS = 32
-GLOBAL_SWAPS = 4
+#: the swap search runs from this many best distinct candidates (two clusters of
+#: correlated features sharing one member can sit three swaps apart: communities
+#: covariance, s = 5)
+SWAP_STARTS = 8
+SWAP_SMALL = 32
+#: batched power steps that rank the neighbourhoods before the best are solved exactly
+HOOD_POWER_STEPS = 6
 #: leading eigenvectors whose weights key the working set when Σ is not formed
 SPECTRAL_VECTORS = 8
 #: λmax(Σ) joins the cheap bound up to this many features (one dense eigvalsh)
@@ -189,23 +194,49 @@ def _working_set(op: Operator, d: np.ndarray, s: int, given=None) -> tuple[np.nd
     return np.union1d(top, warm), warm
 
 
-def _neighbourhoods(B: np.ndarray, s: int, limit: int):
+def _partners(B: np.ndarray, s: int):
+    """``(d, P, J)`` of :func:`~eigensparse.bounds.partner_sums` on B (compiled: one
+    selection per row)."""
+    d = np.diag(B).copy()
+    t = min(s - 1, B.shape[0] - 1)
+    if t <= 0:
+        return d, np.zeros((B.shape[0], max(s - 1, 0))), np.zeros((B.shape[0], 0), dtype=np.int64)
+    J, V = row_partners(B, t)
+    P = np.cumsum(V, axis=1)
+    if P.shape[1] < s - 1:
+        P = np.hstack([P, np.repeat(P[:, -1:], s - 1 - P.shape[1], axis=1)])
+    return d, P, J
+
+
+def _neighbourhoods(B: np.ndarray, J: np.ndarray, limit: int):
     """Starts from each feature's neighbourhood: feature i with its s − 1 strongest
-    partners |B_ij|. Returns the ``limit`` best distinct supports by λmax of their s×s
-    block, as ``(supports, values)`` (sorted supports; values: the block's leading
-    eigenvector), best first. A group of correlated features of moderate variance is
-    the neighbourhood of each of its members, whatever the variances around it."""
+    partners ``J[i]`` (from :func:`~eigensparse.bounds.partner_sums`). Returns the
+    ``limit`` best distinct supports, as ``(supports, values)`` (sorted supports;
+    values: an approximate leading eigenvector of their s×s block), best first, ranked
+    by a lower bound on λmax of their block: the Rayleigh quotient after
+    ``HOOD_POWER_STEPS`` batched power steps from B[i, N_i]. A group of correlated
+    features of moderate variance is the neighbourhood of each of its members, whatever
+    the variances around it."""
     m = B.shape[0]
-    A = np.abs(B)
-    np.fill_diagonal(A, -np.inf)
-    part = np.argpartition(-A, s - 2, axis=1)[:, : s - 1]
-    sup = np.sort(np.hstack([np.arange(m)[:, None], part]), axis=1)
-    sup = np.unique(sup, axis=0)
-    vals = _support_values(B, sup)
-    order = np.argsort(-vals, kind="stable")[:limit]
-    sup = sup[order]
-    _, vecs = np.linalg.eigh(B[sup[:, :, None], sup[:, None, :]])
-    return sup, vecs[:, :, -1]
+    sup = np.hstack([np.arange(m)[:, None], J])
+    blocks = B[sup[:, :, None], sup[:, None, :]]
+    v = blocks[:, 0, :].copy()  # feature i's row: the signs of its partners
+    for _ in range(HOOD_POWER_STEPS):
+        v = np.einsum("kij,kj->ki", blocks, v)
+        v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-300)
+    rq = np.einsum("ki,kij,kj->k", v, blocks, v)
+    order = np.argsort(-rq, kind="stable")
+    perm = np.argsort(sup, axis=1)
+    sup, v = np.take_along_axis(sup, perm, axis=1), np.take_along_axis(v, perm, axis=1)
+    chosen, seen = [], set()
+    for k in order:
+        key = sup[k].tobytes()
+        if key not in seen:
+            seen.add(key)
+            chosen.append(k)
+            if len(chosen) == limit:
+                break
+    return sup[chosen], v[chosen]
 
 
 def _init_supports(init, p: int, s: int) -> tuple[list, np.ndarray]:
@@ -450,21 +481,28 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
             sup0 = np.vstack([sup0, extra])
             val0 = np.vstack([val0, [A[g, c] for c, g in enumerate(given[1:], start=1)]])
     n_hood = 0
-    if s < m:  # the problem's correlation structure: neighbourhood starts
-        hood_sup, hood_val = _neighbourhoods(B, s, NEIGHBOURHOOD_STARTS)
+    d_B, P, J = _partners(B, s)  # the bound's and the starts'
+    if s < m and J.shape[1] == s - 1:  # the correlation structure: neighbourhood starts
+        hood_sup, hood_val = _neighbourhoods(B, J, NEIGHBOURHOOD_STARTS)
+        root = np.sqrt(np.maximum(d_B, 0.0))
+        if np.ptp(root) > 1e-12 * root.max() and root.min() > 0:  # also by correlation
+            R = np.ascontiguousarray(B / np.outer(root, root))
+            J_r = row_partners(R, s - 1)[0]
+            more_sup, more_val = _neighbourhoods(B, J_r, NEIGHBOURHOOD_STARTS)
+            hood_sup, hood_val = np.vstack([hood_sup, more_sup]), np.vstack([hood_val, more_val])
         n_hood = hood_sup.shape[0]
         sup0, val0 = np.vstack([sup0, hood_sup]), np.vstack([val0, hood_val])
     sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
     multi_value = float(f.max())
-    n_cand = N_REFINE if m <= DENSE_FEATURES else max(N_REFINE, GLOBAL_SWAPS)
+    n_cand = max(N_REFINE, SWAP_STARTS)
     cands = _distinct_supports(sups, f, n_cand) + [warm]
     vals = _support_values(B, np.array(cands))
     best = int(np.argmax(vals))
     support, value = cands[best], float(vals[best])
     rounds, before = 0, value
-    if swap and s < m:  # from the best candidate (and, on the whole problem, the next ones)
-        n_swap = 1 if m <= DENSE_FEATURES else GLOBAL_SWAPS
+    if swap and s < m:  # from the SWAP_STARTS best distinct candidates
         value = -np.inf
+        n_swap = 1 if m <= SWAP_SMALL else SWAP_STARTS  # many starts cover small problems
         for j in np.argsort(-vals, kind="stable")[:n_swap]:
             sup_j, val_j, r_j = _swap_search(B, cands[j])
             rounds += r_j
@@ -472,7 +510,7 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
                 support, value = sup_j, val_j
     support, refined = _on_full_problem(op, W, support, warm)
     z, lam = polish_loadings(op, support)
-    ub, bound = _upper_bound(op, W, B, s, lam)
+    ub, bound = _upper_bound(op, W, B, s, lam, d_B, P)
     info = {"n_starts": N, "neighbourhood_starts": n_hood, "working_set": m,
             "warm_start_variance": float(vals[-1]), "multistart_variance": multi_value,
             "swap_rounds": rounds, "swap_gain": value - before, "refined": refined,
@@ -493,7 +531,7 @@ def _is_psd(op: Operator) -> bool:
     return True
 
 
-def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float):
+def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, d_B, P):
     """A valid upper bound on the whole problem's v(s) and its name (``None`` when none
     is available): :func:`~eigensparse.bounds.full_problem_bound` on B when W is every
     feature (with λmax(B) when B is small enough for a dense eigenvalue solve), its
@@ -501,13 +539,14 @@ def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float)
     p = int(op.n_features)
     psd = _is_psd(op)
     if W.size >= p:
-        ub, name = full_problem_bound(B, s, psd=psd)
+        ub = float(_small_bounds(d_B, P, s, psd)[s])
+        name = BOUND_DENSE if psd else BOUND_GERSHGORIN
         if W.size <= EIG_BOUND_FEATURES:
             top = float(np.linalg.eigvalsh(B)[-1])
             if top < ub:
                 ub, name = top, "largest eigenvalue of Σ"
     else:
-        ub, name = full_problem_bound(op, s, working_set=W, block=B, psd=psd)
+        ub, name = full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
     if not np.isfinite(ub):
         return None, None
     return max(float(ub), float(lam)) * (1 + BOUND_MARGIN), name

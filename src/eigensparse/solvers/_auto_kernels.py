@@ -276,3 +276,44 @@ def approx_greedy_order(B, s):
         order[k] = best
         chosen[best] = True
     return order
+
+
+@numba.njit(cache=True, nogil=True)
+def row_partners(B, t):
+    """Each row's ``t`` strongest partners: ``J[i]`` the indices j ≠ i of the t largest
+    |B_ij| (strongest first; ties to the lower index) and ``V[i]`` those |B_ij|. O(m)
+    per row on average (a selection, then a sort of the t chosen)."""
+    m = B.shape[0]
+    J = np.empty((m, t), dtype=np.int64)
+    V = np.empty((m, t))
+    a = np.empty(m)
+    scratch = np.empty(m)
+    for i in range(m):
+        for j in range(m):
+            a[j] = abs(B[i, j])
+        a[i] = -1.0  # below every |B_ij|: never its own partner
+        for j in range(m):
+            scratch[j] = a[j]
+        thr = _kth_largest(scratch, t - 1)
+        k = 0
+        for j in range(m):
+            if a[j] > thr:
+                J[i, k] = j
+                k += 1
+        for j in range(m):
+            if k >= t:
+                break
+            if a[j] == thr:
+                J[i, k] = j
+                k += 1
+        for u in range(1, t):  # insertion sort by |B_ij| descending, index ascending
+            ju = J[i, u]
+            vu = a[ju]
+            w = u - 1
+            while w >= 0 and (a[J[i, w]] < vu or (a[J[i, w]] == vu and J[i, w] > ju)):
+                J[i, w + 1] = J[i, w]
+                w -= 1
+            J[i, w + 1] = ju
+        for u in range(t):
+            V[i, u] = max(a[J[i, u]], 0.0)
+    return J, V
