@@ -105,8 +105,10 @@ SWAP_SMALL = 32
 HOOD_POWER_STEPS = 6
 #: leading eigenvectors whose weights key the working set when Σ is not formed
 SPECTRAL_VECTORS = 8
-#: λmax(Σ) joins the cheap bound up to this many features (one dense eigvalsh)
+#: λmax(Σ) joins the cheap bound: exact up to EIG_BOUND_FEATURES features (one dense
+#: eigvalsh), a Lanczos estimate proven by a Cholesky factor up to CHOLESKY_BOUND_FEATURES
 EIG_BOUND_FEATURES = 128
+CHOLESKY_BOUND_FEATURES = 640
 #: relative margin on a reported upper bound: rounding never puts it below a value
 BOUND_MARGIN = 1e-10
 #: at most this many swap rounds
@@ -531,6 +533,34 @@ def _is_psd(op: Operator) -> bool:
     return True
 
 
+def _lambda_max_bound(B: np.ndarray) -> float | None:
+    """A proven upper bound on λmax(B): the exact value up to ``EIG_BOUND_FEATURES``
+    features (one dense eigvalsh); above, up to ``CHOLESKY_BOUND_FEATURES``, a Lanczos
+    estimate t raised until t·I − B has a Cholesky factor (then t >= λmax exactly);
+    None when it is not worth its cost."""
+    m = B.shape[0]
+    if m <= EIG_BOUND_FEATURES:
+        return float(np.linalg.eigvalsh(B)[-1])
+    if m > CHOLESKY_BOUND_FEATURES:
+        return None
+    import scipy.linalg as sla
+    import scipy.sparse.linalg as spla
+
+    v0 = np.ones(m) / np.sqrt(m)  # deterministic
+    theta, v = spla.eigsh(B, k=1, which="LA", v0=v0, tol=1e-10)
+    theta = float(theta[0])
+    res = float(np.linalg.norm(B @ v[:, 0] - theta * v[:, 0]))
+    scale = max(abs(theta), float(np.abs(np.diag(B)).max()), 1e-300)
+    t = theta + res + 1e-9 * scale
+    for _ in range(4):
+        try:
+            sla.cholesky(t * np.eye(m) - B, lower=True, check_finite=False)
+            return t
+        except np.linalg.LinAlgError:
+            t += 1e-3 * scale
+    return None
+
+
 def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, d_B, P):
     """A valid upper bound on the whole problem's v(s) and its name (``None`` when none
     is available): :func:`~eigensparse.bounds.full_problem_bound` on B when W is every
@@ -541,10 +571,9 @@ def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float,
     if W.size >= p:
         ub = float(_small_bounds(d_B, P, s, psd)[s])
         name = BOUND_DENSE if psd else BOUND_GERSHGORIN
-        if W.size <= EIG_BOUND_FEATURES:
-            top = float(np.linalg.eigvalsh(B)[-1])
-            if top < ub:
-                ub, name = top, "largest eigenvalue of Σ"
+        top = _lambda_max_bound(B) if psd else None
+        if top is not None and top < ub:
+            ub, name = top, "largest eigenvalue of Σ"
     else:
         ub, name = full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
     if not np.isfinite(ub):
