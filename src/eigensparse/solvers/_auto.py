@@ -1,55 +1,56 @@
-"""The default method ``"auto"``: a small portfolio that reaches the optimum on small
-problems and stays fast on large ones.
+"""The default method ``"auto"``: a portfolio that searches the whole problem's
+correlation structure, and a bound on the whole problem with every answer.
 
 What it does (one component, exact cardinality s), and why (s = 1 is solved exactly: the
 feature of largest variance):
 
-1. **Working set.** W = every feature when p <= ``DENSE_FEATURES`` (256), else the
-   ``max(256, 8s)`` features of largest variance together with the warm-start support. The
-   dense block B = Σ[W, W] comes from one ``op.block`` call (a slice when the operator
-   layer has formed the Gram matrix, see ``eigensparse.operators._gram``).
-2. **Warm start.** The approximate greedy path (handbook Alg. 3; ``WARM_START``): good on
-   spiked data, it is one of the starts, so the result is at least as good. On a matrix
-   held in memory (B, a :class:`Covariance` or a formed Gram matrix) it runs compiled
-   (:func:`~eigensparse.solvers._auto_kernels.approx_greedy_order`): each step's leading
-   eigenvector comes from a few Lanczos steps warm-started at the previous one, so the
-   path costs O(s²·m) instead of s eigendecompositions (the same order as the
-   operator version, 2–20× faster); otherwise O(s) columns of the operator. The full
-   greedy path costs about 10× more and did not change any result of the table below.
-   Starting vectors passed as ``init`` take the warm start's place (the refinement of a
-   deflation chain passes the component being re-solved).
-3. **Multistart truncated power** on B: the greedy solution, the classic
-   top-variance start, ``e_i`` for the features of largest column energy ‖B[:, i]‖
-   (which breaks the ties of a correlation matrix's unit diagonal), and Gaussian
-   starts truncated to s entries. Every iterate is s-sparse, so one step costs O(m·s)
-   (s rows of B scaled and added, then an O(m) selection), not the O(m²) of a dense
-   product: the compiled loop
-   (:func:`~eigensparse.solvers._auto_kernels.tpower_from_supports`) is 4–13× faster
-   than one BLAS-3 product per step for all starts (MNIST m = 400, s = 50: 4×; 20
-   newsgroups m = 100, s = 5–21: 10–13×). The number of starts N scales
-   with the problem under a fixed flop budget:
-   N = clip(``START_FLOPS`` / m², 16, 256) for a working set of m features (256 starts
-   up to m ≈ 25, 64 at m = 50, 16 from m = 100); random starts come from
-   ``random_state`` only, so the result is deterministic.
-4. **Swap polish.** On the best support, 1-swap local search: a lower bound on the
-   variance after each exchange (support feature i out, feature j in) is the top
-   eigenvalue of a 2×2 matrix (the old eigenvector without i, plus e_j), for all s·m
-   exchanges in O(s·m); the ``SWAP_EXACT`` best are evaluated exactly (λmax of the s×s
-   blocks in one stacked ``eigvalsh``) and the best improving one taken, until none
+1. **Working set.** W = every feature when p <= ``DENSE_FEATURES`` (256), and also
+   beyond, up to ``GLOBAL_FEATURES`` (4096), whenever Σ is held in memory (a
+   :class:`Covariance`, a formed Gram matrix, see ``eigensparse.operators._gram``) or
+   costs at most ``GLOBAL_FORM_FLOPS`` to form: ranking features by variance means
+   nothing on a correlation matrix, and the strongest sparse direction is often a group
+   of correlated features of moderate variance. Only when Σ is neither held nor cheap
+   (wide data, p in the thousands) is W a subset: the features of largest variance,
+   those of largest weight in Σ's leading eigenvectors (a key that sees correlated
+   groups), and the warm start.
+2. **Warm start.** The approximate greedy path (handbook Alg. 3; ``WARM_START``), run
+   compiled on B (:func:`~eigensparse.solvers._auto_kernels.approx_greedy_order`: each
+   step's leading eigenvector from a few Lanczos steps warm-started at the previous one).
+   Starting vectors passed as ``init`` take its place (the refinement of a deflation
+   chain passes the component being re-solved).
+3. **Starts.** The greedy support, the top-variance support, ``e_i`` for the features of
+   largest column energy ‖B[:, i]‖, Gaussian starts truncated to s entries, and the
+   best **neighbourhoods**: feature i with its s − 1 strongest partners |B_ij| (and, when
+   variances differ, its strongest correlations), ranked by a few batched power steps
+   on their s×s blocks. A planted group is the neighbourhood of each of its members,
+   whatever the variances around it. The partners come from one compiled selection per
+   row, shared with the Gershgorin bound.
+4. **Multistart truncated power** on B from all starts at once: every iterate is
+   s-sparse, so one step costs O(m·s) (s rows of B scaled and added, then an O(m)
+   selection) in the compiled loop
+   (:func:`~eigensparse.solvers._auto_kernels.tpower_from_supports`). The number of
+   random starts scales with the problem under a fixed flop budget:
+   N = clip(``START_FLOPS`` / m², 16, 256), at least ``GLOBAL_MIN_STARTS`` beyond 256
+   features; they come from ``random_state`` only, so the result is deterministic.
+5. **Swap polish.** 1-swap local search from the best distinct candidates (one up to
+   ``SWAP_SMALL`` features, ``SWAP_STARTS`` above: two overlapping clusters of correlated
+   features can sit three swaps apart): a lower bound on the variance after each
+   exchange is the top eigenvalue of a 2×2 matrix, for all s·m exchanges in O(s·m); the
+   ``SWAP_EXACT`` best are evaluated exactly and the best improving one taken, until none
    improves.
-   Truncated power fixed points are often one swap away from the optimum on
-   correlation matrices; this step catches those.
-5. **Full problem.** For p > ``DENSE_FEATURES`` one product Σx checks that the answer
-   on W is a fixed point of the full iteration (no feature outside W would enter);
-   otherwise the best support found on W and the warm start's start
-   :func:`~eigensparse.solvers.tpower` on the full operator (its working sets certify
-   that no feature outside could enter, or move on). Finally the loadings are the
-   leading eigenvector of Σ[I, I] (``polish``).
+6. **Full problem.** When W is a subset, one product Σx checks that the answer is a
+   fixed point of the full iteration; otherwise :func:`~eigensparse.solvers.tpower` on
+   the full operator moves on from it. The loadings are the leading eigenvector of
+   Σ[I, I] (``polish``).
+7. **Bound.** Every result carries ``upper_bound`` ≥ v(s) of the whole problem, ``gap``
+   = upper_bound − variance and ``info["bound"]`` naming the bound
+   (:func:`~eigensparse.bounds.full_problem_bound`): the smaller of the trace bound and
+   the Gershgorin partner bound, and λmax(Σ) (proven by a Cholesky factor of t·I − Σ)
+   up to ``CHOLESKY_BOUND_FEATURES``; when W is a subset, the working-set split bound.
+   ``method="exact"`` certifies (or tightens) it.
 
-Measured on 297 small problems (p 12–22; Wishart, spiked, correlation matrices of
-breast cancer, wine, diabetes, pitprops, leukemia, MNIST and 20 newsgroups subsets;
-s ∈ {3, 5, 8}) against ``exhaustive``: see :func:`auto`'s docstring for the table.
-The 2-start ``tpower`` (the previous default) reached the optimum on 194 of them.
+The measurements behind these choices are in ``benchmarks/bench_global.py`` and
+``benchmarks/bench_defaults.py``.
 """
 from __future__ import annotations
 
@@ -374,9 +375,9 @@ def _distinct_supports(supports: np.ndarray, f: np.ndarray, limit: int) -> list[
     return out
 
 
-@register("auto", cost="O(m·s) per truncated power step and start (compiled), m <= max(256, 8s)",
-          summary="Default: greedy warm start, multistart truncated power, 1-swap polish "
-                  "(reaches the optimum on small problems).")
+@register("auto", cost="O(m·s) per truncated power step and start (compiled); O(p²) partners",
+          summary="Default: greedy and neighbourhood starts, multistart truncated power, "
+                  "1-swap polish, a bound on the whole problem.")
 def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: float = 1e-4,
          swap: bool = True, init=None, random_state=None):
     """The default sparse PCA method: a greedy + multistart + swap portfolio.
@@ -384,13 +385,14 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     Parameters
     ----------
     op : Operator
-        Represents the p×p covariance Σ (any operator: only ``diag``, ``block`` and,
-        for p > 256, the products of :func:`~eigensparse.solvers.tpower` are used).
+        Represents the p×p covariance Σ (any operator: ``diag``, ``block`` and, when Σ
+        is not formed, its products).
     cardinality : int
         Exact support size s, 1 <= s <= p.
     n_starts : int >= 1 or None
-        Starting points of the batched truncated power stage; None scales them with
-        the working-set size m: clip(1.6·10⁵/m², 16, 256).
+        Random and coordinate starting points of the batched truncated power stage
+        (the neighbourhood starts come on top); None scales them with the working-set
+        size m: clip(1.6·10⁵/m², 16, 256), at least 64 beyond 256 features.
     max_iter : int >= 1, default=200
         Iterations per start.
     tol : float >= 0, default=1e-4
@@ -413,35 +415,19 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     ComponentResult
         ``loadings`` (p,) with exactly s nonzeros (unless Σ[I, I] is reducible), the
         leading eigenvector of Σ[I, I]; ``variance`` λmax(Σ[I, I]). ``info``:
-        ``n_starts``, ``working_set`` (m), ``warm_start_variance``, ``multistart_variance``
-        (best start, on the working set), ``swap_rounds``, ``swap_gain`` (variance
-        added by the swap search), ``refined`` (full-problem tpower ran: the working
-        set's answer was not a fixed point of the full iteration).
+        ``n_starts``, ``neighbourhood_starts``, ``working_set`` (m),
+        ``warm_start_variance``, ``multistart_variance`` (best start, on the working
+        set), ``swap_rounds``, ``swap_gain`` (variance added by the swap search),
+        ``refined`` (full-problem tpower ran: the working set's answer was not a fixed
+        point of the full iteration), ``bound`` (the name of ``upper_bound``'s bound).
+        ``upper_bound`` bounds the whole problem; ``gap`` = upper_bound − variance.
 
     Notes
     -----
-    See the module docstring for the stages and their reasons. Measured against
-    ``exhaustive`` on 297 small problems (three random draws of 33 matrices: 6 Wishart,
-    6 spiked, 21 correlation or covariance matrices of subsets of real data — breast
-    cancer, wine, diabetes with products, pitprops, leukemia, MNIST, 20 newsgroups —
-    each with s ∈ {3, 5, 8}; p from 12 to 22), share of problems where the method
-    reaches the optimum, and mean time per problem (one thread, same run, one core
-    of a 2-core machine; the compiled kernels of this method are already loaded):
-
-    ==================================  ==========  ================
-    method                              optimal     ms per problem
-    ==================================  ==========  ================
-    ``approx_greedy``                   178/297     0.31
-    ``tpower`` (2 starts)               194/297     3.6
-    ``greedy``                          192/297     1.6
-    ``am`` (16 starts)                  278/297     5.9
-    ``am`` (64 starts)                  293/297     7.6
-    ``auto`` (this method)              297/297     1.5
-    ==================================  ==========  ================
-
-    Without the swap search and with 8 starts ``auto`` misses 20 of these; with the swap
-    search and 8 starts, 3: the many starts do most of the work on small problems, the
-    swap search is the cheap safety net for the larger ones, where starts are fewer.
+    See the module docstring for the stages and their reasons. It reaches the optimum
+    of ``exhaustive`` on every small problem of ``tests/solvers/test_against_exhaustive.py``
+    and the best of many ``am`` starts on real and planted problems of hundreds of
+    features (``benchmarks/bench_global.py``).
 
     Examples
     --------
