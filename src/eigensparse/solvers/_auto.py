@@ -624,7 +624,9 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     Returns
     -------
     ComponentResult
-        method ``"tpower"``; the better of the two fixed points, polished.
+        method ``"tpower"``; the better of the two fixed points, polished, with the
+        same bound on the whole problem as :func:`auto` (``upper_bound``, ``gap``,
+        ``info["bound"]``).
 
     Examples
     --------
@@ -645,6 +647,9 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
     support, refined = _on_full_problem(op, W, sups[int(np.argmax(f))], warm)
     z, lam = polish_loadings(op, support)
+    d_B, P, _ = _partners(B, s)
+    ub, bound = _upper_bound(op, W, B, s, lam, d_B, P)
     return make_result(op, z, "tpower", variance=lam, converged=True,
+                       upper_bound=ub, gap=None if ub is None else ub - lam,
                        message="tpower's two starts on auto's working set",
-                       info={"working_set": W.size, "refined": refined})
+                       info={"working_set": W.size, "refined": refined, "bound": bound})
