@@ -74,6 +74,14 @@ class ComponentResult:
     def cardinality(self) -> int:
         return int(self.support.size)
 
+    @property
+    def relative_gap(self) -> float | None:
+        """``gap / upper_bound`` (0: proven optimal), None when no bound is known."""
+        if self.upper_bound is None or self.gap is None:
+            return None
+        ub = float(self.upper_bound)
+        return 0.0 if ub == 0 else max(0.0, float(self.gap)) / abs(ub)
+
     def __repr__(self) -> str:
         return component_repr(self)
 
@@ -236,6 +244,9 @@ class SparsePCAResult:
             "explained_variance_ratio": float(self.explained_variance_ratio[j]),
             "penalty": self.penalty_of(j),
             "upper_bound": None if r is None or r.upper_bound is None else float(r.upper_bound),
+            "gap": None if r is None or r.gap is None else float(r.gap),
+            "relative_gap": None if r is None else r.relative_gap,
+            "bound": None if r is None else (r.info or {}).get("bound"),
             "n_iter": None if r is None else int(r.n_iter),
             "converged": None if r is None else bool(r.converged),
             "stability": None if self.stability is None else float(self.stability.stability[j]),
