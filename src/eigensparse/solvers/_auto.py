@@ -20,9 +20,8 @@ feature of largest variance):
    chain passes the component being re-solved).
 3. **Starts.** The greedy support, the top-variance support, ``e_i`` for the features of
    largest column energy ‖B[:, i]‖, Gaussian starts truncated to s entries, and the
-   best **neighbourhoods**: feature i with its s − 1 strongest partners |B_ij| (and, when
-   variances differ, its strongest correlations), ranked by a few batched power steps
-   on their s×s blocks. A planted group is the neighbourhood of each of its members,
+   best **neighbourhoods**: feature i with its s − 1 strongest partners |B_ij|, ranked
+   by a few batched power steps on their s×s blocks. A planted group is the neighbourhood of each of its members,
    whatever the variances around it. The partners come from one compiled selection per
    row, shared with the Gershgorin bound.
 4. **Multistart truncated power** on B from all starts at once: every iterate is
@@ -63,7 +62,8 @@ from ..operators import Covariance, HotellingDeflated, Operator
 from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
-from ._auto_kernels import approx_greedy_order, row_partners, tpower_from_supports
+from ._auto_kernels import (approx_greedy_order, row_partners, swap_search,
+                            tpower_from_supports)
 from ._greedy import _path
 from ._simple import _check_problem
 
@@ -95,15 +95,18 @@ GLOBAL_FEATURES = 4096
 GLOBAL_FORM_FLOPS = 4e9
 #: starts on the whole matrix beyond DENSE_FEATURES: at least GLOBAL_MIN_STARTS, plus the
 #: NEIGHBOURHOOD_STARTS best neighbourhoods (:func:`_neighbourhoods`)
-GLOBAL_MIN_STARTS = 64
+GLOBAL_MIN_STARTS = 16
 NEIGHBOURHOOD_STARTS = 32
 #: the swap search runs from this many best distinct candidates (two clusters of
 #: correlated features sharing one member can sit three swaps apart: communities
 #: covariance, s = 5)
 SWAP_STARTS = 8
 SWAP_SMALL = 32
+#: ... fewer as s·m grows (at most SWAP_START_FLOPS / (s·m), at least one); one for a warm
+#: re-solve (``init`` given: the refinement), which adds no neighbourhood starts either
+SWAP_START_FLOPS = 5_000
 #: batched power steps that rank the neighbourhoods before the best are solved exactly
-HOOD_POWER_STEPS = 6
+HOOD_POWER_STEPS = 2
 #: leading eigenvectors whose weights key the working set when Σ is not formed
 SPECTRAL_VECTORS = 8
 #: λmax(Σ) joins the cheap bound: exact up to EIG_BOUND_FEATURES features (one dense
@@ -291,64 +294,21 @@ def _support_values(B: np.ndarray, supports: np.ndarray) -> np.ndarray:
     return np.linalg.eigvalsh(blocks)[:, -1]
 
 
-def _swap_bounds(B: np.ndarray, support: np.ndarray, lam: float, z: np.ndarray) -> np.ndarray:
-    """Lower bounds on λmax after swapping ``support[i]`` for feature ``j`` (s×m array).
-
-    The bound is the best vector in span{u, e_j}, u = z without entry i (z the leading
-    eigenvector of B[I, I], λ its eigenvalue): the top eigenvalue of the 2×2 matrix
-    [[a_i, b_ij], [b_ij, B_jj]] with a_i = uᵀB u/‖u‖², b_ij = B[j, I∖i]·u/‖u‖.
-    Costs O(s·m) for all swaps at once.
-    """
-    zi2 = np.minimum(z * z, 1.0 - 1e-12)
-    a = (lam * (1.0 - 2.0 * zi2) + zi2 * np.diag(B)[support]) / (1.0 - zi2)  # (s,)
-    g = B[:, support] @ z  # (m,)
-    b = (g[None, :] - B[support, :] * z[:, None]) / np.sqrt(1.0 - zi2)[:, None]  # (s, m)
-    c = np.diag(B)[None, :]
-    half = 0.5 * (a[:, None] - c)
-    bound = 0.5 * (a[:, None] + c) + np.sqrt(half * half + b * b)
-    bound[:, support] = -np.inf
-    return bound
-
-
-def _best_flat(a: np.ndarray, n: int) -> np.ndarray:
-    """Flat indices of the ``n`` largest entries of ``a``, largest first (ties: lower
-    index first); a partial selection, then a sort of those n only."""
-    flat = a.ravel()
-    if n < flat.size:
-        part = np.argpartition(-flat, n - 1)[:n]
-        thr = flat[part].min()
-        above = np.flatnonzero(flat > thr)
-        tied = np.flatnonzero(flat == thr)[: n - above.size]
-        part = np.concatenate([above, tied])
-    else:
-        part = np.arange(flat.size)
-    return part[np.lexsort((part, -flat[part]))]
-
-
-def _swap_search(B: np.ndarray, support: np.ndarray) -> tuple[np.ndarray, float, int]:
-    """1-swap local search from ``support`` on B: the ``SWAP_EXACT`` exchanges of best
-    lower bound (:func:`_swap_bounds`) are evaluated exactly; the best improving one is
-    taken, until none improves."""
+def _swap_search(B: np.ndarray, support: np.ndarray, exact: bool = True) -> tuple[np.ndarray, float, int]:
+    """1-swap local search from ``support`` on B (compiled:
+    :func:`~eigensparse.solvers._auto_kernels.swap_search`). Every exchange (support
+    feature i out, feature j in) is bounded from below by the top eigenvalue of a 2×2
+    matrix (u = the eigenvector z without entry i, plus e_j: [[a_i, b_ij], [b_ij, B_jj]]
+    with a_i = uᵀBu/‖u‖², b_ij = B[j, I∖i]·u/‖u‖), for all s·m exchanges in O(s·m); the
+    ``SWAP_EXACT`` best are evaluated (a few power steps, then exactly when no
+    improvement is proven) and the best improving one is taken, until none improves
+    (``exact=False``: until the power steps prove none, a cheaper search for the
+    further candidates)."""
     m, s = B.shape[0], support.size
-    support = np.sort(support)
-    lam, z = top_eigh(B[np.ix_(support, support)])
-    if s == m or s == 1:
-        return support, lam, 0
-    rounds = 0
-    for rounds in range(1, SWAP_ROUNDS + 1):
-        bound = _swap_bounds(B, support, lam, z)
-        n_exact = min(SWAP_EXACT, max(4, SWAP_FLOPS // s**3), s * (m - s))
-        flat = _best_flat(bound, n_exact)
-        pos, cand = np.unravel_index(flat, bound.shape)
-        trial = np.repeat(support[None], flat.size, axis=0)
-        trial[np.arange(flat.size), pos] = cand
-        vals = _support_values(B, trial)
-        best = int(np.argmax(vals))
-        if vals[best] <= lam * (1 + 1e-12) + 1e-300:
-            break
-        support = np.sort(trial[best])
-        lam, z = top_eigh(B[np.ix_(support, support)])
-    return support, lam, rounds
+    support = np.sort(np.asarray(support, dtype=np.int64))
+    n_exact = int(min(SWAP_EXACT, max(4, SWAP_FLOPS // s**3), max(s * (m - s), 1)))
+    lam, rounds = swap_search(B, support, n_exact, SWAP_ROUNDS, bool(exact))
+    return support, float(lam), int(rounds)
 
 
 def _is_fixed_point(op: Operator, support: np.ndarray, s: int) -> bool:
@@ -470,14 +430,8 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
             val0 = np.vstack([val0, [A[g, c] for c, g in enumerate(given[1:], start=1)]])
     n_hood = 0
     d_B, P, J = _partners(B, s)  # the bound's and the starts'
-    if s < m and J.shape[1] == s - 1:  # the correlation structure: neighbourhood starts
+    if given is None and s < m and J.shape[1] == s - 1:  # the correlation structure
         hood_sup, hood_val = _neighbourhoods(B, J, NEIGHBOURHOOD_STARTS)
-        root = np.sqrt(np.maximum(d_B, 0.0))
-        if np.ptp(root) > 1e-12 * root.max() and root.min() > 0:  # also by correlation
-            R = np.ascontiguousarray(B / np.outer(root, root))
-            J_r = row_partners(R, s - 1)[0]
-            more_sup, more_val = _neighbourhoods(B, J_r, NEIGHBOURHOOD_STARTS)
-            hood_sup, hood_val = np.vstack([hood_sup, more_sup]), np.vstack([hood_val, more_val])
         n_hood = hood_sup.shape[0]
         sup0, val0 = np.vstack([sup0, hood_sup]), np.vstack([val0, hood_val])
     sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
@@ -490,15 +444,16 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     rounds, before = 0, value
     if swap and s < m:  # from the SWAP_STARTS best distinct candidates
         value = -np.inf
-        n_swap = 1 if m <= SWAP_SMALL else SWAP_STARTS  # many starts cover small problems
-        for j in np.argsort(-vals, kind="stable")[:n_swap]:
-            sup_j, val_j, r_j = _swap_search(B, cands[j])
+        n_swap = 1 if (m <= SWAP_SMALL or given is not None) else int(
+            min(SWAP_STARTS, max(1, SWAP_START_FLOPS // (s * m))))
+        for t, j in enumerate(np.argsort(-vals, kind="stable")[:n_swap]):
+            sup_j, val_j, r_j = _swap_search(B, cands[j], exact=t == 0)
             rounds += r_j
             if val_j > value * (1 + 1e-12) if value > 0 else val_j > value:
                 support, value = sup_j, val_j
     support, refined = _on_full_problem(op, W, support, warm)
     z, lam = polish_loadings(op, support)
-    ub, bound = _upper_bound(op, W, B, s, lam, d_B, P)
+    ub, bound = _upper_bound(op, W, B, s, lam, d_B, P, eig=given is None)
     info = {"n_starts": N, "neighbourhood_starts": n_hood, "working_set": m,
             "warm_start_variance": float(vals[-1]), "multistart_variance": multi_value,
             "swap_rounds": rounds, "swap_gain": value - before, "refined": refined,
@@ -547,17 +502,19 @@ def _lambda_max_bound(B: np.ndarray) -> float | None:
     return None
 
 
-def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, d_B, P):
+def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, d_B, P,
+                 eig: bool = True):
     """A valid upper bound on the whole problem's v(s) and its name (``None`` when none
     is available): :func:`~eigensparse.bounds.full_problem_bound` on B when W is every
     feature (with λmax(B) when B is small enough for a dense eigenvalue solve), its
-    working-set split otherwise. Never below the value found (rounding)."""
+    working-set split otherwise. Never below the value found (rounding). ``eig=False``
+    (a warm re-solve of the refinement, which runs many) skips λmax."""
     p = int(op.n_features)
     psd = _is_psd(op)
     if W.size >= p:
         ub = float(_small_bounds(d_B, P, s, psd)[s])
         name = BOUND_DENSE if psd else BOUND_GERSHGORIN
-        top = _lambda_max_bound(B) if psd else None
+        top = _lambda_max_bound(B) if psd and eig else None
         if top is not None and top < ub:
             ub, name = top, "largest eigenvalue of Σ"
     else:
@@ -648,7 +605,7 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     support, refined = _on_full_problem(op, W, sups[int(np.argmax(f))], warm)
     z, lam = polish_loadings(op, support)
     d_B, P, _ = _partners(B, s)
-    ub, bound = _upper_bound(op, W, B, s, lam, d_B, P)
+    ub, bound = _upper_bound(op, W, B, s, lam, d_B, P, eig=False)
     return make_result(op, z, "tpower", variance=lam, converged=True,
                        upper_bound=ub, gap=None if ub is None else ub - lam,
                        message="tpower's two starts on auto's working set",
