@@ -62,8 +62,8 @@ from ..operators import Covariance, HotellingDeflated, Operator
 from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
-from ._auto_kernels import (approx_greedy_order, row_partners, swap_search,
-                            tpower_from_supports)
+from ._auto_kernels import (approx_greedy_order, neighbourhood_scores, row_partners,
+                            swap_search, tpower_from_supports)
 from ._greedy import _path
 from ._simple import _check_problem
 
@@ -223,26 +223,20 @@ def _neighbourhoods(B: np.ndarray, J: np.ndarray, limit: int):
     ``HOOD_POWER_STEPS`` batched power steps from B[i, N_i]. A group of correlated
     features of moderate variance is the neighbourhood of each of its members, whatever
     the variances around it."""
-    m = B.shape[0]
-    sup = np.hstack([np.arange(m)[:, None], J])
-    blocks = B[sup[:, :, None], sup[:, None, :]]
-    v = blocks[:, 0, :].copy()  # feature i's row: the signs of its partners
-    for _ in range(HOOD_POWER_STEPS):
-        v = np.einsum("kij,kj->ki", blocks, v)
-        v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-300)
-    rq = np.einsum("ki,kij,kj->k", v, blocks, v)
+    sup = np.hstack([np.arange(B.shape[0])[:, None], J])
+    rq, v = neighbourhood_scores(B, J, HOOD_POWER_STEPS)
     order = np.argsort(-rq, kind="stable")
-    perm = np.argsort(sup, axis=1)
-    sup, v = np.take_along_axis(sup, perm, axis=1), np.take_along_axis(v, perm, axis=1)
-    chosen, seen = [], set()
+    out_sup, out_val, seen = [], [], set()
     for k in order:
-        key = sup[k].tobytes()
+        perm = np.argsort(sup[k])
+        key = sup[k][perm].tobytes()
         if key not in seen:
             seen.add(key)
-            chosen.append(k)
-            if len(chosen) == limit:
+            out_sup.append(sup[k][perm])
+            out_val.append(v[k][perm])
+            if len(out_sup) == limit:
                 break
-    return sup[chosen], v[chosen]
+    return np.array(out_sup), np.array(out_val)
 
 
 def _init_supports(init, p: int, s: int) -> tuple[list, np.ndarray]:

@@ -479,3 +479,28 @@ def swap_search(B, support, n_exact, max_rounds, exact):
         support.sort()
         lam = _block_top(B, support, s, True, z)
     return lam, rounds
+
+
+@numba.njit(cache=True, nogil=True)
+def neighbourhood_scores(B, J, steps):
+    """For each feature i, a lower bound on λmax of the block of N_i = {i} ∪ J[i]: the
+    Rayleigh quotient after ``steps`` power steps from B[i, N_i] (row i's signs).
+    Returns ``(rq, V)``: the bounds (m,) and the vectors (m, 1 + t), in the order of
+    N_i."""
+    m, t = J.shape
+    k = t + 1
+    rq = np.empty(m)
+    V = np.empty((m, k))
+    idx = np.empty(k, dtype=np.int64)
+    x = np.empty(k)
+    y = np.empty(k)
+    for i in range(m):
+        idx[0] = i
+        for a in range(t):
+            idx[a + 1] = J[i, a]
+        for a in range(k):
+            x[a] = B[i, idx[a]]
+        rq[i] = _rayleigh_steps(B, idx, k, x, y, steps)
+        for a in range(k):
+            V[i, a] = x[a]
+    return rq, V
