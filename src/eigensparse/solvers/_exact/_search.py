@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._bounds import (enumerate_completions, gershgorin_bound, soft_eig_bound, trace_bound,
-                      block_lmax)
+from ._bounds import (block_lmax, block_split_bound, enumerate_completions, free_block_bound,
+                      gershgorin_bound, soft_eig_bound, top_eig, trace_bound)
 
 __all__ = ["Search"]
 
@@ -33,6 +33,8 @@ __all__ = ["Search"]
 ENUM_MAX = 300
 #: every this many bounded nodes propose F + the heaviest free variables as a support
 PROPOSE_EVERY = 8
+#: whether the 2×2 block bound runs before the eigenvalue bound
+USE_BLOCK = True
 #: factor between the penalties tried when the inherited one does not prune
 RHO_STEP = 1.6
 
@@ -68,7 +70,9 @@ class Search:
     leaves: int = 0
     closed_supports: int = 0
     heap: list = field(default_factory=list)
-    bound_calls: dict = field(default_factory=lambda: {"cheap": 0, "eig": 0, "enum": 0})
+    bound_calls: dict = field(default_factory=lambda: {"cheap": 0, "block": 0,
+                                                        "block_pruned": 0, "eig": 0,
+                                                        "enum": 0})
 
     def __post_init__(self):
         self.absS = np.abs(self.S)
@@ -109,6 +113,13 @@ class Search:
         cut = self.cut
         if min(trace_bound(self.d, F, R, k), gershgorin_bound(self.absS, self.d, F, R, k)) <= cut:
             return None
+        if USE_BLOCK and F.size:
+            self.bound_calls["block"] += 1
+            lam_F = top_eig(self.S[np.ix_(F, F)])[0]
+            lam_T = free_block_bound(self.S, self.absS, self.d, R, k)
+            if block_split_bound(self.S, F, R, k, lam_F, lam_T) <= cut:
+                self.bound_calls["block_pruned"] += 1
+                return None
         bound, rho, v = self._eig_bound(F, R, k, rho, cut)
         bound = min(bound, parent_bound)
         vr = np.abs(v[F.size:])
