@@ -156,6 +156,15 @@ class Search:
                 break
         return best, best_rho, v
 
+    def _evaluate_before(self, deadline, w):
+        """:meth:`evaluate` while time is left; past ``deadline`` the child is kept open
+        with its parent's bound (valid: its supports are among the parent's) and any free
+        variable to branch on, so a batch never runs far past the budget."""
+        F, R, rho, parent_bound = w
+        if time.perf_counter() >= deadline and R.size > self.s - F.size > 0:
+            return parent_bound, rho, int(R[0])
+        return self.evaluate(F, R, rho, parent_bound)
+
     # ------------------------------------------------------------------ tree
     def push(self, F, R, item):
         bound, rho, j = item
@@ -193,9 +202,9 @@ class Search:
                 work.append((np.append(F, j), Rj, rho, -neg))  # j in
                 work.append((F, Rj, rho, -neg))                # j out
             if pool is not None and len(work) > 1:
-                items = list(pool.map(lambda w: self.evaluate(*w), work))
+                items = list(pool.map(lambda w: self._evaluate_before(deadline, w), work))
             else:
-                items = [self.evaluate(*w) for w in work]
+                items = [self._evaluate_before(deadline, w) for w in work]
             for (F, R, _, _), item in zip(work, items):
                 if item is not None and item[0] > self.cut:
                     self.push(F, R, item)
