@@ -246,3 +246,55 @@ def test_max_time_is_honoured_mid_batch():
         r = exact(Covariance(S), 12, max_time=0.3, progress=False, random_state=0, n_starts=4)
     assert not r.info["certified"]
     assert r.upper_bound >= r.variance and r.info["relative_gap"] > 0
+
+
+def test_processes_give_the_same_optimum():
+    """backend="processes": nodes evaluated in worker processes (pickled nodes, incumbent
+    exchange) certify the same optimum as the sequential search and as brute force."""
+    S = _real_corr(26, 5)
+    a = exact(Covariance(S), 7, progress=False, screen=False)
+    b = exact(Covariance(S), 7, progress=False, n_jobs=2, backend="processes", screen=False)
+    e = exhaustive(Covariance(S), 7).variance
+    assert a.info["certified"] and b.info["certified"]
+    assert abs(b.variance - e) <= 1e-10 * e and abs(a.variance - e) <= 1e-10 * e
+    assert b.info["nodes"] >= 1
+    with pytest.raises(InvalidParameterError, match="backend"):
+        exact(Covariance(S), 3, backend="dask")
+
+
+@pytest.mark.parametrize("budget", [1, 30, 120])
+def test_max_time_is_honoured_at_p300_simulated_clock(monkeypatch, budget):
+    """max_time at p = 300, on a simulated clock: each eigenvalue bound and each exact scan
+    advances the clock by one unit (the work that costs time), so the check does not depend
+    on the machine. Past the deadline the search does at most one more node's penalty
+    descent (<= 17 eigenvalue bounds: the root grid, the screening, the root node and
+    every batch check the clock), it uses its budget (the clock reaches it) and it stops
+    uncertified with an upper bound >= its value."""
+    import importlib
+    import types
+
+    pkg = importlib.import_module("eigensparse.solvers._exact")
+    srch = importlib.import_module("eigensparse.solvers._exact._search")
+    clock = {"t": 0.0, "after": 0}
+    fake = types.SimpleNamespace(perf_counter=lambda: clock["t"])
+
+    def ticking(f):
+        def g(*a, **kw):
+            if clock["t"] >= budget:
+                clock["after"] += 1
+            clock["t"] += 1.0
+            return f(*a, **kw)
+        return g
+
+    for mod in (pkg, srch):
+        monkeypatch.setattr(mod, "time", fake)
+        monkeypatch.setattr(mod, "soft_eig_bound", ticking(mod.soft_eig_bound))
+    monkeypatch.setattr(srch, "enumerate_completions", ticking(srch.enumerate_completions))
+    S = _wishart(300, 120, 5)
+    with pytest.warns(ExactSearchWarning):
+        r = exact(Covariance(S), 10, max_time=budget, progress=False, random_state=0, n_starts=2)
+    assert clock["t"] >= budget            # the budget was used, not skipped
+    assert clock["after"] <= 17            # at most one node's descent past the deadline
+    assert clock["t"] <= budget + 17
+    assert not r.info["certified"] and r.upper_bound >= r.variance
+    assert r.upper_bound <= np.linalg.eigvalsh(S)[-1] * (1 + 1e-12)

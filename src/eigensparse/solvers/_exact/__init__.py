@@ -22,7 +22,7 @@ from .._simple import _check_problem
 from ._bounds import (block_split_bound, free_block_bound, gershgorin_bound, soft_eig_bound,
                       trace_bound)
 from ._incumbent import initial_incumbent
-from ._search import Search
+from ._search import ProcessNodePool, Search
 
 __all__ = ["exact", "ExactSearchWarning", "root_upper_bound"]
 
@@ -218,7 +218,7 @@ def _progress_callback(enabled, s):
                            "soft-threshold bounds); anytime with an honest gap.")
 def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float = 600.0,
           max_nodes=None, tol: float = 1e-9, n_jobs: int = 1, progress="auto",
-          n_starts: int = 64, screen: bool = True):
+          n_starts: int = 64, screen: bool = True, backend: str = "threads"):
     """Certified optimal sparse component: max λmax(Σ[S, S]) over supports with |S| = s.
 
     A best-first branch and bound over supports (Berk & Bertsimas 2019 design: a strong
@@ -253,7 +253,14 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         (upper_bound − variance) <= tol·upper_bound. Nodes are pruned when their bound is
         <= incumbent·(1 + tol), so a certified value is within that factor of the optimum.
     n_jobs : int, default=1
-        Threads evaluating the nodes of a batch (LAPACK releases the GIL); -1: all cores.
+        Workers evaluating the nodes of a batch; -1: all cores.
+    backend : {"threads", "processes"}, default="threads"
+        What the ``n_jobs`` workers are. Threads share the search (LAPACK releases the
+        GIL, the Python around it does not); processes each hold a copy of Σ and receive
+        nodes (F, R, ρ, parent bound) as small picklable tuples, evaluate them at the
+        incumbent of the batch's start and send back the supports they find, which are
+        offered in the batch's order (see :class:`._search.ProcessNodePool`). Starting the
+        processes costs a fixed overhead; worth it only on searches of many nodes.
     progress : bool or "auto", default="auto"
         A tqdm bar showing the relative gap close; "auto": only when stderr is a terminal.
     n_starts : int >= 1, default=64
@@ -300,12 +307,13 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
     s = _check_problem(op, cardinality, "exact")
     validate_params(
         {"max_time": max_time, "max_nodes": max_nodes, "tol": tol, "n_jobs": n_jobs,
-         "progress": progress, "n_starts": n_starts, "screen": screen},
+         "progress": progress, "n_starts": n_starts, "screen": screen,
+         "backend": backend},
         {"max_time": [Interval("real", 0, None, closed="neither")],
          "max_nodes": [None, Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
          "n_jobs": [Options([-1]), Interval("int", 1, None)],
          "progress": [bool, Options(["auto"])], "n_starts": [Interval("int", 1, None)],
-         "screen": [bool]},
+         "screen": [bool], "backend": [Options(["threads", "processes"])]},
         where="exact",
     )
     if not math.isfinite(max_time):
@@ -321,10 +329,11 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
     # loaded cores for 100x100 eigenproblems)
     with threadpool_limits(limits=1):
         return _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
-                      screen, t0)
+                      screen, t0, backend)
 
 
-def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts, screen, t0):
+def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts, screen, t0,
+           backend="threads"):
     """Incumbent, root penalty, screening and the tree search (see :func:`exact`)."""
     p = S.shape[0]
 
@@ -339,12 +348,14 @@ def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
             now = time.perf_counter()
             allowed = _screen(search, allowed, rho, deadline=now + 0.5 * max(deadline - now, 0))
             n_screened = p - allowed.size
-        search.root(allowed, rho)
+        search.root(allowed, rho, deadline=deadline, bound=root_bound)
     update, bar = _progress_callback(progress, s)
     pool = None
     workers = (len(__import__("os").sched_getaffinity(0)) if n_jobs == -1 else n_jobs)
     try:
-        if workers > 1:
+        if workers > 1 and backend == "processes":
+            pool = ProcessNodePool(search, workers)
+        elif workers > 1:
             from concurrent.futures import ThreadPoolExecutor
             pool = ThreadPoolExecutor(workers)
         done = search.run(deadline=deadline, max_nodes=max_nodes, pool=pool, progress=update,
