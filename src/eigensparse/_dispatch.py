@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 
 from ._linalg import fix_sign
-from ._result import SparsePCAResult
+from ._result import NeedsFeatures, SparsePCAResult
 from ._validation import InvalidParameterError, check_cardinalities
 from .diagnostics import adjusted_variance, adjusted_variance_of_gram
 from .multi import DEFLATIONS, run_deflation
@@ -318,7 +318,8 @@ def require_data(plan: Plan, op: Operator, *, factor: bool = False) -> Operator:
 
 
 def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
-                     found: list | None = None, progress=None, rows: dict | None = None) -> list:
+                     found: list | None = None, progress=None, rows: dict | None = None,
+                     partners: bool | None = None) -> list:
     """The components of ``plan`` on ``op``: the joint method, or deflation around
     single-component solves.
 
@@ -339,11 +340,18 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     rows : dict, optional
         ``{"data": rows, "center": bool, "scale": bool}``: the data rows, for the
         ``"cv"`` rule of ``cardinality="auto"``.
+    partners : bool, optional
+        Whether the refinement also runs the method's partner chains (on ``op``);
+        default: only with the method's own solve. A caller whose ``solve`` is the
+        method on a part of ``op`` (the topic pipeline) passes True, so that its
+        components equal :func:`eigensparse.sparse_pca`'s.
 
     Returns
     -------
     list of ComponentResult
-        Loadings on ``op``'s features; variances on the operator each solve saw. With
+        Loadings on ``op``'s features; variances on the operator each solve saw. When
+        ``solve`` answers :class:`eigensparse._result.NeedsFeatures`, the components found
+        so far followed by that answer (no refinement). With
         ``plan.auto``, each result's ``info["cardinality_choice"]`` is the
         :class:`eigensparse.selection.CardinalityChoice` behind it.
     """
@@ -353,7 +361,8 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
         if progress is not None:
             progress.update(plan.n_components)
         return results
-    partners = solve is None  # the chain portfolio only with the method's own solve
+    if partners is None:
+        partners = solve is None  # the chain portfolio only with the method's own solve
     if solve is None:
         if not plan.needs_data:  # a formed Gram matrix serves every deflated product
             op = formed_gram(op)
@@ -367,6 +376,8 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
         return _solve_auto(op, plan, solve, found, progress, rows)
     results = run_deflation(op, solve, list(plan.cardinalities), plan.deflation, progress=progress,
                             found=found)
+    if results and isinstance(results[-1], NeedsFeatures):  # the caller enlarges and resumes
+        return results
     if plan.refine:  # re-solve each component against the others; never lowers the total
         results = refine_plan(op, plan, results, solve, adjusted_variance, partners=partners)
     return results
