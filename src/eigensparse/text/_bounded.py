@@ -25,13 +25,15 @@ used on the capped set instead (``fallback=True``).
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import time
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import InvalidParameterError, Interval, Options, validate_params
+from .._validation import Interval, InvalidParameterError, StrOptions, check_params
 from ..operators import Covariance
 
 __all__ = ["BoundedTopic", "TopicBudgetWarning", "solve_topic_bounded", "swap_gain_bound"]
@@ -107,13 +109,12 @@ def swap_gain_bound(B: np.ndarray, tau: float) -> float:
 
 
 def _check(cov, cardinality, used, time_budget, max_working_set, initial_size, method, n_starts):
-    validate_params(
+    check_params(
         {"cardinality": cardinality, "time_budget": time_budget, "max_working_set": max_working_set,
          "initial_size": initial_size, "method": method, "n_starts": n_starts},
-        {"cardinality": Interval("int", 1, None), "time_budget": Interval("real", 0, None, "neither"),
-         "max_working_set": Interval("int", 1, None), "initial_size": [None, Interval("int", 1, None)],
-         "method": Options(("auto", "tpower", "bca")), "n_starts": Interval("int", 1, None)},
-        where="solve_topic_bounded")
+        {"cardinality": [Interval(Integral, 1, None, closed="left")], "time_budget": [Interval(Real, 0, None, closed="neither")],
+         "max_working_set": [Interval(Integral, 1, None, closed="left")], "initial_size": [None, Interval(Integral, 1, None, closed="left")],
+         "method": [StrOptions({"auto", "tpower", "bca"})], "n_starts": [Interval(Integral, 1, None, closed="left")]}, "solve_topic_bounded")
     if not isinstance(cov, Covariance):
         raise InvalidParameterError("solve_topic_bounded: parameter 'cov' must be an "
                                     f"eigensparse.Covariance; got {type(cov).__name__}.")

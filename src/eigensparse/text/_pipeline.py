@@ -17,6 +17,8 @@ Memory never grows with the number of documents.
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import time
 from dataclasses import replace
 
@@ -24,7 +26,7 @@ import numpy as np
 
 from .._dispatch import (assemble, plan_components, progress_bar, resolve_method,
                          solve_components)
-from .._validation import InvalidParameterError, Interval, Options, validate_params
+from .._validation import Interval, InvalidParameterError, StrOptions, check_params
 from ..io.corpus import Corpus, open_corpus
 from ..io.uci import DEFAULT_CHUNK_NNZ
 from ..multi import DEFLATIONS
@@ -174,24 +176,23 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     >>> [t.cardinality for t in res.topics], len({w for t in res.topics for w in t.words})
     ([4, 4], 8)
     """
-    validate_params(
+    check_params(
         {"n_topics": n_topics, "center": center, "scaling": scaling,
          "working_set": working_set, "max_working_set": max_working_set, "cache": cache,
          "chunk_nnz": chunk_nnz, "n_jobs": n_jobs, "progress": progress, "penalty": penalty,
          "method": method, "verify": verify, "cardinality_tolerance": cardinality_tolerance,
          "deflation": deflation, "stability": stability},
-        {"n_topics": Interval("int", 1, None), "center": [bool], "scaling": [Options(SCALINGS)],
-         "working_set": [None, Interval("int", 1, None)],
-         "max_working_set": Interval("int", 1, None), "cache": [bool],
-         "chunk_nnz": Interval("int", 1, None), "n_jobs": Interval("int", 1, 64),
-         "progress": [None, bool], "penalty": [None, Interval("real", 0, None)],
-         "method": [None, str], "verify": [Options(("hash", "stat"))],
-         "cardinality_tolerance": Interval("int", 0, None), "deflation": [Options(DEFLATIONS)],
-         "stability": [None, Interval("int", 2, None)]},
-        where="extract_topics")
-    validate_params({"time_budget": time_budget, "device": device, "name": name},
-                    {"time_budget": Interval("real", 0, None, "neither"),
-                     "device": [None, str], "name": [None, str]}, where="extract_topics")
+        {"n_topics": [Interval(Integral, 1, None, closed="left")], "center": [bool], "scaling": [StrOptions(set(SCALINGS))],
+         "working_set": [None, Interval(Integral, 1, None, closed="left")],
+         "max_working_set": [Interval(Integral, 1, None, closed="left")], "cache": [bool],
+         "chunk_nnz": [Interval(Integral, 1, None, closed="left")], "n_jobs": [Interval(Integral, 1, 64, closed="both")],
+         "progress": [None, bool], "penalty": [None, Interval(Real, 0, None, closed="left")],
+         "method": [None, str], "verify": [StrOptions({"hash", "stat"})],
+         "cardinality_tolerance": [Interval(Integral, 0, None, closed="left")], "deflation": [StrOptions(set(DEFLATIONS))],
+         "stability": [None, Interval(Integral, 2, None, closed="left")]}, "extract_topics")
+    check_params({"time_budget": time_budget, "device": device, "name": name},
+                    {"time_budget": [Interval(Real, 0, None, closed="neither")],
+                     "device": [None, str], "name": [None, str]}, "extract_topics")
     resolve_method(method, method_options, penalty)  # fail before reading the data
     mode = progress_mode(progress)
     clock, messages = Clock(), []

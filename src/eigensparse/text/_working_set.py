@@ -29,12 +29,7 @@ from ..screening import Breakpoints, penalty_search
 from ._bounded import TopicBudgetWarning, solve_topic_bounded, swap_gain_bound
 from ._passes import phase_line, say
 
-__all__ = ["WorkingSet", "TopicSolve", "Enlarge", "coarse_penalty_search", "auto_working_set",
-           "BOUNDED_METHODS"]
-
-#: methods whose cardinality solves run in bounded time per topic
-#: (:func:`eigensparse.text._bounded.solve_topic_bounded`)
-BOUNDED_METHODS = ("auto", "tpower", "bca")
+__all__ = ["WorkingSet", "TopicSolve", "Enlarge", "coarse_penalty_search", "auto_working_set"]
 
 #: a cardinality method's component is accepted when no swap with a word outside the
 #: working set can add more than this fraction of its variance (see ``WorkingSet.check``)
@@ -176,7 +171,7 @@ class TopicSolve:
         self.coarse = spec.takes_penalty and plan.penalty is None and tolerance > 0
         #: exact-cardinality topics in bounded time (the default method; bca without a
         #: tolerance): :func:`~eigensparse.text._bounded.solve_topic_bounded`
-        self.bounded = (spec.name in BOUNDED_METHODS and plan.penalty is None
+        self.bounded = (spec.bounded and plan.penalty is None
                         and not self.coarse)
         self.m_solve = wset.ws.size
         if spec.takes_penalty and plan.penalty is None and not self.coarse:

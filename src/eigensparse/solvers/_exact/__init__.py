@@ -6,6 +6,8 @@ valid upper bounds on a node's best completion), :mod:`._search` (best-first tre
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import math
 import sys
 import time
@@ -14,7 +16,7 @@ import warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..._validation import Interval, Options, validate_params
+from ..._validation import Interval, Options, StrOptions
 from ...operators import Operator
 from .. import register
 from .._common import make_result, polish_loadings
@@ -123,7 +125,12 @@ def _progress_callback(enabled, s):
 
 
 @register("exact", summary="Certified optimum by branch and bound (eigenvalue, Gershgorin and "
-                           "soft-threshold bounds); anytime with an honest gap.")
+                           "soft-threshold bounds); anytime with an honest gap.",
+                                     constraints={"max_time": [Interval(Real, 0, None, closed="neither")],
+         "max_nodes": [None, Interval(Integral, 1, None, closed="left")], "tol": [Interval(Real, 0, None, closed="left")],
+         "n_jobs": [Options(Integral, {-1}), Interval(Integral, 1, None, closed="left")],
+         "progress": [bool, StrOptions({"auto"})], "n_starts": [Interval(Integral, 1, None, closed="left")],
+         "screen": [bool]})
 def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float = 600.0,
           max_nodes=None, tol: float = 1e-9, n_jobs: int = 1, progress="auto",
           n_starts: int = 64, screen: bool = True):
@@ -206,16 +213,6 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
     """
     t0 = time.perf_counter()
     s = _check_problem(op, cardinality, "exact")
-    validate_params(
-        {"max_time": max_time, "max_nodes": max_nodes, "tol": tol, "n_jobs": n_jobs,
-         "progress": progress, "n_starts": n_starts, "screen": screen},
-        {"max_time": [Interval("real", 0, None, closed="neither")],
-         "max_nodes": [None, Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
-         "n_jobs": [Options([-1]), Interval("int", 1, None)],
-         "progress": [bool, Options(["auto"])], "n_starts": [Interval("int", 1, None)],
-         "screen": [bool]},
-        where="exact",
-    )
     if not math.isfinite(max_time):
         max_time = 1e18
     deadline = t0 + float(max_time)
