@@ -223,7 +223,7 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
                     cardinality_rule: str = "fraction", cardinality_fraction: float = 0.9,
                     default_cardinality: int = DEFAULT_CARDINALITY,
                     default_deflation: str = DEFAULT_DEFLATION, order: str = DEFAULT_ORDER,
-                    caller: str = "sparse_pca", parameters=None) -> Plan:
+                    caller: str = "sparse_pca", parameters=None, resolved=None) -> Plan:
     """Resolve a request once: method, cardinalities, options, deflation, seeds.
 
     The one normaliser of a request whose parameters a front door has checked against
@@ -266,12 +266,18 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
 
     caller, parameters : str, sequence of str
         The function the user called and its parameters (see :func:`resolve_method`).
+    resolved : tuple, optional
+        ``(spec, options)`` returned by :func:`resolve_method` for this request (a front
+        door that resolved the method first, to fail before reading its data): used as
+        they are, not checked again (``method``, ``options`` and ``penalty`` are then
+        ignored).
 
     Returns
     -------
     Plan
     """
-    spec, opts = resolve_method(method, options, penalty, caller=caller, parameters=parameters)
+    spec, opts = resolved or resolve_method(method, options, penalty, caller=caller,
+                                            parameters=parameters)
     p = int(n_features)
     k = min(5, p) if n_components is None else int(n_components)
     if not 1 <= k <= p:
@@ -482,8 +488,8 @@ def fit_data(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD
     ``caller`` and ``parameters`` name the function the user called (for its errors)."""
     from .operators import as_operator
 
-    resolve_method(method, method_options, penalty, caller=caller,
-                   parameters=parameters)  # fail before the data are touched
+    resolved = resolve_method(method, method_options, penalty, caller=caller,
+                              parameters=parameters)  # fail before the data are touched
     if scale and isinstance(data, Operator):
         raise InvalidParameterError(
             f"parameter 'scale=True' cannot be applied to a {data.kind} ({type(data).__name__}): "
@@ -493,8 +499,7 @@ def fit_data(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD
                            cardinality=cardinality, penalty=penalty, deflation=deflation,
                            options=method_options, random_state=random_state, order=order,
                            refine=refine, cardinality_rule=cardinality_rule,
-                           cardinality_fraction=cardinality_fraction, caller=caller,
-                           parameters=parameters)
+                           cardinality_fraction=cardinality_fraction, resolved=resolved)
     op = require_data(plan, op)
     rows = None
     if plan.auto is not None and plan.auto["rule"] == "cv" and not isinstance(data, Operator):
