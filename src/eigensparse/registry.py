@@ -98,6 +98,9 @@ class MethodSpec:
         Single-component solves ``f(op, s, *, random_state, init)`` whose whole deflation
         chain the refinement also runs (the chain of larger total is refined); a str
         names a function of the module of ``func`` (:attr:`partner_solves`).
+    deprecated : tuple of str
+        Options kept only as deprecated names (they warn when used); the command line
+        and ``eigensparse methods`` do not offer them.
 
     Examples
     --------
@@ -124,6 +127,7 @@ class MethodSpec:
     warm_start: bool = False
     bounded: bool = False
     partners: tuple = ()
+    deprecated: tuple = ()
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:

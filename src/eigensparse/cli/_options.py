@@ -168,7 +168,7 @@ def _method_option_table() -> dict:
     for spec in methods():
         sig = inspect.signature(spec.func)
         for name in spec.options:
-            if name in SHARED_OPTIONS:
+            if name in SHARED_OPTIONS or name in spec.deprecated:
                 continue
             defaults, owners = table.setdefault(name, ([], []))
             defaults.append(sig.parameters[name].default)

@@ -26,7 +26,7 @@ from typing import Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import IntInterval, InvalidParameterError, validate_params
+from .._validation import IntInterval, validate_params
 from . import _parse
 from ._vocab import _check_exists, _err, _is_gzip, read_vocabulary
 

@@ -18,7 +18,8 @@ __all__ = ["DEFLATIONS", "deflate", "run_deflation", "JOINT_METHODS", "register_
 JOINT_METHODS = KindView("joint")
 
 
-def register_joint(name: str, *, summary: str = "", cost: str = "", constraints=None):
+def register_joint(name: str, *, summary: str = "", cost: str = "", constraints=None,
+                   deprecated: tuple = ()):
     """Decorator registering ``func`` as the joint method ``name`` (a thin entry into
     :func:`eigensparse.registry.register_method`); the function returned checks its
     options against ``constraints`` (the spec's) when called directly.
@@ -42,7 +43,8 @@ def register_joint(name: str, *, summary: str = "", cost: str = "", constraints=
     def deco(func):
         public = checked(func, constraints or {})
         register_method(MethodSpec(name, public, kind="joint", description=summary, cost=cost,
-                                   constraints=dict(constraints or {})))
+                                   constraints=dict(constraints or {}),
+                                   deprecated=tuple(deprecated)))
         return public
 
     return deco

@@ -28,13 +28,14 @@ PROBLEM_CONSTRAINTS = {"op": [Operator], "cardinality": [IntInterval(1, None, cl
 
 def register(name: str, *, needs_data=False, penalized: bool = False, summary: str = "",
              cost: str = "", takes_cardinality: bool = True, constraints=None,
-             warm_start: bool = False, bounded: bool = False, partners: tuple = ()):
+             warm_start: bool = False, bounded: bool = False, partners: tuple = (),
+             deprecated: tuple = ()):
     """Decorator registering ``func`` as the single-component method ``name``.
 
     A thin entry into :func:`eigensparse.registry.register_method`: ``penalized`` is
     the spec's ``takes_penalty``, ``summary`` its ``description`` (default: the first
     line of the docstring); ``needs_data`` may be a callable of the options dict;
-    ``constraints``, ``warm_start``, ``bounded`` and ``partners`` are the spec's
+    ``constraints``, ``warm_start``, ``bounded``, ``partners`` and ``deprecated`` are the spec's
     (:class:`~eigensparse.registry.MethodSpec`). The function returned checks its
     options against ``constraints`` when called directly.
 
@@ -62,7 +63,7 @@ def register(name: str, *, needs_data=False, penalized: bool = False, summary: s
                                    takes_penalty=penalized, needs_data=needs_data, cost=cost,
                                    description=summary, constraints=dict(constraints or {}),
                                    warm_start=warm_start, bounded=bounded,
-                                   partners=tuple(partners)))
+                                   partners=tuple(partners), deprecated=tuple(deprecated)))
         return public
 
     return deco

@@ -356,7 +356,8 @@ def _make_result(op, run, chosen, x, lam, s, search_hit, certify, method, t_star
           summary="DSPCA relaxation by Nesterov's smoothed first-order method (handbook §3.1), "
                   "safe elimination, penalty search for a target cardinality.",
           constraints={**_CONSTRAINTS, "max_iter": [Interval(Integral, 1, None, closed="left")],
-                       "time_limit": [None, Interval(Real, 0, None, closed="neither")]})
+                       "time_limit": [None, Interval(Real, 0, None, closed="neither")]},
+          deprecated=("time_limit",))
 def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
           max_iter=20000, support_tol=1e-3, max_penalties=40, certify=True, time_limit=None,
           max_time=None, progress=False):

@@ -17,15 +17,15 @@ Memory never grows with the number of documents.
 """
 from __future__ import annotations
 
-from numbers import Integral, Real
-
+import inspect
 import time
 from dataclasses import replace
+from numbers import Integral, Real
 
 import numpy as np
 
-from .._dispatch import (assemble, plan_components, progress_bar, resolve_method,
-                         solve_components)
+from .._dispatch import (COMPONENT_CONSTRAINTS, assemble, plan_components, progress_bar,
+                         resolve_method, solve_components)
 from .._validation import Interval, InvalidParameterError, StrOptions, check_params
 from ..io.corpus import Corpus, open_corpus
 from ..io.uci import DEFAULT_CHUNK_NNZ
@@ -190,10 +190,15 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
          "method": [None, str], "verify": [StrOptions({"hash", "stat"})],
          "cardinality_tolerance": [Interval(Integral, 0, None, closed="left")], "deflation": [StrOptions(set(DEFLATIONS))],
          "stability": [None, Interval(Integral, 2, None, closed="left")]}, "extract_topics")
+    shared = ("cardinality", "cardinality_rule", "cardinality_fraction", "random_state")
+    check_params({"cardinality": cardinality, "cardinality_rule": cardinality_rule,
+                  "cardinality_fraction": cardinality_fraction, "random_state": random_state},
+                 {k: COMPONENT_CONSTRAINTS[k] for k in shared}, "extract_topics")
     check_params({"time_budget": time_budget, "device": device, "name": name},
                     {"time_budget": [Interval(Real, 0, None, closed="neither")],
                      "device": [None, str], "name": [None, str]}, "extract_topics")
-    resolve_method(method, method_options, penalty)  # fail before reading the data
+    resolved = resolve_method(method, method_options, penalty, caller="extract_topics",
+                              parameters=_PARAMETERS)  # fail before reading the data
     mode = progress_mode(progress)
     clock, messages = Clock(), []
     corpus = _open(docword, vocab, scaling, cache=cache, cache_dir=cache_dir, verify=verify)
@@ -206,7 +211,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
                            default_cardinality=DEFAULT_TOPIC_CARDINALITY,
                            default_deflation=DEFAULT_TOPIC_DEFLATION,
                            cardinality_rule=cardinality_rule,
-                           cardinality_fraction=cardinality_fraction)
+                           cardinality_fraction=cardinality_fraction, resolved=resolved)
     clock.lap("open")
     passes = CorpusPasses(corpus, scaling, chunk_nnz=chunk_nnz, n_jobs=n_jobs, progress=mode,
                           messages=messages)
@@ -244,6 +249,10 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
                                                       n_jobs=n_jobs, random_state=random_state)
         clock.lap("stability")
     return res
+
+
+#: the parameters of :func:`extract_topics` (an unknown option close to one is named)
+_PARAMETERS = tuple(inspect.signature(extract_topics).parameters)
 
 
 def _jsonable(v):

@@ -98,7 +98,7 @@ _CONSTRAINTS = {
 @register_joint("bipartite", cost="O(candidates·p·k) matchings on a rank-d sketch",
                 summary="Joint disjoint components by bipartite matchings on a "
                         "low-rank sketch (Asteris et al. 2015), locally improved.",
-                constraints=_CONSTRAINTS)
+                constraints=_CONSTRAINTS, deprecated=("time_budget",))
 def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsilon=None,
               max_time=None, refine=True, n_refine=8, sampling="adaptive", batch_size=256,
               sketch="auto", matcher="auto", random_state=None,
