@@ -85,9 +85,12 @@ def _em_threshold(w0: np.ndarray, K: int, diag: np.ndarray, nonnegative: bool):
 
 @register("emspca", cost="O(p·n) per iteration (one Σ·x product)", summary="EM for sparse PCA (Sigg & Buhmann 2008): power-like EM with an "
                             "L0-constrained M-step.",
-                                      constraints={"max_iter": [Interval(Integral, 1, None, closed="left")], "tol": [Interval(Real, 0, None, closed="left")],
-         "n_starts": [Interval(Integral, 1, None, closed="left")], "init": [StrOptions({"pca", "random"})],
-         "nonnegative": [bool], "polish": [bool]})
+          constraints={"max_iter": [Interval(Integral, 1, None, closed="left")],
+                       "tol": [Interval(Real, 0, None, closed="left")],
+                       "n_starts": [Interval(Integral, 1, None, closed="left")],
+                       "init": [StrOptions({"pca", "random"})],
+                       "nonnegative": [bool],
+                       "polish": [bool]})
 def emspca(op: Operator, cardinality: int, *, max_iter: int = 200, tol: float = 1e-9,
            n_starts: int = 1, init: str = "pca", nonnegative: bool = False, polish: bool = True,
            random_state=None):
@@ -195,8 +198,10 @@ def _sphere_samples(d: int, n: int, rng) -> np.ndarray:
 
 @register("spanspca", cost="O(p·d² + samples·p·d) on a rank-d sketch", summary="Sparse PCA through a rank-d approximation (Papailiopoulos, "
                               "Dimakis & Korokythakis 2013): top-s supports in the span.",
-                                        constraints={"rank": [Interval(Integral, 1, None, closed="left")], "n_samples": [Interval(Integral, 1, None, closed="left")],
-         "n_check": [Interval(Integral, 1, None, closed="left")], "batch_size": [Interval(Integral, 1, None, closed="left")]})
+          constraints={"rank": [Interval(Integral, 1, None, closed="left")],
+                       "n_samples": [Interval(Integral, 1, None, closed="left")],
+                       "n_check": [Interval(Integral, 1, None, closed="left")],
+                       "batch_size": [Interval(Integral, 1, None, closed="left")]})
 def spanspca(op: Operator, cardinality: int, *, rank: int = 3, n_samples: int = 4000,
              n_check: int = 16, batch_size: int = 512, random_state=None):
     """SpanSPCA: the best top-s support among vectors of the rank-``rank`` principal span.

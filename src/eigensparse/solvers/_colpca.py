@@ -182,7 +182,8 @@ def scol(op: Operator, cardinality: int, *, random_state=None, power_iter: int =
 
 
 @register("mcol", cost="O(s·p) column products, then power iterations", summary="Mcol-PCA (He-Monteiro-Park): c columns per step, then power method.",
-          constraints={**_POWER_CONSTRAINTS, "n_per_step": [None, Interval(Integral, 1, None, closed="left")]})
+          constraints={**_POWER_CONSTRAINTS,
+                       "n_per_step": [None, Interval(Integral, 1, None, closed="left")]})
 def mcol(op: Operator, cardinality: int, *, random_state=None, n_per_step: int | None = None,
          power_iter: int = 100, tol: float = 1e-10):
     """Mcol-PCA (He, Monteiro & Park, §2.3): like :func:`scol` but adds the ``c`` best

@@ -36,9 +36,10 @@ def _combination_batches(p: int, s: int, batch: int):
 
 
 @register("exhaustive", cost="O(C(p, s)·s³): every support", summary="Exact search over all supports of size s (small problems).",
-          constraints={"max_supports": [Interval(Real, 1, None, closed="left")], "max_cost": [Interval(Real, 1, None, closed="left")],
-                     "max_time": [None, Interval(Real, 0, None, closed="neither")],
-                     "progress": [bool]})
+          constraints={"max_supports": [Interval(Real, 1, None, closed="left")],
+                       "max_cost": [Interval(Real, 1, None, closed="left")],
+                       "max_time": [None, Interval(Real, 0, None, closed="neither")],
+                       "progress": [bool]})
 def exhaustive(op: Operator, cardinality: int, *, random_state=None,
                max_supports: int | float = 2_000_000, max_cost: float = 1e10,
                max_time: float | None = None, progress: bool = False):

@@ -239,7 +239,7 @@ def greedy(op: Operator, cardinality: int, *, random_state=None):
 
 @register("approx_greedy", cost="one Σ·x product per step over the path",
           summary="Approximate greedy forward selection (handbook Alg. 3), whole path.",
-                    constraints={"n_candidates": [Interval(Integral, 1, None, closed="left")]})
+          constraints={"n_candidates": [Interval(Integral, 1, None, closed="left")]})
 def approx_greedy(op: Operator, cardinality: int, *, random_state=None, n_candidates: int = 1):
     """Approximate greedy forward selection (handbook Algorithm 3), whole path 1..s.
 

@@ -108,7 +108,7 @@ def _leading_eigenvector(op: Operator, rng: np.random.Generator, tol: float, max
 
 @register("threshold", cost="O(p·n) per power iteration (leading eigenvector)", summary="Threshold the leading eigenvector of Σ, then polish.",
           constraints={"tol": [Interval(Real, 0, None, closed="left")],
-                     "maxiter": [None, Interval(Integral, 1, None, closed="left")]})
+                       "maxiter": [None, Interval(Integral, 1, None, closed="left")]})
 def threshold(op: Operator, cardinality: int, *, random_state=None, tol: float = 0.0,
               maxiter: int | None = None):
     """Keep the ``s`` largest |entries| of the leading eigenvector of Σ, then polish.

@@ -126,11 +126,13 @@ def _progress_callback(enabled, s):
 
 @register("exact", summary="Certified optimum by branch and bound (eigenvalue, Gershgorin and "
                            "soft-threshold bounds); anytime with an honest gap.",
-                                     constraints={"max_time": [Interval(Real, 0, None, closed="neither")],
-         "max_nodes": [None, Interval(Integral, 1, None, closed="left")], "tol": [Interval(Real, 0, None, closed="left")],
-         "n_jobs": [Options(Integral, {-1}), Interval(Integral, 1, None, closed="left")],
-         "progress": [bool, StrOptions({"auto"})], "n_starts": [Interval(Integral, 1, None, closed="left")],
-         "screen": [bool]})
+          constraints={"max_time": [Interval(Real, 0, None, closed="neither")],
+                       "max_nodes": [None, Interval(Integral, 1, None, closed="left")],
+                       "tol": [Interval(Real, 0, None, closed="left")],
+                       "n_jobs": [Options(Integral, {-1}), Interval(Integral, 1, None, closed="left")],
+                       "progress": [bool, StrOptions({"auto"})],
+                       "n_starts": [Interval(Integral, 1, None, closed="left")],
+                       "screen": [bool]})
 def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float = 600.0,
           max_nodes=None, tol: float = 1e-9, n_jobs: int = 1, progress="auto",
           n_starts: int = 64, screen: bool = True):
