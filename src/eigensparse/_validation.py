@@ -25,12 +25,11 @@ from sklearn.utils._param_validation import InvalidParameterError as _SklearnInv
 from sklearn.utils._param_validation import validate_parameter_constraints
 from sklearn.utils._param_validation import validate_params as _sklearn_validate_params
 
+# scikit-learn's Interval, Options and StrOptions are imported here for the modules that
+# declare constraints; they are scikit-learn's API, not this module's
 __all__ = [
     "InvalidParameterError",
-    "Interval",
     "IntInterval",
-    "Options",
-    "StrOptions",
     "check_params",
     "validate_params",
     "closest",
@@ -39,6 +38,8 @@ __all__ = [
     "check_data_shape",
     "check_random_state",
     "check_sparse_structure",
+    "check_start_vectors",
+    "renamed",
 ]
 
 
