@@ -17,9 +17,8 @@ densified); a Dask array is resampled lazily and every refit runs on its cluster
 """
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp

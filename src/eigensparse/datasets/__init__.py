@@ -17,9 +17,8 @@ else ``~/.cache/eigensparse``), verified by SHA-256, or read from a local copy (
 """
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 from importlib import resources
+from numbers import Integral, Real
 from pathlib import Path
 
 import numpy as np

@@ -2,12 +2,11 @@
 reference every other solver is tested against)."""
 from __future__ import annotations
 
-from numbers import Real
-
 import itertools
 import math
 import time
 import warnings
+from numbers import Real
 
 import numpy as np
 

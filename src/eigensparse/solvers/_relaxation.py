@@ -18,12 +18,11 @@ with ψ the ℓ0-penalized value (weak duality), K the features surviving elimin
 """
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import math
 import time
 import warnings
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 

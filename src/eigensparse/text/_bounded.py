@@ -25,16 +25,16 @@ used on the capped set instead (``fallback=True``).
 """
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import time
 import warnings
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 
 from .._validation import Interval, InvalidParameterError, StrOptions, check_params
 from ..operators import Covariance
+from ..registry import methods
 
 __all__ = ["BoundedTopic", "TopicBudgetWarning", "solve_topic_bounded", "swap_gain_bound"]
 
@@ -114,7 +114,7 @@ def _check(cov, cardinality, used, time_budget, max_working_set, initial_size, m
          "initial_size": initial_size, "method": method, "n_starts": n_starts},
         {"cardinality": [Interval(Integral, 1, None, closed="left")], "time_budget": [Interval(Real, 0, None, closed="neither")],
          "max_working_set": [Interval(Integral, 1, None, closed="left")], "initial_size": [None, Interval(Integral, 1, None, closed="left")],
-         "method": [StrOptions({"auto", "tpower", "bca"})], "n_starts": [Interval(Integral, 1, None, closed="left")]}, "solve_topic_bounded")
+         "method": [StrOptions({m.name for m in methods() if m.bounded})], "n_starts": [Interval(Integral, 1, None, closed="left")]}, "solve_topic_bounded")
     if not isinstance(cov, Covariance):
         raise InvalidParameterError("solve_topic_bounded: parameter 'cov' must be an "
                                     f"eigensparse.Covariance; got {type(cov).__name__}.")

@@ -11,10 +11,9 @@ into the words eligible for the working set.
 """
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numbers
 from collections.abc import Iterable
+from numbers import Integral, Real
 
 import numpy as np
 

@@ -53,11 +53,10 @@ It stops when neither re-matching nor a swap improves, or at the deadline.
 """
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import math
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 

@@ -6,12 +6,11 @@ valid upper bounds on a node's best completion), :mod:`._search` (best-first tre
 """
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import math
 import sys
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from threadpoolctl import threadpool_limits
