@@ -31,7 +31,7 @@ import numpy as np
 from sklearn import config_context
 
 from ._linalg import fix_sign
-from ._result import SparsePCAResult
+from ._result import NeedsFeatures, SparsePCAResult
 from ._validation import (Interval, IntInterval, InvalidParameterError, StrOptions,
                           check_cardinalities, closest)
 from .diagnostics import adjusted_variance, adjusted_variance_of_gram
@@ -347,7 +347,8 @@ def require_data(plan: Plan, op: Operator, *, factor: bool = False) -> Operator:
 
 
 def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
-                     found: list | None = None, progress=None, rows: dict | None = None) -> list:
+                     found: list | None = None, progress=None, rows: dict | None = None,
+                     partners: bool | None = None) -> list:
     """The components of ``plan`` on ``op``: the joint method, or deflation around
     single-component solves.
 
@@ -356,9 +357,11 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     op : Operator
     plan : Plan
     solve : callable, optional
-        ``solve(operator, cardinality, t) -> ComponentResult`` for component ``t``
-        (single methods only); default: the method with its options and the t-th seed.
-        The topic pipeline passes its working-set solve here.
+        ``solve(operator, cardinality, t, init=None) -> ComponentResult`` for component
+        ``t`` (single methods only); default: the method with its options and the t-th
+        seed. The topic pipeline passes its working-set solve here. ``init`` (the
+        component a refinement re-solve may replace) is given when the method accepts a
+        start (``MethodSpec.warm_start``) and the options carry none.
     found : list, optional
         Results already found (loadings on ``op``'s features): replayed as deflation
         steps, then appended to as components are found, so a caller that interrupts
@@ -368,11 +371,18 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     rows : dict, optional
         ``{"data": rows, "center": bool, "scale": bool}``: the data rows, for the
         ``"cv"`` rule of ``cardinality="auto"``.
+    partners : bool, optional
+        Whether the refinement also runs the method's partner chains (on ``op``);
+        default: only with the method's own solve. A caller whose ``solve`` is the
+        method on a part of ``op`` (the topic pipeline) passes True, so that its
+        components equal :func:`eigensparse.sparse_pca`'s.
 
     Returns
     -------
     list of ComponentResult
-        Loadings on ``op``'s features; variances on the operator each solve saw. With
+        Loadings on ``op``'s features; variances on the operator each solve saw. When
+        ``solve`` answers :class:`eigensparse._result.NeedsFeatures`, the components found
+        so far followed by that answer (no refinement). With
         ``plan.auto``, each result's ``info["cardinality_choice"]`` is the
         :class:`eigensparse.selection.CardinalityChoice` behind it.
 
@@ -380,17 +390,19 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     input (scikit-learn's ``skip_parameter_validation``).
     """
     with config_context(skip_parameter_validation=True):
-        return _solve_components(op, plan, solve, found, progress, rows)
+        return _solve_components(op, plan, solve, found, progress, rows, partners)
 
 
-def _solve_components(op, plan, solve, found, progress, rows):
+def _solve_components(op, plan, solve, found, progress, rows, partners):
     if plan.joint:
         results = plan.spec.solve(op, list(plan.cardinalities), random_state=plan.seeds[0],
                                   **plan.options)
         if progress is not None:
             progress.update(plan.n_components)
         return results
-    own = solve is None  # the chain portfolio and warm re-solves only with the method's own
+    own = solve is None
+    if partners is None:
+        partners = own  # the chain portfolio only with the method's own solve
     if own:
         if not plan.needs_data:  # a formed Gram matrix serves every deflated product
             op = formed_gram(op)
@@ -403,9 +415,14 @@ def _solve_components(op, plan, solve, found, progress, rows):
         return _solve_auto(op, plan, solve, found, progress, rows)
     results = run_deflation(op, solve, list(plan.cardinalities), plan.deflation, progress=progress,
                             found=found)
+    if results and isinstance(results[-1], NeedsFeatures):  # the caller enlarges and resumes
+        return results
     if plan.refine:  # re-solve each component against the others; never lowers the total
-        warm = own and plan.spec.warm_start and "init" not in plan.options
-        results = refine_plan(op, plan, results, solve, adjusted_variance, partners=own, warm=warm)
+        # a re-solve starts from the component it may replace (``init=``) when the method
+        # accepts a start: the method's own solve and a caller's take ``init``
+        warm = plan.spec.warm_start and "init" not in plan.options
+        results = refine_plan(op, plan, results, solve, adjusted_variance, partners=partners,
+                              warm=warm)
     return results
 
 
