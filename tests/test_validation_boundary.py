@@ -201,6 +201,30 @@ def test_each_front_door_checks_once_and_nested_calls_trust_it(X, monkeypatch, f
         assert calls == ["SparsePCA", "auto"]
 
 
+def test_extract_topics_checks_its_config_once_and_its_solves_trust_it(monkeypatch):
+    """extract_topics: its options once (TopicConfig, the shared constraints), the
+    method's once; the bounded topic solves and the method inside check nothing.
+    (The vocabulary pruning still checks its own options, a pending site.)"""
+    import scipy.sparse as sp
+
+    from eigensparse.text import extract_topics
+
+    X = sp.csr_matrix(np.random.default_rng(0).poisson(0.5, (200, 40)).astype(float))
+    calls = _count_checks(monkeypatch)
+    res = extract_topics(X, n_topics=2, cardinality=3, min_df=1, max_df=1.0, progress=False,
+                         method_options={"n_starts": 4})
+    assert [t.cardinality for t in res.topics] == [3, 3]
+    assert [c for c in calls if c != "prune_vocabulary"] == ["extract_topics", "auto"]
+    # the shared constraint's wording, naming the parameter, the value and what is valid
+    with pytest.raises(es.InvalidParameterError,
+                       match=r"'cardinality_rule' parameter of extract_topics.*'knee'.*Got 'elbow'"):
+        extract_topics(X, cardinality="auto", cardinality_rule="elbow")
+    with pytest.raises(es.InvalidParameterError, match=r"'n_topics' parameter of extract_topics.*True"):
+        extract_topics(X, n_topics=True)
+    with pytest.raises(es.InvalidParameterError, match="did you mean 'n_topics'"):
+        extract_topics(X, n_topic=2)
+
+
 def test_a_direct_solver_call_is_checked_once(X, monkeypatch):
     S = es.Covariance(np.cov(X.T))
     calls = _count_checks(monkeypatch)

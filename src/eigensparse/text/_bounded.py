@@ -30,6 +30,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn import get_config
 
 from .._result import ComponentResult
 from .._validation import Interval, InvalidParameterError, StrOptions, check_params
@@ -67,6 +68,8 @@ def swap_gain_bound(B: np.ndarray, tau: float) -> float:
 
 
 def _check(cov, cardinality, used, max_time, max_working_set, initial_size, method, n_starts):
+    if get_config()["skip_parameter_validation"]:  # the topic engine's solve: options checked
+        return _used_mask(cov, used)
     check_params(
         {"cardinality": cardinality, "max_time": max_time, "max_working_set": max_working_set,
          "initial_size": initial_size, "method": method, "n_starts": n_starts},
@@ -80,6 +83,11 @@ def _check(cov, cardinality, used, max_time, max_working_set, initial_size, meth
         raise InvalidParameterError("solve_topic_bounded: parameter 'cov' must be a covariance "
                                     "operator (eigensparse.Covariance, or a covariance on a device); "
                                     f"got {type(cov).__name__}.")
+    return _used_mask(cov, used)
+
+
+def _used_mask(cov, used) -> np.ndarray:
+    """``used`` (a bool mask or positions) as a bool mask over ``cov``'s features."""
     m = cov.n_features
     mask = np.zeros(m, dtype=bool)
     if used is not None:
