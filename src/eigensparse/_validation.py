@@ -342,9 +342,10 @@ def check_start_vectors(init, p: int, *, valid: str = "a numeric array") -> np.n
 
 
 
-def renamed(new_value, old_value, *, new: str, old: str, caller: str):
+def renamed(new_value, old_value, *, new: str, old: str, caller: str, stacklevel: int = 3):
     """The value of a parameter renamed ``old`` -> ``new``: ``old_value`` (with a
-    FutureWarning) when only the old name was given, else ``new_value``; both is an error.
+    FutureWarning pointing ``stacklevel`` frames up) when only the old name was given, else
+    ``new_value``; both is an error.
 
     Examples
     --------
@@ -365,5 +366,5 @@ def renamed(new_value, old_value, *, new: str, old: str, caller: str):
     import warnings
 
     warnings.warn(f"{caller}: parameter {old!r} is deprecated and will be removed; use {new!r}.",
-                  FutureWarning, stacklevel=3)
+                  FutureWarning, stacklevel=stacklevel)
     return old_value

@@ -121,7 +121,8 @@ class TopicConfig:
         (a FutureWarning)."""
         if "time_budget" in options:
             value = renamed(options.pop("max_time", None), options.pop("time_budget"),
-                            new="max_time", old="time_budget", caller="extract_topics")
+                            new="max_time", old="time_budget", caller="extract_topics",
+                            stacklevel=4)  # the caller of extract_topics
             if value is not None:
                 options["max_time"] = value
         names = {f.name for f in fields(cls)} - {"extra"}
