@@ -13,7 +13,7 @@ returns another number of nonzeros is rejected), and it is deterministic (the sa
 per-component seeds as the chain).
 
 Before the sweeps, a **chain portfolio**: for the default method ``"auto"`` (with no
-options of its own) the chain is also run with tpower's two starts (the previous default,
+options of its own) the chain is also run with tpower's two starts (greedy and the largest variance,
 run by auto's compiled kernel: :func:`eigensparse.solvers._auto.two_start_tpower`), whose
 components are often less greedy for the first component and leave more for the later
 ones (on KOS k=5 s=10 its chain explains 36.14 against auto's 35.55), and the chain of
