@@ -53,10 +53,12 @@ The measurements behind these choices are in ``benchmarks/bench_global.py`` and
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
 from .._linalg import top_eigh
-from .._validation import Interval, InvalidParameterError, check_start_vectors, validate_params
+from .._validation import Interval, InvalidParameterError, check_start_vectors
 from ..bounds import BOUND_DENSE, BOUND_GERSHGORIN, _small_bounds, full_problem_bound
 from ..operators import Covariance, HotellingDeflated, Operator
 from . import register
@@ -331,7 +333,11 @@ def _distinct_supports(supports: np.ndarray, f: np.ndarray, limit: int) -> list[
 
 @register("auto", cost="O(m·s) per truncated power step and start (compiled); O(p²) partners",
           summary="Default: greedy and neighbourhood starts, multistart truncated power, "
-                  "1-swap polish, a bound on the whole problem.")
+                  "1-swap polish, a bound on the whole problem.",
+          constraints={"n_starts": [None, Interval(Integral, 1, None, closed="left")],
+                       "max_iter": [Interval(Integral, 1, None, closed="left")],
+                       "tol": [Interval(Real, 0, None, closed="left")], "swap": ["boolean"]},
+          warm_start=True, bounded=True, partners=("two_start_tpower",))
 def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: float = 1e-4,
          swap: bool = True, init=None, random_state=None):
     """The default sparse PCA method: a greedy + multistart + swap portfolio.
@@ -395,10 +401,6 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     """
     s = _check_problem(op, cardinality, "auto")
     p = int(op.n_features)
-    validate_params({"n_starts": n_starts, "max_iter": max_iter, "tol": tol, "swap": swap},
-                    {"n_starts": [None, Interval("int", 1, None)],
-                     "max_iter": [Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
-                     "swap": [bool]}, where="auto")
     rng = check_random_state(random_state)
     given, A = (None, None) if init is None else _init_supports(init, p, s)
     if s == 1:  # exact: the feature of largest variance (ties: the lowest index)

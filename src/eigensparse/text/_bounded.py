@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn import get_config
 
 from .._result import ComponentResult
-from .._validation import InvalidParameterError, Interval, Options, validate_params
+from .._validation import Interval, InvalidParameterError, StrOptions, check_params
 from ..operators import Covariance, Operator
+from ..registry import methods
 
 __all__ = ["TopicBudgetWarning", "solve_topic_bounded", "swap_gain_bound"]
 
@@ -65,17 +68,26 @@ def swap_gain_bound(B: np.ndarray, tau: float) -> float:
 
 
 def _check(cov, cardinality, used, max_time, max_working_set, initial_size, method, n_starts):
-    validate_params(
+    if get_config()["skip_parameter_validation"]:  # the topic engine's solve: options checked
+        return _used_mask(cov, used)
+    check_params(
         {"cardinality": cardinality, "max_time": max_time, "max_working_set": max_working_set,
          "initial_size": initial_size, "method": method, "n_starts": n_starts},
-        {"cardinality": Interval("int", 1, None), "max_time": Interval("real", 0, None, "neither"),
-         "max_working_set": Interval("int", 1, None), "initial_size": [None, Interval("int", 1, None)],
-         "method": Options(("auto", "tpower", "bca")), "n_starts": Interval("int", 1, None)},
-        where="solve_topic_bounded")
+        {"cardinality": [Interval(Integral, 1, None, closed="left")],
+         "max_time": [Interval(Real, 0, None, closed="neither")],
+         "max_working_set": [Interval(Integral, 1, None, closed="left")],
+         "initial_size": [None, Interval(Integral, 1, None, closed="left")],
+         "method": [StrOptions({m.name for m in methods() if m.bounded})],
+         "n_starts": [Interval(Integral, 1, None, closed="left")]}, "solve_topic_bounded")
     if not isinstance(cov, Operator) or cov.has_data:
         raise InvalidParameterError("solve_topic_bounded: parameter 'cov' must be a covariance "
                                     "operator (eigensparse.Covariance, or a covariance on a device); "
                                     f"got {type(cov).__name__}.")
+    return _used_mask(cov, used)
+
+
+def _used_mask(cov, used) -> np.ndarray:
+    """``used`` (a bool mask or positions) as a bool mask over ``cov``'s features."""
     m = cov.n_features
     mask = np.zeros(m, dtype=bool)
     if used is not None:
@@ -171,7 +183,9 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
         Cap on the solve set (dense m × m blocks, tpower costs O(m²) per iteration).
     initial_size : int, optional
         First solve-set size (default max(8·s, 64)).
-    method : {"auto", "tpower", "bca"}, default="tpower"
+    method : str, default="tpower"
+        A method whose :class:`~eigensparse.registry.MethodSpec` is ``bounded``
+        (``"auto"``, ``"tpower"``, ``"bca"``).
     n_starts : int, default=6
         tpower starts: approximate greedy, ``n_starts − 2`` coordinate starts on the
         largest variances, and the warm start.

@@ -9,13 +9,14 @@ a validated config.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from numbers import Real
 
-from .._validation import InvalidParameterError, Interval, Options, validate_params
+from .._dispatch import COMPONENT_CONSTRAINTS
+from .._validation import (Interval, IntInterval, InvalidParameterError, StrOptions,
+                           check_params, closest, renamed)
 from ..io.uci import DEFAULT_CHUNK_NNZ
-from ..multi import DEFLATIONS
-from ..multi._refine import REFINE_OPTIONS
 
-__all__ = ["TopicConfig", "SCALINGS", "PASS_SCALINGS", "DEFAULT_TOPIC_CARDINALITY",
+__all__ = ["TopicConfig", "TOPIC_CONSTRAINTS", "PARAMETERS", "SCALINGS", "PASS_SCALINGS", "DEFAULT_TOPIC_CARDINALITY",
            "DEFAULT_TOPIC_DEFLATION", "DEFAULT_TOPIC_SCALING", "DEFAULT_MIN_DF", "DEFAULT_MAX_DF",
            "DEFAULT_MAX_TIME", "DEFAULT_WORKING_SET"]
 
@@ -40,6 +41,31 @@ DEFAULT_MAX_DF = 0.5
 DEFAULT_MAX_TIME = 2.0
 #: initial working-set size: max(DEFAULT_WORKING_SET, 10·k·s) words
 DEFAULT_WORKING_SET = 1000
+
+#: scikit-learn constraints of the options of :func:`eigensparse.text.extract_topics`
+#: (:meth:`TopicConfig.validate`): those it shares with :func:`eigensparse.sparse_pca`
+#: are :data:`eigensparse._dispatch.COMPONENT_CONSTRAINTS`'s; the vocabulary pruning
+#: (``min_df``, ``max_df``, ``stop_words``, ``max_features``) is checked by
+#: :func:`eigensparse.text.prune_vocabulary`, ``method_options`` against the method's
+#: :class:`~eigensparse.registry.MethodSpec`
+TOPIC_CONSTRAINTS = {
+    **{k: COMPONENT_CONSTRAINTS[k] for k in (
+        "cardinality", "cardinality_rule", "cardinality_fraction", "method", "deflation",
+        "penalty", "center", "random_state", "refine", "stability")},
+    "n_topics": [IntInterval(1, None, closed="left")],
+    "cardinality_tolerance": [IntInterval(0, None, closed="left")],
+    "scaling": [StrOptions(set(SCALINGS))],
+    "max_time": [Interval(Real, 0, None, closed="neither")],
+    "working_set": [IntInterval(1, None, closed="left"), None],
+    "max_working_set": [IntInterval(1, None, closed="left")],
+    "cache": ["boolean"],
+    "verify": [StrOptions({"hash", "stat"})],
+    "chunk_nnz": [IntInterval(1, None, closed="left")],
+    "n_jobs": [IntInterval(1, 64, closed="both")],
+    "progress": ["boolean", None],
+    "device": [str, None],
+    "name": [str, None],
+}
 
 
 @dataclass(frozen=True)
@@ -91,17 +117,22 @@ class TopicConfig:
     @classmethod
     def from_options(cls, config: "TopicConfig | None" = None, **options) -> "TopicConfig":
         """``config`` (or the defaults) with ``options`` replacing its fields; an unknown
-        option is a clear error. ``time_budget`` is accepted as another name of
-        ``max_time``."""
+        option is a clear error. ``time_budget`` is the deprecated name of ``max_time``
+        (a FutureWarning)."""
         if "time_budget" in options:
-            if "max_time" in options:
-                raise InvalidParameterError("give 'max_time' or its alias 'time_budget', not both.")
-            options["max_time"] = options.pop("time_budget")
+            value = renamed(options.pop("max_time", None), options.pop("time_budget"),
+                            new="max_time", old="time_budget", caller="extract_topics",
+                            stacklevel=4)  # the caller of extract_topics
+            if value is not None:
+                options["max_time"] = value
         names = {f.name for f in fields(cls)} - {"extra"}
         unknown = sorted(set(options) - names)
         if unknown:
+            near = closest(unknown[0], names)
+            hint = f" (did you mean {near!r}?)" if near else ""
             raise InvalidParameterError(
-                f"extract_topics got unknown option(s) {unknown}; valid options: {sorted(names)}.")
+                f"extract_topics got unknown option(s) {unknown}{hint}; valid options: "
+                f"{sorted(names)}.")
         base = cls() if config is None else config
         if not isinstance(base, cls):
             raise InvalidParameterError(
@@ -115,25 +146,14 @@ class TopicConfig:
 
     def validate(self) -> "TopicConfig":
         """This config, every option checked (a clear error naming the first bad one)."""
-        validate_params(
-            {"n_topics": self.n_topics, "center": self.center, "scaling": self.scaling,
-             "working_set": self.working_set, "max_working_set": self.max_working_set,
-             "cache": self.cache, "chunk_nnz": self.chunk_nnz, "n_jobs": self.n_jobs,
-             "progress": self.progress, "penalty": self.penalty, "method": self.method,
-             "verify": self.verify, "cardinality_tolerance": self.cardinality_tolerance,
-             "deflation": self.deflation, "stability": self.stability, "max_time": self.max_time,
-             "device": self.device, "name": self.name, "refine": self.refine},
-            {"n_topics": Interval("int", 1, None), "center": [bool], "scaling": [Options(SCALINGS)],
-             "working_set": [None, Interval("int", 1, None)],
-             "max_working_set": Interval("int", 1, None), "cache": [bool],
-             "chunk_nnz": Interval("int", 1, None), "n_jobs": Interval("int", 1, 64),
-             "progress": [None, bool], "penalty": [None, Interval("real", 0, None)],
-             "method": [None, str], "verify": [Options(("hash", "stat"))],
-             "cardinality_tolerance": Interval("int", 0, None), "deflation": [Options(DEFLATIONS)],
-             "stability": [None, Interval("int", 2, None)],
-             "max_time": Interval("real", 0, None, "neither"), "device": [None, str],
-             "name": [None, str], "refine": [Options(REFINE_OPTIONS)]},
-            where="extract_topics")
+        check_params({k: getattr(self, k) for k in TOPIC_CONSTRAINTS}, TOPIC_CONSTRAINTS,
+                     "extract_topics")
         if self.device is not None and self.client is not None:
             raise InvalidParameterError("extract_topics: give 'device' or 'client', not both.")
         return self
+
+
+#: the parameters of :func:`eigensparse.text.extract_topics` (a misspelt one given as a
+#: method option is named)
+PARAMETERS = ("docword", "vocab", "config", "time_budget",
+              *(f.name for f in fields(TopicConfig) if f.name != "extra"))

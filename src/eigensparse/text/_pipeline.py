@@ -30,7 +30,8 @@ from .._result import NeedsFeatures
 from .._validation import InvalidParameterError
 from ..io.corpus import Corpus, open_corpus
 from ._config import (DEFAULT_MAX_DF, DEFAULT_MAX_TIME, DEFAULT_MIN_DF, DEFAULT_TOPIC_CARDINALITY,
-                      DEFAULT_TOPIC_DEFLATION, DEFAULT_TOPIC_SCALING, SCALINGS, TopicConfig)
+                      DEFAULT_TOPIC_DEFLATION, DEFAULT_TOPIC_SCALING, PARAMETERS, SCALINGS,
+                      TopicConfig)
 from ._passes import (Clock, CorpusPasses, phase_line, progress_mode, word_statistics,
                       working_set_covariance)
 from ._result import TopicsResult
@@ -107,8 +108,8 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
         set included: each solve gets the time left): at the limit the best topic so far
         is kept, with a :class:`~eigensparse.text._bounded.TopicBudgetWarning` from the
         bounded solve (the default method and ``bca``), and passed as ``max_time`` to a
-        method that takes one (e.g. ``"exact"``). ``time_budget`` is accepted as another
-        name.
+        method that takes one (e.g. ``"exact"``). ``time_budget`` is its deprecated
+        name (a FutureWarning).
     refine : {"auto", True, False}, default="auto"
         The cyclic refinement after the chain of topics, as :func:`eigensparse.sparse_pca`
         (:func:`eigensparse.multi._refine.resolve_refine`).
@@ -169,7 +170,8 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
     ([4, 4], 8)
     """
     cfg = TopicConfig.from_options(config, **options).validate()
-    resolve_method(cfg.method, cfg.method_options, cfg.penalty)  # fail before reading the data
+    resolved = resolve_method(cfg.method, cfg.method_options, cfg.penalty, caller="extract_topics",
+                              parameters=PARAMETERS)  # fail before reading the data
     mode = progress_mode(cfg.progress)
     clock, messages = Clock(), []
     corpus = _open(docword, vocab, cfg)
@@ -184,7 +186,7 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
                            default_cardinality=DEFAULT_TOPIC_CARDINALITY,
                            default_deflation=DEFAULT_TOPIC_DEFLATION,
                            cardinality_rule=cfg.cardinality_rule,
-                           cardinality_fraction=cfg.cardinality_fraction)
+                           cardinality_fraction=cfg.cardinality_fraction, resolved=resolved)
     clock.lap("open")
     scaling = cfg.pass_scaling
     passes = CorpusPasses(corpus, scaling, chunk_nnz=cfg.chunk_nnz, n_jobs=cfg.n_jobs,

@@ -25,7 +25,6 @@ import numpy as np
 
 from .._dispatch import require_data
 from .._result import NeedsFeatures
-from ..multi._refine import WARM_RESOLVE
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
 from ._bounded import TopicBudgetWarning, solve_topic_bounded, swap_gain_bound
@@ -33,11 +32,7 @@ from ._config import DEFAULT_WORKING_SET
 from ._passes import phase_line, say
 
 __all__ = ["WorkingSet", "TopicSolve", "TopicBudget", "select_working_set", "coarse_penalty_search",
-           "auto_working_set", "BOUNDED_METHODS"]
-
-#: methods whose cardinality solves run in bounded time per topic
-#: (:func:`eigensparse.text._bounded.solve_topic_bounded`)
-BOUNDED_METHODS = ("auto", "tpower", "bca")
+           "auto_working_set"]
 
 #: a cardinality method's component is accepted when no swap with a word outside the
 #: working set can add more than this fraction of its variance (see ``WorkingSet.check``)
@@ -287,7 +282,7 @@ class TopicSolve:
         self.coarse = spec.takes_penalty and plan.penalty is None and tolerance > 0
         #: exact-cardinality topics in bounded time (the default method; bca without a
         #: tolerance): :func:`~eigensparse.text._bounded.solve_topic_bounded`
-        self.bounded = (spec.name in BOUNDED_METHODS and plan.penalty is None
+        self.bounded = (spec.bounded and plan.penalty is None
                         and not self.coarse)
         self.m_solve = wset.ws.size
         if spec.takes_penalty and plan.penalty is None and not self.coarse:
@@ -298,9 +293,6 @@ class TopicSolve:
             self.remaining = np.setdiff1d(self.remaining, r.support, assume_unique=True)
         self.next_t = len(found)
         self.may_grow = plan.auto is None
-        #: the refinement's re-solve may start from the component it may replace, as
-        #: the dispatcher's own solve does
-        self.takes_init = plan.method in WARM_RESOLVE and "init" not in plan.options
 
     def _time_left(self, t: int, chain: bool) -> float:
         return self.budget.left(t)
@@ -387,8 +379,8 @@ class TopicSolve:
         if not chain:  # a refinement's re-solve: the method on the operator it is given
             op = require_data(self.plan, sub_op, factor=True)
             extra = {} if init is None else {"init": init}
-            r = self.plan.spec.func(op, s, random_state=self.plan.seeds[t],
-                                    **self._options(left), **extra)
+            r = self.plan.spec.solve(op, s, random_state=self.plan.seeds[t],
+                                     **self._options(left), **extra)
         elif self.bounded and s is not None:
             r = self._solve_bounded(sub_op, s, t, left)
         else:
@@ -423,7 +415,7 @@ class TopicSolve:
                 sub = np.searchsorted(pos_of, top)
                 part = sub_op if sub.size == sub_op.n_features else sub_op.restrict(sub)
                 op = require_data(plan, part, factor=True)
-                r = plan.spec.func(op, s, random_state=plan.seeds[t], **self._options(left))
+                r = plan.spec.solve(op, s, random_state=plan.seeds[t], **self._options(left))
             else:
                 sub, r = out
             x = np.zeros(sub_op.n_features)
@@ -486,7 +478,7 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
         if max_time is not None:
             trial_opts["max_time"] = max(deadline - time.perf_counter(), 1e-3)
         op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
-        r = spec.func(op, None, random_state=seed, **trial_opts, penalty=float(rho))
+        r = spec.solve(op, None, random_state=seed, **trial_opts, penalty=float(rho))
         return int(np.count_nonzero(r.loadings)), (r, keep), None
 
     out = penalty_search(solve, s, breakpoints=bp, tolerance=tol,
@@ -498,7 +490,7 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
     solves = out.n_solves
     if opts.get("certify") and time.perf_counter() < deadline:
         op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
-        r = spec.func(op, None, random_state=seed, **opts, penalty=float(rho))
+        r = spec.solve(op, None, random_state=seed, **opts, penalty=float(rho))
         solves += 1
     info = dict(r.info) if isinstance(r.info, dict) else {}
     info["penalty"] = float(rho)

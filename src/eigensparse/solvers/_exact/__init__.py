@@ -10,11 +10,12 @@ import math
 import sys
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..._validation import Interval, Options, validate_params
+from ..._validation import Interval, Options, StrOptions, check_params
 from ...operators import Operator
 from .. import register
 from .._common import make_result, polish_loadings
@@ -169,10 +170,10 @@ def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
     if not np.all(np.isfinite(S)):
         raise ValueError("root_upper_bound: S must be finite (it contains NaN or inf)")
     p = S.shape[0]
-    validate_params({"s": s, "max_time": max_time},
-                    {"s": [Interval("int", 1, p)],
-                     "max_time": [None, Interval("real", 0, None, closed="neither")]},
-                    where="root_upper_bound")
+    check_params({"s": s, "max_time": max_time},
+                 {"s": [Interval(Integral, 1, p, closed="both")],
+                  "max_time": [None, Interval(Real, 0, None, closed="neither")]},
+                 "root_upper_bound")
     deadline = math.inf if max_time is None else t0 + float(max_time)
     S = 0.5 * (S + S.T)
     if s == p:
@@ -215,7 +216,14 @@ def _progress_callback(enabled, s):
 
 
 @register("exact", summary="Certified optimum by branch and bound (eigenvalue, Gershgorin and "
-                           "soft-threshold bounds); anytime with an honest gap.")
+                           "soft-threshold bounds); anytime with an honest gap.",
+          constraints={"max_time": [Interval(Real, 0, None, closed="neither")],
+                       "max_nodes": [None, Interval(Integral, 1, None, closed="left")],
+                       "tol": [Interval(Real, 0, None, closed="left")],
+                       "n_jobs": [Options(Integral, {-1}), Interval(Integral, 1, None, closed="left")],
+                       "progress": [bool, StrOptions({"auto"})],
+                       "n_starts": [Interval(Integral, 1, None, closed="left")],
+                       "screen": [bool]})
 def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float = 600.0,
           max_nodes=None, tol: float = 1e-9, n_jobs: int = 1, progress="auto",
           n_starts: int = 64, screen: bool = True, backend: str = "threads"):
@@ -305,17 +313,6 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
     """
     t0 = time.perf_counter()
     s = _check_problem(op, cardinality, "exact")
-    validate_params(
-        {"max_time": max_time, "max_nodes": max_nodes, "tol": tol, "n_jobs": n_jobs,
-         "progress": progress, "n_starts": n_starts, "screen": screen,
-         "backend": backend},
-        {"max_time": [Interval("real", 0, None, closed="neither")],
-         "max_nodes": [None, Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
-         "n_jobs": [Options([-1]), Interval("int", 1, None)],
-         "progress": [bool, Options(["auto"])], "n_starts": [Interval("int", 1, None)],
-         "screen": [bool], "backend": [Options(["threads", "processes"])]},
-        where="exact",
-    )
     if not math.isfinite(max_time):
         max_time = 1e18
     deadline = t0 + float(max_time)
