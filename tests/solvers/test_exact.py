@@ -2,6 +2,8 @@
 import warnings
 
 import numpy as np
+
+import eigensparse as es
 import pytest
 
 from eigensparse import InvalidParameterError, sparse_pca
@@ -258,8 +260,9 @@ def test_processes_give_the_same_optimum():
     assert a.info["certified"] and b.info["certified"]
     assert abs(b.variance - e) <= 1e-10 * e and abs(a.variance - e) <= 1e-10 * e
     assert b.info["nodes"] >= 1
-    with pytest.raises(InvalidParameterError, match="backend"):
-        exact(Covariance(S), 3, backend="dask")
+    with pytest.raises(InvalidParameterError, match="backend"):  # checked at the boundary
+        es.sparse_pca(Covariance(S), n_components=1, cardinality=3, method="exact",
+                      backend="dask")
 
 
 @pytest.mark.parametrize("budget", [1, 30, 120])

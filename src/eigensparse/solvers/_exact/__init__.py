@@ -15,7 +15,7 @@ from numbers import Integral, Real
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..._validation import Interval, Options, StrOptions, check_params
+from ..._validation import Interval, InvalidParameterError, Options, StrOptions, validate_params
 from ...operators import Operator
 from .. import register
 from .._common import make_result, polish_loadings
@@ -123,6 +123,8 @@ def _screen(search: Search, allowed: np.ndarray, rho: float, rounds: int = 3,
     return allowed
 
 
+@validate_params({"s": [Interval(Integral, 1, None, closed="left")],
+                  "max_time": [None, Interval(Real, 0, None, closed="neither")]})
 def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
     """A proven upper bound on max { λmax(Σ[S, S]) : |S| = s }: the root bound of the search.
 
@@ -170,10 +172,9 @@ def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
     if not np.all(np.isfinite(S)):
         raise ValueError("root_upper_bound: S must be finite (it contains NaN or inf)")
     p = S.shape[0]
-    check_params({"s": s, "max_time": max_time},
-                 {"s": [Interval(Integral, 1, p, closed="both")],
-                  "max_time": [None, Interval(Real, 0, None, closed="neither")]},
-                 "root_upper_bound")
+    if s > p:
+        raise InvalidParameterError(f"root_upper_bound: parameter 's' must be at most p={p}; "
+                                    f"got {s}.")
     deadline = math.inf if max_time is None else t0 + float(max_time)
     S = 0.5 * (S + S.T)
     if s == p:
@@ -223,7 +224,8 @@ def _progress_callback(enabled, s):
                        "n_jobs": [Options(Integral, {-1}), Interval(Integral, 1, None, closed="left")],
                        "progress": [bool, StrOptions({"auto"})],
                        "n_starts": [Interval(Integral, 1, None, closed="left")],
-                       "screen": [bool]})
+                       "screen": [bool],
+                       "backend": [StrOptions({"threads", "processes"})]})
 def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float = 600.0,
           max_nodes=None, tol: float = 1e-9, n_jobs: int = 1, progress="auto",
           n_starts: int = 64, screen: bool = True, backend: str = "threads"):
