@@ -4,7 +4,6 @@ import pytest
 
 import eigensparse as es
 from eigensparse import InvalidParameterError
-from eigensparse._validation import keyword_names
 
 X = np.random.default_rng(0).standard_normal((30, 6))
 
@@ -14,17 +13,16 @@ X = np.random.default_rng(0).standard_normal((30, 6))
                                          ("random_sate", "random_state"),
                                          ("deflaton", "deflation")])
 def test_sparse_pca_names_the_closest_parameter(wrong, right):
-    assert right in keyword_names(es.sparse_pca)
-    with pytest.raises(InvalidParameterError, match=rf"did you mean parameter '{right}'\?"):
+    with pytest.raises(InvalidParameterError, match=rf"did you mean '{right}'\?"):
         es.sparse_pca(X, **{wrong: 3})
 
 
 def test_misspelt_method_option_names_the_option():
-    with pytest.raises(InvalidParameterError, match=r"did you mean option 'max_iter'\?"):
+    with pytest.raises(InvalidParameterError, match=r"did you mean 'max_iter'\?"):
         es.sparse_pca(X, method="tpower", max_iters=5)
 
 
 def test_no_close_name_no_guess():
     with pytest.raises(InvalidParameterError) as err:
         es.sparse_pca(X, zzzz=1)
-    assert "did you mean" not in str(err.value) and "valid options" in str(err.value)
+    assert "did you mean" not in str(err.value) and "max_iter" in str(err.value)
