@@ -30,8 +30,12 @@ class OneLineParser(argparse.ArgumentParser):
 def check_output_paths(args):
     """Refuse output paths of the wrong kind before any work (one line, naming the option)."""
     json_path, plot_dir = getattr(args, "json", None), getattr(args, "plot", None)
-    if json_path and os.path.isdir(json_path):
-        raise CLIError(f"--json {json_path}: is a directory; give a file name")
+    if json_path:  # a directory, device, FIFO or socket (or a link to one): refused
+        from ..io._atomic import resolve_output_path
+        try:
+            resolve_output_path(json_path)
+        except OSError as exc:
+            raise CLIError(f"--json {exc}") from None
     parent = os.path.dirname(os.path.abspath(json_path)) if json_path else None
     if parent and os.path.exists(parent) and not os.path.isdir(parent):
         raise CLIError(f"--json {json_path}: its parent is not a directory")
