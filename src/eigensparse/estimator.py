@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._api import sparse_pca
 from ._dispatch import DEFAULT_DEFLATION, DEFAULT_ORDER, ORDERS, adjusted_variance_of_gram
 from .registry import DEFAULT_METHOD, method_names
-from ._validation import InvalidParameterError
+from ._validation import InvalidParameterError, check_real_input
 from .multi import DEFLATIONS
 from .operators import Operator
 
@@ -230,6 +230,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             if hasattr(self, "feature_names_in_"):
                 del self.feature_names_in_
         else:
+            check_real_input(X)  # complex, strings, dates: refused, never cast
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
                               ensure_min_samples=2)
             names = getattr(self, "feature_names_in_", None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import InvalidParameterError
+from .._validation import InvalidParameterError, check_real_input
 from ._base import Operator, RestrictedOperator
 from ._check import check_operator
 from ._covariance import Covariance
@@ -84,6 +84,7 @@ def as_operator(data, *, center: bool = True, scale: bool = False, client=None,
     if sp.issparse(data):
         return SparseData(data, center=center, scale=scale)
     if hasattr(data, "to_numpy") and hasattr(data, "columns"):  # pandas DataFrame
+        check_real_input(data, "data")  # names a column of strings, dates or complex numbers
         data = data.to_numpy()
     try:
         arr = np.asarray(data)
