@@ -77,7 +77,8 @@ def fraction_value(text):
     return v
 
 
-def add_component_options(p, *, default_cardinality, default_deflation: str, default_components=5):
+def add_component_options(p, *, default_cardinality, default_deflation: str, default_components=5,
+                          default_rule: str = "fraction"):
     """-k, -s, --method (registry names), --deflation, --penalty, --random-state.
 
     ``default_cardinality`` is only shown in the help (-s defaults to None: the command's
@@ -94,10 +95,11 @@ def add_component_options(p, *, default_cardinality, default_deflation: str, def
                    help=f"nonzero loadings per component (default {default_cardinality}; "
                         "none with --penalty), or 'auto': chosen per component by "
                         "--cardinality-rule")
-    p.add_argument("--cardinality-rule", default="fraction", choices=list(RULES),
+    p.add_argument("--cardinality-rule", default=default_rule, choices=list(RULES),
                    help="rule of -s auto: the smallest s reaching --cardinality-fraction of the "
-                        "dense component's variance (default), the knee of the variance-"
-                        "cardinality path, or cross-validation (cv)")
+                        "dense component's variance (fraction), the knee of the variance-"
+                        "cardinality path, cross-validation (cv), or a topic-sized s in "
+                        f"[5, 30] (topics); default {default_rule}")
     p.add_argument("--cardinality-fraction", type=fraction_value, default=0.9, metavar="F",
                    help="fraction of the fraction rule (default 0.9)")
     p.add_argument("--stability", type=positive_int, default=None, metavar="B",

@@ -65,7 +65,7 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
                    chunk_nnz: int = DEFAULT_CHUNK_NNZ, n_jobs: int = 1, random_state=0,
                    progress: bool | None = None, method_options: dict | None = None,
                    device: str | None = None, name: str | None = None,
-                   cardinality_rule: str = "fraction", cardinality_fraction: float = 0.9,
+                   cardinality_rule: str = "topics", cardinality_fraction: float = 0.9,
                    stability: int | None = None) -> TopicsResult:
     """Sparse principal components of a bag-of-words corpus, out of core.
 
@@ -152,8 +152,10 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
         covariance moves to the device, as a square-root factor the method's solves
         run on (no working-set checks: ``working_set_safe`` is None).
     cardinality_rule, cardinality_fraction
-        The rule of ``cardinality="auto"`` (``"fraction"`` or ``"knee"``; ``"cv"`` needs
-        the rows of :func:`eigensparse.sparse_pca`).
+        The rule of ``cardinality="auto"``: ``"topics"`` (default: a topic-sized s in
+        [5, 30], the knee of the solver's values; see :mod:`eigensparse.selection`),
+        ``"fraction"`` or ``"knee"`` (``"cv"`` needs the rows of
+        :func:`eigensparse.sparse_pca`).
     stability : int, optional
         Support stability over this many bootstrap resamples of the documents, refitted
         on the working set (``n_jobs`` refits at a time), in ``info["stability"]``
