@@ -9,6 +9,12 @@ variance each explains (adjusted, so that shared words are not counted twice), a
 variance of the first topic against its number of words, with upper bounds on what any
 choice of that many words could reach.
 
+Why these topics differ from ``eigensparse topics --dataset kos``: this script fits the
+scikit-learn estimator to the raw counts, where frequent words weigh most; the command (and
+:func:`eigensparse.text.extract_topics`, which gives exactly its topics) uses centered tf-idf
+with a pruned vocabulary (``min_df=5, max_df=0.5``) by default, where words specific to a
+subject weigh most. Both are sparse PCA; the scaling decides what "variance" means.
+
     python examples/topics_kos.py [OUT_DIR]
 """
 import argparse
