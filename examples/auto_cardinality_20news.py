@@ -42,6 +42,7 @@ def main(out=None):
             import matplotlib
 
             matplotlib.use("Agg")
+            Path(out).mkdir(parents=True, exist_ok=True)
             c.plot(path=Path(out) / f"20news_cardinality_pc{t + 1}.png")
 
 

@@ -11,15 +11,70 @@ words), the word lists, and the 3-D projection of the postings on the sparse PCs
 
     python examples/dspca_20newsgroups.py [OUT_DIR]
 """
-from _dspca_common import parse_args  # noqa: I001  (sets single-threaded BLAS first)
+import argparse
+from pathlib import Path
 
 import numpy as np
 
 import eigensparse as es
+import eigensparse.plotting
+from eigensparse.solvers import get_solver
 from eigensparse.datasets import load_20news
 from eigensparse.multi import deflate
 
-from _dspca_common import save_figure, smallest_cardinality_reaching
+
+def parse_args(description, argv=None):
+    """``OUT_DIR`` (optional: where figures are saved) and ``--data-home`` (the folder of
+    downloaded data sets, default ``$EIGENSPARSE_DATA`` or ``~/.cache/eigensparse``)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("out", nargs="?", default=None, help="folder for the figures (default: none)")
+    ap.add_argument("--data-home", default=None,
+                    help="folder of downloaded data sets (see eigensparse.datasets.get_data_home)")
+    a = ap.parse_args(argv)
+    if a.out is not None:
+        a.out = Path(a.out)
+        a.out.mkdir(parents=True, exist_ok=True)
+    return a
+
+
+def save_figure(fig, out, name):
+    """Save ``fig`` as ``out/name`` (atomically) when an output folder was given."""
+    if out is not None:
+        print(f"saved {eigensparse.plotting.save_figure(fig, out / name)}")
+
+
+def penalty_path(op, n=30, lo_frac=1e-3, method="bca"):
+    """(penalty, cardinality, variance, result) for a geometric grid of ρ, largest first."""
+    d = op.diag()
+    rhos = np.geomspace(0.98 * d.max(), lo_frac * d.max(), n)
+    solve = get_solver(method).func
+    out = []
+    for rho in rhos:
+        r = solve(op, None, penalty=float(rho), certify=False)
+        out.append((float(rho), r.cardinality, r.variance, r))
+    return out
+
+
+def smallest_cardinality_reaching(op, fraction=0.9, method="bca"):
+    """Smallest cardinality s whose DSPCA component (penalty search, polished) explains at least
+    ``fraction`` of λmax(Σ). Scans the penalty path for a bracket, then runs the search at the
+    cardinalities in it. Returns (s, result, lam1, path)."""
+    lam1 = float(np.linalg.eigvalsh(op.to_dense())[-1])
+    path = penalty_path(op, method=method)
+    cands = sorted({c for _, c, v, _ in path if c > 0 and v >= fraction * lam1})
+    hi = cands[0] if cands else op.n_features
+    lower = [c for _, c, v, _ in path if 0 < c < hi and v < fraction * lam1]
+    lo = max(lower) + 1 if lower else 1
+    solve = get_solver(method).func
+    for s in range(lo, hi + 1):
+        try:
+            r = solve(op, s)
+        except Exception:  # noqa: BLE001 - unreachable cardinality: skip
+            continue
+        if r.variance >= fraction * lam1:
+            return s, r, lam1, path
+    r = solve(op, hi)
+    return hi, r, lam1, path
 
 
 def main(argv=None):

@@ -13,17 +13,37 @@ drawn too).
 
     python examples/dspca_pitprops.py [OUT_DIR]
 """
-from _dspca_common import parse_args  # noqa: I001
-
 from itertools import combinations
+
+import argparse
+from pathlib import Path
 
 import numpy as np
 
 import eigensparse as es
+import eigensparse.plotting
 from eigensparse.datasets import load_pitprops
 from eigensparse.diagnostics import variance_cardinality_path
 
-from _dspca_common import save_figure
+
+def parse_args(description, argv=None):
+    """``OUT_DIR`` (optional: where figures are saved) and ``--data-home`` (the folder of
+    downloaded data sets, default ``$EIGENSPARSE_DATA`` or ``~/.cache/eigensparse``)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("out", nargs="?", default=None, help="folder for the figures (default: none)")
+    ap.add_argument("--data-home", default=None,
+                    help="folder of downloaded data sets (see eigensparse.datasets.get_data_home)")
+    a = ap.parse_args(argv)
+    if a.out is not None:
+        a.out = Path(a.out)
+        a.out.mkdir(parents=True, exist_ok=True)
+    return a
+
+
+def save_figure(fig, out, name):
+    """Save ``fig`` as ``out/name`` (atomically) when an output folder was given."""
+    if out is not None:
+        print(f"saved {eigensparse.plotting.save_figure(fig, out / name)}")
 
 
 def main(argv=None):

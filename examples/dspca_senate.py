@@ -13,17 +13,48 @@ sparse PC, and saves the 2-D projections (PCA and sparse PCA) as a PNG.
 
     python examples/dspca_senate.py [OUT_DIR] [--data-home DIR] [--cards 5,2]
 """
-from _dspca_common import parse_args  # noqa: I001
-
+import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
 import eigensparse as es
+import eigensparse.plotting
 from eigensparse.datasets import fetch_senate
 from eigensparse.diagnostics import variance_cardinality_path
 
-from _dspca_common import fetch_or_exit, save_figure
+
+def parse_args(description, argv=None):
+    """``OUT_DIR`` (optional: where figures are saved) and ``--data-home`` (the folder of
+    downloaded data sets, default ``$EIGENSPARSE_DATA`` or ``~/.cache/eigensparse``)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("out", nargs="?", default=None, help="folder for the figures (default: none)")
+    ap.add_argument("--data-home", default=None,
+                    help="folder of downloaded data sets (see eigensparse.datasets.get_data_home)")
+    a = ap.parse_args(argv)
+    if a.out is not None:
+        a.out = Path(a.out)
+        a.out.mkdir(parents=True, exist_ok=True)
+    return a
+
+
+def save_figure(fig, out, name):
+    """Save ``fig`` as ``out/name`` (atomically) when an output folder was given."""
+    if out is not None:
+        print(f"saved {eigensparse.plotting.save_figure(fig, out / name)}")
+
+
+def fetch_or_none(fetch, **kwargs):
+    """``fetch(**kwargs)``, or None (after printing how to supply the data) when the data set
+    is neither cached nor downloadable (e.g. a machine without network)."""
+    from eigensparse.datasets import DataUnavailableError
+
+    try:
+        return fetch(**kwargs)
+    except (DataUnavailableError, ImportError) as exc:  # ImportError: an optional reader
+        print(f"skipped: {exc}")
+        return None
 
 
 def main(argv=None):
@@ -34,7 +65,9 @@ def main(argv=None):
         cards = tuple(int(c) for c in argv[i + 1].split(","))
         del argv[i:i + 2]
     a = parse_args("Senate votes: a few bills separate the parties", argv)
-    senate = fetch_or_exit(fetch_senate, data_home=a.data_home)
+    senate = fetch_or_none(fetch_senate, data_home=a.data_home)
+    if senate is None:  # no network and no copy in the data home: nothing to show
+        return
     X = senate.data  # senators × bills
     party = np.array(["d", "r", "i"])[senate.target]
     bills = senate.feature_names

@@ -15,21 +15,55 @@ stocks with missing values or constant prices in the window are dropped.
 
     python examples/dspca_sp500.py [OUT_DIR] [--data-home DIR]
 """
-from _dspca_common import parse_args  # noqa: I001
+import argparse
+from pathlib import Path
 
 import numpy as np
 
 import eigensparse as es
+import eigensparse.plotting
 from eigensparse.datasets import fetch_sp500
 from eigensparse.diagnostics import variance_cardinality_path
 
-from _dspca_common import fetch_or_exit, save_figure
+
+def parse_args(description, argv=None):
+    """``OUT_DIR`` (optional: where figures are saved) and ``--data-home`` (the folder of
+    downloaded data sets, default ``$EIGENSPARSE_DATA`` or ``~/.cache/eigensparse``)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("out", nargs="?", default=None, help="folder for the figures (default: none)")
+    ap.add_argument("--data-home", default=None,
+                    help="folder of downloaded data sets (see eigensparse.datasets.get_data_home)")
+    a = ap.parse_args(argv)
+    if a.out is not None:
+        a.out = Path(a.out)
+        a.out.mkdir(parents=True, exist_ok=True)
+    return a
+
+
+def save_figure(fig, out, name):
+    """Save ``fig`` as ``out/name`` (atomically) when an output folder was given."""
+    if out is not None:
+        print(f"saved {eigensparse.plotting.save_figure(fig, out / name)}")
+
+
+def fetch_or_none(fetch, **kwargs):
+    """``fetch(**kwargs)``, or None (after printing how to supply the data) when the data set
+    is neither cached nor downloadable (e.g. a machine without network)."""
+    from eigensparse.datasets import DataUnavailableError
+
+    try:
+        return fetch(**kwargs)
+    except (DataUnavailableError, ImportError) as exc:  # ImportError: an optional reader
+        print(f"skipped: {exc}")
+        return None
 
 
 def main(argv=None):
     a = parse_args("S&P 500 returns: sectors as sparse components", argv)
-    sp500 = fetch_or_exit(fetch_sp500, start="2005-06-01", end="2010-06-01",
+    sp500 = fetch_or_none(fetch_sp500, start="2005-06-01", end="2010-06-01",
                           data_home=a.data_home)
+    if sp500 is None:  # no network and no copy in the data home: nothing to show
+        return
     names, X = sp500.feature_names, sp500.data
     print(f"{X.shape[0]} trading days x {X.shape[1]} stocks")
     op = es.as_operator(X)

@@ -9,17 +9,43 @@ variance each explains (adjusted, so that shared words are not counted twice), a
 variance of the first topic against its number of words, with upper bounds on what any
 choice of that many words could reach.
 
+Why these topics differ from ``eigensparse topics --dataset kos``: this script fits the
+scikit-learn estimator to the raw counts, where frequent words weigh most; the command (and
+:func:`eigensparse.text.extract_topics`, which gives exactly its topics) uses centered tf-idf
+with a pruned vocabulary (``min_df=5, max_df=0.5``) by default, where words specific to a
+subject weigh most. Both are sparse PCA; the scaling decides what "variance" means.
+
     python examples/topics_kos.py [OUT_DIR]
 """
-from _dspca_common import parse_args  # noqa: I001  (sets single-threaded BLAS first)
+import argparse
+from pathlib import Path
 
 import numpy as np
 
 import eigensparse as es
+import eigensparse.plotting
 from eigensparse.diagnostics import variance_cardinality_path
 from eigensparse.datasets import load_kos
 
-from _dspca_common import save_figure
+
+def parse_args(description, argv=None):
+    """``OUT_DIR`` (optional: where figures are saved) and ``--data-home`` (the folder of
+    downloaded data sets, default ``$EIGENSPARSE_DATA`` or ``~/.cache/eigensparse``)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("out", nargs="?", default=None, help="folder for the figures (default: none)")
+    ap.add_argument("--data-home", default=None,
+                    help="folder of downloaded data sets (see eigensparse.datasets.get_data_home)")
+    a = ap.parse_args(argv)
+    if a.out is not None:
+        a.out = Path(a.out)
+        a.out.mkdir(parents=True, exist_ok=True)
+    return a
+
+
+def save_figure(fig, out, name):
+    """Save ``fig`` as ``out/name`` (atomically) when an output folder was given."""
+    if out is not None:
+        print(f"saved {eigensparse.plotting.save_figure(fig, out / name)}")
 
 
 def main(argv=None):

@@ -64,7 +64,7 @@ ARRAY_CASES = {
     "one_sample": (lambda: np.ones((1, 5)), {}, "1 sample"),
     "object_dtype": (lambda: np.array([[1, "a"], [2, None]], dtype=object), {}, "must be numeric"),
     "string_dtype": (lambda: np.array([["1", "2"], ["3", "4"]]), {}, "real numbers"),
-    "complex_dtype": (lambda: np.ones((4, 3), dtype=complex), {}, "real numbers"),
+    "complex_dtype": (lambda: np.ones((4, 3), dtype=complex), {}, "complex numbers"),
     "sparse_nan": (lambda: sp.csr_matrix(np.where(np.eye(10, 4) > 0, np.nan, 0.0)), {}, "NaN"),
     "sparse_index_2_31": (lambda: _sparse_bad("index_big"), {}, "malformed sparse matrix"),
     "sparse_index_neg": (lambda: _sparse_bad("index_neg"), {}, "malformed sparse matrix"),
@@ -626,3 +626,106 @@ def test_bipartite_time_budget_returns_best_so_far():
     with pytest.raises(InvalidParameterError, match="not both"):
         sparse_pca(X, n_components=2, cardinality=5, method="bipartite", max_time=1.0,
                    time_budget=1.0)
+
+
+# ---- values that are not real numbers: refused at the boundary, never cast ----------------------
+# (a cast of complex values to float64 discards the imaginary part with only a NumPy warning)
+
+_RNG = np.random.default_rng(7)
+_X = _RNG.normal(size=(20, 4))
+UNREAL = {
+    "complex": _X + 1j * _X,
+    "complex-zero-imag": _X.astype(complex),
+    "strings": _X.astype(str),
+    "dates": np.arange(80).reshape(20, 4).astype("datetime64[D]"),
+    "time spans": np.arange(80).reshape(20, 4).astype("timedelta64[s]"),
+}
+_WHAT = {"complex": "complex numbers", "complex-zero-imag": "complex numbers", "strings": "strings",
+         "dates": "dates", "time spans": "time spans"}
+
+
+def _cli_fit(path, *extra):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"),
+         os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-W", "error", "-m", "eigensparse", "fit", str(path),
+                           "-s", "2", *extra], capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("case", sorted(UNREAL))
+def test_unreal_npy_is_refused_in_one_line(tmp_path, case):
+    path = tmp_path / "bad.npy"
+    np.save(path, UNREAL[case])
+    p = _cli_fit(path)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert "bad.npy" in lines[0] and _WHAT[case] in lines[0] and "discards" not in lines[0]
+
+
+@pytest.mark.parametrize("fmt", ["npz", "mtx", "npy-covariance"])
+def test_complex_sparse_and_covariance_files_are_refused(tmp_path, fmt):
+    import scipy.io
+
+    C = _X.T @ _X
+    if fmt == "npz":
+        path = tmp_path / "bad.npz"
+        sp.save_npz(path, sp.csr_matrix(_X + 1j))
+        p = _cli_fit(path)
+    elif fmt == "mtx":
+        path = tmp_path / "bad.mtx"
+        scipy.io.mmwrite(str(path), sp.coo_matrix(_X + 1j))
+        p = _cli_fit(path)
+    else:
+        path = tmp_path / "bad.npy"
+        np.save(path, C + 0j)
+        p = _cli_fit(path, "--covariance")
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert path.name in lines[0] and "complex numbers" in lines[0]
+
+
+@pytest.mark.parametrize("case", sorted(UNREAL))
+@pytest.mark.parametrize("entry", ["sparse_pca", "SparsePCA", "Covariance"])
+def test_unreal_arrays_are_refused_by_every_entry_point(case, entry):
+    A = UNREAL[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "discards the imaginary part" on the way
+        with pytest.raises(InvalidParameterError, match=_WHAT[case]):
+            if entry == "sparse_pca":
+                sparse_pca(A, cardinality=2)
+            elif entry == "SparsePCA":
+                SparsePCA(cardinality=2).fit(A)
+            else:
+                Covariance(A[:4] if A.shape[0] > 4 else A)
+
+
+def test_complex_sparse_matrix_and_init_are_refused():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidParameterError, match="parameter 'X' holds complex numbers"):
+            SparsePCA(cardinality=2).fit(sp.csr_matrix(_X + 1j))
+        with pytest.raises(InvalidParameterError, match="parameter 'init' holds complex numbers"):
+            sparse_pca(_X, cardinality=2, init=np.ones(4) + 1j)
+        with pytest.raises(InvalidParameterError, match="parameter 'docword' holds complex"):
+            eigensparse.io.MatrixCorpus(sp.csr_matrix(_X + 1j))
+
+
+@pytest.mark.parametrize("column, what", [(["a"] * 20, "'a'"),
+                                          (list(np.arange(20).astype("datetime64[D]")), "dates"),
+                                          ([1j] * 20, "complex")])
+@pytest.mark.parametrize("entry", ["sparse_pca", "SparsePCA"])
+def test_dataframe_column_that_is_not_real_is_named(column, what, entry):
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(_X, columns=["w", "x", "y", "z"]).assign(label=column)
+    with pytest.raises(InvalidParameterError, match=rf"column 'label' .*{re.escape(what)}"):
+        if entry == "sparse_pca":
+            sparse_pca(df, cardinality=2)
+        else:
+            SparsePCA(cardinality=2).fit(df)
+
+
+def test_real_dtypes_are_still_accepted(tmp_path):
+    for A in (_X > 0, (_X * 10).astype(np.int16), _X.astype(np.float32), _X.astype(object)):
+        SparsePCA(cardinality=2, random_state=0).fit(A)
+    np.save(tmp_path / "ok.npy", (_X > 0))
+    assert _cli_fit(tmp_path / "ok.npy").returncode == 0

@@ -198,3 +198,118 @@ def test_auto_with_order_and_refine(spiked):
     perm = base.info["found_at"]
     np.testing.assert_allclose(base.components, found.components[perm])
     assert [found.info["cardinalities"][i] for i in perm] == base.info["cardinalities"]
+
+
+# ---- the "topics" rule: a reader's size, chosen by the solver's knee, in [5, 30] --------------
+
+def _planted_cov(p, support, signal, seed=0):
+    rng = np.random.default_rng(seed)
+    v = np.zeros(p)
+    v[support] = 1 / np.sqrt(len(support))
+    D = np.diag(rng.uniform(0.5, 1.0, p))
+    return D + signal * np.outer(v, v)
+
+
+@pytest.mark.parametrize("size", [7, 10, 14, 20])
+def test_topics_rule_finds_a_planted_block_at_the_knee(size):
+    # a block of `size` equally loaded variables: v(s) rises linearly up to `size`, then
+    # almost flat, so the knee of the solver's values is the block's size
+    p = 200
+    support = np.arange(3, 3 + size)
+    op = es.Covariance(_planted_cov(p, support, 4.0 * size))
+    ch = choose_cardinality(op, rule="topics")
+    assert ch.rule == "topics" and ch.cardinality == size
+    assert sorted(ch.result.support.tolist()) == support.tolist()
+    assert "knee" in ch.reason
+
+
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_topics_rule_never_goes_below_five_words(size):
+    op = es.Covariance(_planted_cov(120, np.arange(size), 50.0))
+    ch = choose_cardinality(op, rule="topics")
+    assert ch.cardinality == 5 and set(range(size)) <= set(ch.result.support.tolist())
+    assert "clipped" in ch.reason
+
+
+def test_topics_rule_never_goes_above_thirty_and_bounds_hold():
+    # a flat spectrum (no block): every choice must stay in [5, 30]
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((400, 80))
+    op = es.Covariance(np.cov(X.T))
+    ch = choose_cardinality(op, rule="topics")
+    assert 5 <= ch.cardinality <= 30
+    exact = np.isfinite(ch.variances)
+    assert np.all(ch.variances[exact] <= ch.upper_bounds[exact] * (1 + 1e-9))
+    assert ch.variances[ch.cardinality - 1] == pytest.approx(ch.result.variance)
+    small = choose_cardinality(es.Covariance(np.cov(X[:, :4].T)), rule="topics")
+    assert small.cardinality == 4  # fewer than 5 variables: all of them
+
+
+def test_topics_command_and_extract_topics_use_the_topics_rule():
+    from eigensparse.cli import build_parser
+    from eigensparse.datasets import load_kos
+    from eigensparse.text import extract_topics
+
+    args = build_parser().parse_args(["topics", "--dataset", "kos", "-s", "auto"])
+    assert args.cardinality_rule == "topics"
+    fit_args = build_parser().parse_args(["fit", "x.csv", "-s", "auto"])
+    assert fit_args.cardinality_rule == "fraction"  # the statistician's rule stays for fit
+    kos = load_kos()
+    res = extract_topics(kos.data, kos.feature_names, n_topics=3, cardinality="auto",
+                         progress=False)
+    cards = [t.cardinality for t in res.topics]
+    assert all(5 <= c <= 30 for c in cards), cards
+    assert [c.rule for c in res.cardinality_choices] == ["topics"] * 3
+
+
+# ---- the cardinality-path plot shows what the solver reaches, never a weaker path -------------
+
+def test_path_plot_draws_the_solvers_values_not_greedys():
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.datasets import load_wine
+
+    from eigensparse.plotting import plot_cardinality_path
+    from eigensparse.registry import DEFAULT_METHOD
+
+    X = load_wine().data
+    X = (X - X.mean(0)) / X.std(0)  # standardized: greedy's first pick is arbitrary
+    op = es.Covariance(np.cov(X.T, bias=True))
+    ch = choose_cardinality(op, fraction=0.9)
+    ax = plot_cardinality_path(ch)
+    line = ax.lines[0]
+    k, y = line.get_xdata(), line.get_ydata() * ch.dense_variance
+    solver = get_solver(DEFAULT_METHOD).func
+    for s, v in zip(k, y):
+        best = max(solver(op, int(s), random_state=None).variance, ch.variances[int(s) - 1])
+        assert v == pytest.approx(best, rel=1e-6)
+    assert np.any(y[: ch.cardinality] > ch.variances[: ch.cardinality] * 1.05)  # greedy is weaker
+    ub = ax.lines[1].get_ydata() * ch.dense_variance
+    assert np.all(y <= ub * (1 + 1e-9))  # the bound is above what is reached
+    exact = [get_solver("exhaustive").func(op, s).variance for s in range(1, 5)]
+    assert np.allclose(y[:4], exact, rtol=1e-6)  # the solver is optimal on these small s
+    plt.close(ax.figure)
+
+
+def test_long_titles_are_wrapped_inside_the_figure(tmp_path):
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from eigensparse.plotting import plot_result
+
+    res = es.sparse_pca(es.Covariance(load_pitprops().data), n_components=1,
+                        cardinality="auto")
+    fig_paths = plot_result(res, tmp_path, loadings=False)
+    assert [p.split("/")[-1] for p in fig_paths] == ["cardinality_path_pc1.png"]
+    ax = res.cardinality_choices[0].plot()
+    from eigensparse.plotting import set_wrapped_title
+    set_wrapped_title(ax, "PC1: " + res.cardinality_choices[0].line() + " and more words " * 5)
+    fig = ax.figure
+    fig.tight_layout()
+    fig.canvas.draw()
+    box = ax.title.get_window_extent(fig.canvas.get_renderer())
+    W, H = fig.canvas.get_width_height()
+    assert box.x0 >= 0 and box.x1 <= W and box.y1 <= H
+    plt.close(fig)

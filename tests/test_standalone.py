@@ -2,6 +2,7 @@
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,33 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch, capsys):
             pytest.fail(f"README python block {i + 1} failed: {type(exc).__name__}: {exc}")
     out = capsys.readouterr().out
     assert out.strip(), "the README blocks print their results"
+
+
+EXAMPLE_SCRIPTS = sorted((ROOT / "examples").glob("*.py"))
+
+
+def test_examples_import_nothing_beside_them():
+    # a gallery download is one file: it may import the package, never a sibling module
+    siblings = {p.stem for p in (ROOT / "examples").glob("*.py")}
+    for script in EXAMPLE_SCRIPTS:
+        imported = set(re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", script.read_text(),
+                                  re.M))
+        assert not imported & siblings, f"{script.name} imports {imported & siblings}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", EXAMPLE_SCRIPTS, ids=lambda p: p.stem)
+def test_example_runs_standalone_from_its_download(script, tmp_path):
+    # the file alone in an empty folder, as a reader downloads it; data sets that must be
+    # downloaded come from an empty data home (no network: the script says so and stops)
+    alone = tmp_path / "download" / script.name
+    alone.parent.mkdir()
+    alone.write_bytes(script.read_bytes())
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "MPLBACKEND": "Agg",
+           "EIGENSPARSE_DATA": str(tmp_path / "data_home")}
+    r = subprocess.run([sys.executable, alone.name, str(tmp_path / "out")], cwd=alone.parent,
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr and r.stdout.strip()
+    if "skipped:" not in r.stdout:
+        assert any((tmp_path / "out").glob("*.png")), r.stdout[-500:]

@@ -40,6 +40,8 @@ __all__ = [
     "check_sparse_structure",
     "check_start_vectors",
     "renamed",
+    "real_dtype_problem",
+    "check_real_input",
 ]
 
 
@@ -196,6 +198,73 @@ def check_cardinalities(cardinality, n_components: int, n_features: int) -> list
     return cards
 
 
+_DTYPE_KINDS = {"c": "complex numbers", "O": "Python objects", "U": "strings", "S": "byte strings",
+                "M": "dates", "m": "time spans", "V": "records"}
+
+
+def real_dtype_problem(dtype) -> str | None:
+    """Why an array of ``dtype`` cannot be read as real numbers, or None when it can.
+
+    Real means bool, integer or floating point. Complex values are refused rather than
+    cast (a cast would silently discard the imaginary part), and so are objects, strings,
+    dates, time spans and records.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse._validation import real_dtype_problem
+    >>> real_dtype_problem(np.float32) is None, real_dtype_problem(bool) is None
+    (True, True)
+    >>> real_dtype_problem(np.complex128)
+    'holds complex numbers (dtype complex128). Complex data not supported: take the real part or the modulus explicitly'
+    """
+    dtype = np.dtype(dtype)
+    if dtype.kind in "biuf":
+        return None
+    what = _DTYPE_KINDS.get(dtype.kind, "values that are not real numbers")
+    if dtype.kind == "c":  # scikit-learn's wording, which its estimator checks expect
+        return (f"holds {what} (dtype {dtype}). Complex data not supported: "
+                "take the real part or the modulus explicitly")
+    return f"holds {what} (dtype {dtype}); eigensparse needs real numbers (bool, integer or float)"
+
+
+def check_real_input(X, name: str = "X") -> None:
+    """Refuse, before any cast, data whose dtype is not real (complex, strings, dates, ...).
+
+    A pandas DataFrame is checked column by column and the error names the column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse._validation import check_real_input
+    >>> check_real_input(np.ones((2, 2)))  # fine: returns None
+    >>> try:
+    ...     check_real_input(np.ones((2, 2)) * 1j)
+    ... except ValueError as err:
+    ...     print(err)
+    parameter 'X' holds complex numbers (dtype complex128). Complex data not supported: take the real part or the modulus explicitly.
+    """
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None and hasattr(dtypes, "items"):  # a DataFrame: name the column
+        for col, dt in dtypes.items():
+            if isinstance(dt, np.dtype) and dt.kind in "biuf":
+                continue
+            if isinstance(dt, np.dtype) and dt.kind != "O":
+                raise InvalidParameterError(
+                    f"parameter {name!r}: column {col!r} {real_dtype_problem(dt)}.")
+            values = np.asarray(X[col], dtype=object)  # objects, pandas extension dtypes
+            for v in values:
+                if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+                    continue
+                raise InvalidParameterError(
+                    f"parameter {name!r}: column {col!r} holds {v!r} (dtype {dt}); "
+                    "eigensparse needs real numbers: drop or encode the column.")
+        return
+    dt = getattr(X, "dtype", None)
+    if isinstance(dt, np.dtype) and dt.kind in "cmMVUS":
+        raise InvalidParameterError(f"parameter {name!r} {real_dtype_problem(dt)}.")
+
+
 def check_finite_array(X, name: str = "X") -> None:
     """Raise a clear error on NaN or infinite entries (dense or scipy.sparse), and on a
     malformed CSR/CSC structure (indices out of range, offsets that decrease), which
@@ -215,10 +284,9 @@ def check_finite_array(X, name: str = "X") -> None:
     check_sparse_structure(X, name)
     data = X.data if hasattr(X, "tocsr") else X
     data = np.asarray(data)
-    if data.dtype.kind not in "biuf":
-        raise InvalidParameterError(
-            f"parameter {name!r} must hold real numbers; got dtype {data.dtype}."
-        )
+    problem = real_dtype_problem(data.dtype)
+    if problem:
+        raise InvalidParameterError(f"parameter {name!r} {problem}.")
     if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
         n_nan = int(np.isnan(data).sum())
         n_inf = int(np.isinf(data).sum())
@@ -325,6 +393,9 @@ def check_start_vectors(init, p: int, *, valid: str = "a numeric array") -> np.n
     ...
     eigensparse._validation.InvalidParameterError: parameter 'init' as an array must have shape (p,) or (p, n_starts) with p=3; got shape (2, 1).
     """
+    problem = real_dtype_problem(np.asarray(init).dtype) if not isinstance(init, str) else None
+    if problem and np.asarray(init).dtype.kind in "cmMV":  # never cast silently
+        raise InvalidParameterError(f"parameter 'init' {problem}.")
     try:
         A = np.asarray(init, dtype=float)
     except (TypeError, ValueError) as exc:

@@ -12,7 +12,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._api import sparse_pca
 from ._dispatch import (COMPONENT_CONSTRAINTS, DEFAULT_DEFLATION, DEFAULT_ORDER,
                         adjusted_variance_of_gram)
-from ._validation import Interval, InvalidParameterError, check_params
+from ._validation import (Interval, InvalidParameterError, check_params,
+                          check_real_input)
 from .registry import DEFAULT_METHOD
 from .operators import Operator, check_frame_columns
 from ._validation import check_finite_array
@@ -243,6 +244,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         named, NaN/inf reported by our own error, feature names recorded (``reset``) or
         compared with the fitted ones."""
         check_frame_columns(X, "X")
+        check_real_input(X)  # complex, dates, time spans: refused, never cast
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
                           ensure_all_finite=False, reset=reset,
                           **({"ensure_min_samples": 2} if reset else {}))

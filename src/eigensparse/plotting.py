@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["plot_cardinality_path", "plot_stability", "plot_loadings", "plot_result", "save_figure"]
+__all__ = ["plot_cardinality_path", "plot_stability", "plot_loadings", "plot_result", "save_figure",
+           "set_wrapped_title"]
 
 
 def _pyplot():
@@ -82,27 +83,54 @@ def plot_cardinality_path(choice, ax=None, *, normalize=True, path=None):
     """
     ax = _axes(ax, (6, 4))
     f = 1.0 / choice.dense_variance if normalize else 1.0
-    k = choice.cardinalities
-    ax.plot(k, choice.variances * f, "k.-", label="variance reached")
-    ub = choice.upper_bounds * f
+    s = choice.cardinality
+    K = min(len(choice.cardinalities), max(2 * s, 10))
+    k = np.asarray(choice.cardinalities[:K])
+    # what the request's solver reaches at each s (never a weaker path: the rule's own path
+    # may be greedy's, whose first pick on standardized data is arbitrary)
+    reached = choice.solver_variances(K)
+    ok = np.isfinite(reached)
+    ax.plot(k[ok], reached[ok] * f, "k.-", label="variance reached (solver)")
+    ub = np.asarray(choice.upper_bounds[:K], dtype=float) * f
     if np.any(np.isfinite(ub)):
         ax.plot(k, ub, "r--", label="upper bound")
-        ax.fill_between(k, choice.variances * f, ub, color="r", alpha=0.08)
+        both = ok & np.isfinite(ub)
+        ax.fill_between(k[both], reached[both] * f, ub[both], color="r", alpha=0.08)
     ax.axhline(choice.dense_variance * f, color="0.5", lw=0.8, label="dense component")
     if choice.fraction is not None:
         ax.axhline(choice.fraction * choice.dense_variance * f, color="b", ls=":",
                    label=f"{choice.fraction:g} of dense")
-    s = choice.cardinality
-    ax.plot([s], [choice.variances[s - 1] * f], "o", color="b", ms=8, mfc="none",
+    ax.plot([s], [reached[s - 1] * f], "o", color="b", ms=8, mfc="none",
             label=f"chosen s = {s}"
             + ("" if choice.proven in (None, True) else " (not proven minimal)"))
     ax.set_xlabel("cardinality s")
     ax.set_ylabel("variance / λmax" if normalize else "variance")
-    ax.set_title(f"rule: {choice.rule}")
+    set_wrapped_title(ax, f"rule: {choice.rule}")
     ax.legend(fontsize=8, loc="lower right")
+    ax.figure.tight_layout()
     if path is not None:
         save_figure(ax.figure, path)
     return ax
+
+
+def set_wrapped_title(ax, title, *, fontsize=9):
+    """A title wrapped to the axes' width (never clipped by the figure's edge).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from eigensparse.plotting import set_wrapped_title
+    >>> fig, ax = plt.subplots(figsize=(3, 2))
+    >>> set_wrapped_title(ax, "a long title " * 6).get_text().count("\n") >= 1
+    True
+    """
+    import textwrap
+
+    width_in = ax.figure.get_figwidth() * ax.get_position().width
+    chars = max(20, int(width_in * 72 / (0.6 * fontsize)))
+    return ax.set_title(textwrap.fill(title, chars), fontsize=fontsize)
 
 
 def plot_stability(result, ax=None, *, feature_names=None, max_features=40, path=None):
@@ -223,7 +251,8 @@ def plot_result(result, outdir, *, max_features=20, loadings=True) -> list:
         plt.close(fig)
     for j, choice in enumerate(result.info.get("cardinality_choices") or []):
         ax = plot_cardinality_path(choice)
-        ax.set_title(f"PC{j + 1}: {choice.line()}", fontsize=8)
+        set_wrapped_title(ax, f"PC{j + 1}: {choice.line()}", fontsize=8)
+        ax.figure.tight_layout()
         paths.append(save_figure(ax.figure, outdir / f"cardinality_path_pc{j + 1}.png"))
         plt.close(ax.figure)
     stability = result.info.get("stability")

@@ -14,6 +14,13 @@ Three rules, by name:
 - ``"knee"``: the knee of the normalised path y(s) = v(s)/λmax on s = 1..s_max, the s of
   largest vertical distance above the chord joining (1, y(1)) and (s_max, y(s_max))
   (the "Kneedle" rule of Satopää et al. 2011).
+- ``"topics"`` (the ``topics`` command's rule for ``-s auto``): a reader's size, not a
+  statistician's. The front door's solver is run on the grid s = 1, 2, 3, 5, 7, 10, 14, 20, 30
+  (nine solves; seconds on a working set) and s is the knee of those values (the grid point
+  of largest distance above the chord once both axes are scaled to [0, 1], as Kneedle),
+  never below :data:`TOPIC_CARDINALITY_MIN` = 5 nor above :data:`TOPIC_CARDINALITY_MAX` = 30
+  words. The fraction rule on a corpus asks for 90% of the dense component's variance,
+  which takes tens to hundreds of words (mixed signs, site boilerplate) and minutes.
 - ``"cv"``: K-fold cross-validation over the rows of the data. On each training fold the
   path is computed (after deflating by the ``previous`` components); each support's
   loadings are scored by the held-out *adjusted* explained variance (Zou, Hastie &
@@ -28,20 +35,24 @@ door calls for ``cardinality="auto"``.
 from __future__ import annotations
 
 from numbers import Integral, Real
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ._validation import Interval, InvalidParameterError, StrOptions, validate_params
-from .bounds import _lambda_max_op, certify_support
+from .bounds import _lambda_max_op, certify_support, gershgorin_bounds, monotone_upper_bounds
 from .diagnostics import adjusted_variance, variance_cardinality_path
 from .operators import Operator, as_operator
 from .solvers import polish
 
-__all__ = ["RULES", "CardinalityChoice", "AutoCardinalities", "choose_cardinality",
+__all__ = ["RULES", "TOPIC_CARDINALITY_MIN", "TOPIC_CARDINALITY_MAX", "CardinalityChoice", "AutoCardinalities", "choose_cardinality",
            "resolve_auto_cardinalities"]
 
-RULES = ("fraction", "knee", "cv")
+RULES = ("fraction", "knee", "cv", "topics")
+#: bounds of the ``"topics"`` rule: a topic a reader can take in at a glance
+TOPIC_CARDINALITY_MIN, TOPIC_CARDINALITY_MAX = 5, 30
+#: the cardinalities at which the ``"topics"`` rule runs the solver
+TOPIC_GRID = (1, 2, 3, 5, 7, 10, 14, 20, 30)
 #: relative tolerance when comparing a variance with the fraction's threshold
 _RTOL = 1e-10
 #: first cardinality tried by the doubling search of the fraction rule
@@ -108,6 +119,43 @@ class CardinalityChoice:
     s_lower: int | None = None
     scores: dict = field(default_factory=dict)
     reason: str = ""
+    #: ``solver(op, s) -> ComponentResult``, the request's method (the default method when
+    #: a front door passed its own solve), and the operator the choice was made on: what
+    #: :meth:`solver_variances` runs (for the plot)
+    solver: object = field(default=None, repr=False, compare=False)
+    operator: object = field(default=None, repr=False, compare=False)
+    _solved: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def solver_variances(self, max_cardinality=None) -> np.ndarray:
+        """What the request's solver reaches at s = 1..max_cardinality (default: the path's
+        length), never below the path (a support of the path counts), NaN where no
+        solver is known. The rule's path may be a cheaper method's (greedy, whose first
+        pick on standardized data is arbitrary); this is what a fit at that s returns.
+
+        Examples
+        --------
+        >>> import eigensparse as es
+        >>> from eigensparse.selection import choose_cardinality
+        >>> X = es.datasets.load_pitprops().data
+        >>> ch = choose_cardinality(es.Covariance(X), fraction=0.8)
+        >>> v = ch.solver_variances(4)
+        >>> bool((v >= ch.variances[:4] - 1e-12).all()), v.shape
+        (True, (4,))
+        """
+        K = len(self.cardinalities) if max_cardinality is None else int(max_cardinality)
+        K = min(K, len(self.cardinalities))
+        base = np.asarray(self.variances[:K], dtype=float)
+        if self.solver is None or self.operator is None:
+            return base.copy()
+        out = np.empty(K)
+        for s in range(1, K + 1):
+            if s not in self._solved:
+                try:
+                    self._solved[s] = float(self.solver(self.operator, s).variance)
+                except Exception:  # a solver that cannot do this s: the path's value
+                    self._solved[s] = np.nan
+            out[s - 1] = np.fmax(self._solved[s], base[s - 1])
+        return out
 
     @property
     def explained_fraction(self) -> np.ndarray:
@@ -203,8 +251,9 @@ def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None,
     data_or_op : Operator, array (n_samples, n_features) or scipy.sparse matrix
         Typically an already deflated operator. The ``"cv"`` rule needs the data rows
         (an array or sparse matrix, not an operator).
-    rule : {"fraction", "knee", "cv"}, default="fraction"
-        See the module docstring.
+    rule : {"fraction", "knee", "cv", "topics"}, default="fraction"
+        See the module docstring (``"topics"``: a topic-sized s in [5, 30], the ``topics``
+        command's rule).
     fraction : float in (0, 1], default=0.9
         ``"fraction"`` rule: the share of λmax(Σ) to reach.
     s_max : int, optional
@@ -264,7 +313,47 @@ def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None,
         data_or_op, center=center, scale=scale)
     p = op.n_features
     _check_common(rule, fraction, s_max, p)
-    lam1 = _lambda_max_op(op)
+    lam1 = _lambda_max_lanczos(op) if rule == "topics" else _lambda_max_op(op)
+    solver = _request_solver(method, method_options, random_state)
+    choice = _choose(data_or_op, op, p, lam1, rule, fraction, s_max, method, method_options,
+                     path_method, random_state, certify, relaxation, exact_supports, n_folds,
+                     cv_select, previous, deflation, center, scale, solver)
+    # a front door's solve may carry state (a working set, the topics found so far): the
+    # plot's later solves use the named method, or the default one, which carry none
+    later = _request_solver(None if callable(method) else method, method_options, random_state)
+    return replace(choice, solver=later, operator=op)
+
+
+def _lambda_max_lanczos(op) -> float:
+    """λmax by Lanczos on the operator's products (the topics rule only reports v/λmax)."""
+    import scipy.sparse.linalg as spla
+
+    p = op.n_features
+    if p <= 64:
+        return _lambda_max_op(op)
+    lin = spla.LinearOperator((p, p), matvec=op.matvec, dtype=float)
+    v0 = np.sqrt(np.maximum(np.asarray(op.diag(), dtype=float), 0.0)) + 1e-12
+    return float(spla.eigsh(lin, k=1, which="LA", tol=1e-8, v0=v0,
+                            return_eigenvectors=False)[0])
+
+
+def _request_solver(method, options, random_state):
+    """``solve(op, s)``: the front door's solver, or the named method, or the default method."""
+    if callable(method):
+        return method
+    from .registry import DEFAULT_METHOD
+    from .solvers import get_solver
+
+    spec = get_solver(DEFAULT_METHOD if method in (None, False) else method)
+    opts = dict(options or {}) if method not in (None, False) else {}
+    return lambda op, s: spec.func(op, s, random_state=random_state, **opts)
+
+
+def _choose(data_or_op, op, p, lam1, rule, fraction, s_max, method, method_options, path_method,
+            random_state, certify, relaxation, exact_supports, n_folds, cv_select, previous,
+            deflation, center, scale, solver):
+    if rule == "topics":
+        return _choose_topics(op, lam1, s_max or p, solver)
     if rule == "fraction":
         refine = _refiner(method, method_options, random_state)
         return _choose_fraction(op, lam1, float(fraction), s_max or p, path_method, refine,
@@ -442,6 +531,38 @@ def _choose_knee(op, lam1, K, method, random_state):
     return _choice(op, path, s, "knee", lam1, reason=reason)
 
 
+def _choose_topics(op, lam1, s_max, solver):
+    """The ``"topics"`` rule: the solver on :data:`TOPIC_GRID`, the knee, clipped to [5, 30]."""
+    hi = min(TOPIC_CARDINALITY_MAX, s_max, op.n_features)
+    lo = min(TOPIC_CARDINALITY_MIN, hi)
+    grid = sorted({g for g in TOPIC_GRID if g <= hi} | {hi, lo})
+    results = {g: solver(op, g) for g in grid}
+    v = np.maximum.accumulate(np.array([results[g].variance for g in grid], dtype=float))
+    x = (np.asarray(grid, dtype=float) - 1) / max(hi - 1, 1)
+    span = v[-1] - v[0]
+    y = (v - v[0]) / span if span > 0 else np.zeros_like(v)
+    knee = grid[int(np.argmax(y - x))]
+    s = int(min(max(knee, lo), hi))
+    variances = np.full(hi, np.nan)
+    supports = [np.zeros(0, dtype=np.intp) for _ in range(hi)]
+    for g, r in results.items():
+        variances[g - 1] = r.variance
+        supports[g - 1] = np.sort(np.asarray(r.support))
+    d = np.sort(np.asarray(op.diag(), dtype=float))[::-1]
+    ks = np.arange(1, hi + 1)
+    ub = np.minimum(np.full(hi, lam1), np.cumsum(d[:hi]))
+    if op.n_features <= 3000:
+        ub = np.minimum(ub, gershgorin_bounds(op, hi))
+    ub = np.maximum(monotone_upper_bounds(ub), np.nan_to_num(variances))
+    reason = (f"solver at s={', '.join(map(str, grid))}: knee of v(s)/λmax at s={knee} "
+              f"(largest distance above the chord, both axes scaled to [0, 1])"
+              + (f", clipped to [{lo}, {hi}]" if knee != s else "")
+              + f"; reaches {results[s].variance / max(lam1, 1e-300):.2f} of λ1")
+    return CardinalityChoice(cardinality=s, rule="topics", dense_variance=float(lam1),
+                             cardinalities=ks, variances=variances, upper_bounds=ub,
+                             supports=supports, result=results[s], reason=reason)
+
+
 def _cv_select(mean, se, select):
     best = int(np.argmax(mean))
     if select == "max":
@@ -558,10 +679,15 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
                     return solve(o, s_, t)
             ch = choose_cardinality(sub, rule=rule, fraction=fraction, s_max=s_max,
                                     method=refine, random_state=random_state, **rule_options)
-        choices.append(ch)
         r = ch.result if solve is None else solve(sub, ch.cardinality, t)
         if r.variance < ch.result.variance * (1 - _RTOL):  # the path's support is better
             r = ch.result
+        j = ch.cardinality - 1
+        if not r.variance <= ch.variances[j]:  # the choice reports what the component reaches
+            v = np.array(ch.variances, dtype=float)
+            v[j] = r.variance
+            ch = replace(ch, variances=v)
+        choices.append(ch)
         previous.append(r)
         return r
 

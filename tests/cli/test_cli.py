@@ -136,7 +136,7 @@ def test_auto_and_stability_bad_values_name_the_option(argv, match):
 def test_topics_auto_cardinality_prints_the_choice(tmp_path, capsys):
     out = tmp_path / "r.json"
     assert main(["topics", "--dataset", "20news", "-k", "1", "-s", "auto", "--no-progress",
-                 "--json", str(out)]) == 0
+                 "--cardinality-rule", "fraction", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     doc = json.loads(out.read_text())
     choice = doc["components"][0]["cardinality_choice"]
@@ -146,3 +146,16 @@ def test_topics_auto_cardinality_prints_the_choice(tmp_path, capsys):
     lam = choice["dense_variance"]
     assert choice["variances"][s - 1] >= 0.9 * lam * (1 - 1e-9)
     assert choice["variances"][s - 2] < 0.9 * lam
+
+
+def test_topics_auto_defaults_to_the_topics_rule(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["topics", "--dataset", "20news", "-k", "2", "-s", "auto", "--no-progress",
+                 "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    doc = json.loads(out.read_text())
+    assert doc["cardinality_rule"] == "topics"
+    for comp in doc["components"]:
+        choice = comp["cardinality_choice"]
+        assert 5 <= comp["cardinality"] == choice["cardinality"] <= 30
+        assert choice["rule"] == "topics" and choice["line"] in text

@@ -30,8 +30,12 @@ class OneLineParser(argparse.ArgumentParser):
 def check_output_paths(args):
     """Refuse output paths of the wrong kind before any work (one line, naming the option)."""
     json_path, plot_dir = getattr(args, "json", None), getattr(args, "plot", None)
-    if json_path and os.path.isdir(json_path):
-        raise CLIError(f"--json {json_path}: is a directory; give a file name")
+    if json_path:  # a directory, device, FIFO or socket (or a link to one): refused
+        from ..io._atomic import resolve_output_path
+        try:
+            resolve_output_path(json_path)
+        except OSError as exc:
+            raise CLIError(f"--json {exc}") from None
     parent = os.path.dirname(os.path.abspath(json_path)) if json_path else None
     if parent and os.path.exists(parent) and not os.path.isdir(parent):
         raise CLIError(f"--json {json_path}: its parent is not a directory")
@@ -92,7 +96,8 @@ def fraction_value(text):
     return constrained("cardinality_fraction", float)(text)
 
 
-def add_component_options(p, *, default_cardinality, default_deflation: str, default_components=5):
+def add_component_options(p, *, default_cardinality, default_deflation: str, default_components=5,
+                          default_rule: str = "fraction"):
     """-k, -s, --method (registry names), --deflation, --penalty, --random-state.
 
     ``default_cardinality`` is only shown in the help (-s defaults to None: the command's
@@ -109,10 +114,11 @@ def add_component_options(p, *, default_cardinality, default_deflation: str, def
                    help=f"nonzero loadings per component (default {default_cardinality}; "
                         "none with --penalty), or 'auto': chosen per component by "
                         "--cardinality-rule")
-    p.add_argument("--cardinality-rule", default="fraction", choices=list(RULES),
+    p.add_argument("--cardinality-rule", default=default_rule, choices=list(RULES),
                    help="rule of -s auto: the smallest s reaching --cardinality-fraction of the "
-                        "dense component's variance (default), the knee of the variance-"
-                        "cardinality path, or cross-validation (cv)")
+                        "dense component's variance (fraction), the knee of the variance-"
+                        "cardinality path, cross-validation (cv), or a topic-sized s in "
+                        f"[5, 30] (topics); default {default_rule}")
     p.add_argument("--cardinality-fraction", type=fraction_value, default=0.9, metavar="F",
                    help="fraction of the fraction rule (default 0.9)")
     p.add_argument("--stability", type=constrained("stability"), default=None, metavar="B",

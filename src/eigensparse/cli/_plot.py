@@ -56,7 +56,7 @@ def _components(plt, res, folder, name):
     ax.set_yticks(y)
     ax.set_yticklabels([f"PC{j + 1}: {_labels(res, j, 5)}" for j in range(k)], fontsize=8)
     ax.set_xlabel("variance explained (% of total, adjusted)")
-    ax.set_title(f"{k} sparse components — {name} ({res.method})")
+    ax.set_title(f"{k} sparse components — {name} ({res.method})", wrap=True)
     return _write(plt, fig, folder, "components.png")
 
 
@@ -79,7 +79,8 @@ def _loadings(plt, res, folder):
 
 def _cardinality_curve(plt, res, data, args):
     from ..operators import as_operator
-    from ..text._plot import draw_variance_curve, first_component_variances
+    from ..text._plot import (draw_variance_curve, first_component_variances,
+                              upper_bounds_by_cardinality)
 
     op = as_operator(data, center=args.center, scale=args.scaling == "unit")
     s0 = int(res.supports[0].size)
@@ -87,7 +88,8 @@ def _cardinality_curve(plt, res, data, args):
     vals = first_component_variances(op, res.method, cards, random_state=args.random_state)
     lam = _leading_eigenvalue(op)
     fig, ax = plt.subplots(figsize=(6, 4))
-    draw_variance_curve(ax, cards, vals, lam, method=res.method, chosen=(s0, res.variances[0]))
+    draw_variance_curve(ax, cards, vals, lam, method=res.method, chosen=(s0, res.variances[0]),
+                        upper=upper_bounds_by_cardinality(op, cards))
     return _write(plt, fig, args.plot, "variance_vs_cardinality.png")
 
 

@@ -54,7 +54,7 @@ def add_parser(sub):
     t.add_argument("vocab", nargs="?", help="UCI vocab.NAME.txt file (one word per line)")
     t.add_argument("--dataset", choices=["kos", "20news"], help="use a bundled dataset instead of files")
     add_component_options(t, default_cardinality=DEFAULT_TOPIC_CARDINALITY,
-                          default_deflation=DEFAULT_TOPIC_DEFLATION)
+                          default_deflation=DEFAULT_TOPIC_DEFLATION, default_rule="topics")
     add_center_options(t)
     t.add_argument("--scaling", default=DEFAULT_TOPIC_SCALING,
                    choices=list(SCALINGS),

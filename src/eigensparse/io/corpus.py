@@ -12,7 +12,7 @@ from typing import Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import InvalidParameterError, check_sparse_structure
+from .._validation import InvalidParameterError, check_sparse_structure, real_dtype_problem
 from .cache import BowCache, BowCacheWriter, CSRChunk
 from .uci import DEFAULT_CHUNK_NNZ, UCIChunk, _UCIStream, read_vocabulary
 
@@ -203,6 +203,9 @@ class MatrixCorpus(Corpus):
             X = np.asarray(X)
             if X.ndim != 2:
                 raise InvalidParameterError(f"parameter 'docword' must be a 2-D matrix; got shape {X.shape}.")
+        problem = real_dtype_problem(X.dtype)
+        if problem:
+            raise InvalidParameterError(f"parameter 'docword' {problem}.")
         check_sparse_structure(X, "docword")
         X = sp.csr_matrix(X, dtype=np.float64)
         if X.shape[0] < 1 or X.shape[1] < 1:

@@ -14,7 +14,7 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import InvalidParameterError
+from .._validation import InvalidParameterError, real_dtype_problem
 
 __all__ = ["read_matrix_market", "read_npz", "read_text_documents", "vectorize_documents"]
 
@@ -27,6 +27,9 @@ def _exists(path):
 
 
 def _check_matrix(X, path, what):
+    problem = real_dtype_problem(X.dtype)
+    if problem:
+        raise InvalidParameterError(f"{path}: line 1: {what} {problem}.")
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise InvalidParameterError(f"{path}: line 1: {what} must be a non-empty 2-D matrix; got shape {X.shape}.")
     try:

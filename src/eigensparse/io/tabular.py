@@ -24,7 +24,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import InvalidParameterError
+from .._validation import InvalidParameterError, real_dtype_problem
 
 __all__ = ["load_data", "read_table", "TABLE_SUFFIXES"]
 
@@ -206,8 +206,9 @@ def _read_npy(path):
         raise _err(path, 1, "not a .npy array (numpy.save).")
     if X.ndim != 2 or 0 in X.shape:
         raise _err(path, 1, f"the array must be a non-empty 2-D matrix; got shape {X.shape}.")
-    if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
-        raise _err(path, 1, f"the array must be numeric; got dtype {X.dtype}.")
+    problem = real_dtype_problem(X.dtype)
+    if problem:
+        raise _err(path, 1, f"the array {problem}.")
     X = np.asarray(X, dtype=np.float64)
     if not np.all(np.isfinite(X)):
         i, j = np.argwhere(~np.isfinite(X))[0]

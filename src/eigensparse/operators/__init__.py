@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import InvalidParameterError
+from .._validation import InvalidParameterError, check_real_input
 from ._base import Operator, RestrictedOperator
 from ._check import check_operator
 from ._covariance import Covariance
@@ -131,6 +131,9 @@ def check_frame_columns(frame, name: str = "data") -> None:
 
 
 def frame_to_numpy(frame, name: str = "data") -> np.ndarray:
-    """A pandas DataFrame as a float array, after :func:`check_frame_columns`."""
+    """A pandas DataFrame as a float array, after :func:`check_frame_columns` and
+    :func:`eigensparse._validation.check_real_input` (complex, date and time-span
+    columns named, never cast)."""
     check_frame_columns(frame, name)
+    check_real_input(frame, name)
     return frame.to_numpy(dtype=float, na_value=np.nan)

@@ -109,7 +109,7 @@ class TopicConfig:
     device: str | None = None
     client: object = None
     name: str | None = None
-    cardinality_rule: str = "fraction"
+    cardinality_rule: str = "topics"
     cardinality_fraction: float = 0.9
     stability: int | None = None
     extra: dict = field(default_factory=dict, repr=False, compare=False)

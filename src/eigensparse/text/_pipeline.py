@@ -147,8 +147,10 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
         placed on the workers) and only per-block word statistics and working-set Gram
         pieces come back (:mod:`eigensparse.operators.dask.blocks`).
     cardinality_rule, cardinality_fraction
-        The rule of ``cardinality="auto"`` (``"fraction"`` or ``"knee"``; ``"cv"`` needs
-        the rows of :func:`eigensparse.sparse_pca`).
+        The rule of ``cardinality="auto"``: ``"topics"`` (default: a topic-sized s in
+        [5, 30], the knee of the solver's values; see :mod:`eigensparse.selection`),
+        ``"fraction"`` or ``"knee"`` (``"cv"`` needs the rows of
+        :func:`eigensparse.sparse_pca`).
     stability : int, optional
         Support stability over this many bootstrap resamples of the documents, refitted
         on the working set (``n_jobs`` refits at a time), in ``info["stability"]``

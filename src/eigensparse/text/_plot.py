@@ -6,6 +6,7 @@ import os
 import numpy as np
 
 from .._validation import InvalidParameterError
+from ..plotting import set_wrapped_title
 
 __all__ = ["plot_topics_diagnostics", "variance_by_cardinality"]
 
@@ -13,8 +14,8 @@ __all__ = ["plot_topics_diagnostics", "variance_by_cardinality"]
 def _save(fig, path):
     from ..io._atomic import atomic_open
 
-    with atomic_open(path, "wb") as f:
-        fig.savefig(f, dpi=110, format="png")
+    with atomic_open(path, "wb") as f:  # "tight": titles and labels are never clipped
+        fig.savefig(f, dpi=110, format="png", bbox_inches="tight")
 
 
 def variance_by_cardinality(result, cardinalities=None, *, method=None, random_state=0):
@@ -65,19 +66,36 @@ def first_component_variances(op, method, cardinalities, *, random_state=0) -> n
     return np.array(vals)
 
 
+def upper_bounds_by_cardinality(op, cardinalities) -> np.ndarray:
+    """Upper bounds on the best variance v(s) of a support of each size s (the smallest of
+    λmax, the sum of the s largest variances and Gershgorin's; nondecreasing in s)."""
+    from ..bounds import _lambda_max_op, gershgorin_bounds, monotone_upper_bounds
+
+    cards = np.asarray(list(cardinalities), dtype=int)
+    K = int(cards.max())
+    d = np.sort(np.asarray(op.diag(), dtype=float))[::-1]
+    ub = np.minimum(np.full(K, _lambda_max_op(op)), np.cumsum(d[:K]))
+    if op.n_features <= 3000:
+        ub = np.minimum(ub, gershgorin_bounds(op, K))
+    return monotone_upper_bounds(ub)[cards - 1]
+
+
 def draw_variance_curve(ax, cardinalities, variances, leading, *, method, chosen=None,
-                        unit="features"):
+                        unit="features", upper=None):
     """Draw the variance-cardinality curve of the first component on ``ax``: ``variances``
-    against ``cardinalities``, the ``leading`` eigenvalue (plain PCA) and, when given, the
+    (what ``method``, the fit's solver, reaches) against ``cardinalities``, the ``upper``
+    bounds when given, the ``leading`` eigenvalue (plain PCA) and, when given, the
     ``chosen`` point ``(cardinality, variance)``."""
     ax.plot(cardinalities, variances, "o-", color="C0", label=f"sparse PC 1 ({method})")
+    if upper is not None:
+        ax.plot(cardinalities, upper, "r--", lw=1, label="upper bound")
     ax.axhline(leading, color="C2", ls="--", lw=1, label=f"leading eigenvalue {leading:.3g} (PCA)")
     if chosen is not None:
         ax.plot([chosen[0]], [chosen[1]], "s", ms=9, mfc="none", color="C3",
                 label=f"chosen: {chosen[0]} {unit}")
     ax.set_xlabel(f"cardinality ({unit})")
     ax.set_ylabel("variance")
-    ax.set_title("Variance vs cardinality (first component)")
+    ax.set_title("Variance vs cardinality (first component)", fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
 
@@ -146,7 +164,7 @@ def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = Non
     ax.set_xscale("log")
     ax.set_xlabel("word rank (by variance)")
     ax.set_ylabel("variance")
-    ax.set_title(f"Sorted variances of {result.n_words} words — {result.name}")
+    set_wrapped_title(ax, f"Sorted variances of {result.n_words} words — {result.name}")
     ax.legend(fontsize=7, loc="lower left")
     ax.grid(True, which="both", alpha=0.25)
     fig.tight_layout()
@@ -160,9 +178,13 @@ def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = Non
     if max_cardinality is not None:
         cards = list(range(1, min(max_cardinality, result.covariance.shape[0]) + 1))
     ks, vals, lam = variance_by_cardinality(result, cards)
+    from ..operators import Covariance
+
+    upper = upper_bounds_by_cardinality(
+        Covariance(result.covariance, n_samples=result.n_docs, check_psd=False), ks)
     fig, ax = plt.subplots(figsize=(6, 4))
     t0 = result.topics[0] if result.topics else None
-    draw_variance_curve(ax, ks, vals, lam, method=result.method, unit="words",
+    draw_variance_curve(ax, ks, vals, lam, method=result.method, unit="words", upper=upper,
                         chosen=None if t0 is None else (t0.cardinality, t0.variance))
     fig.tight_layout()
     p = os.path.join(outdir, "variance_vs_cardinality.png")
@@ -178,7 +200,7 @@ def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = Non
         ax.set_yticks(y)
         ax.set_yticklabels([f"PC{t.rank}: " + ", ".join(t.words[:5]) for t in result.topics], fontsize=8)
         ax.set_xlabel("variance explained (% of total)")
-        ax.set_title(f"{len(result.topics)} topics — {result.name}")
+        set_wrapped_title(ax, f"{len(result.topics)} topics — {result.name}")
         fig.tight_layout()
         p = os.path.join(outdir, "topics.png")
         _save(fig, p)
