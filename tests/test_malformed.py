@@ -163,9 +163,15 @@ def test_degenerate_data_never_nan(case):
 
 
 def test_non_psd_covariance_accepted_only_when_vouched():
-    S = np.array([[1.0, 2.0], [2.0, 1.0]])
-    res = sparse_pca(Covariance(S, check_psd=False), cardinality=1)  # the user vouches
-    assert np.isfinite(res.variances).all()
+    S = np.array([[1.0, 2.0], [2.0, 3.0]])  # |S01| > sqrt(S00·S11): not PSD
+    with pytest.raises(InvalidParameterError, match=r"'S'.*not positive semidefinite.*check_psd=False"):
+        Covariance(S)
+    with pytest.raises(InvalidParameterError, match="not positive semidefinite"):
+        sparse_pca(Covariance(S), cardinality=1)
+    res = sparse_pca(Covariance(S, check_psd=False), n_components=1, cardinality=1)  # vouched
+    # one feature: the largest diagonal entry, exactly
+    np.testing.assert_array_equal(res.components, [[0.0, 1.0]])
+    assert res.variances.tolist() == [3.0]
 
 
 # ----------------------------------------------------------------------------------------
