@@ -34,8 +34,14 @@ def test_attributes_and_roundtrip(X):
     assert np.allclose(Z, (X - X.mean(0)) @ est.components_.T)
     assert np.allclose(est.fit_transform(X), Z)
     back = est.inverse_transform(Z)
+    W = est.components_
     assert back.shape == X.shape
-    assert np.allclose(est.transform(back), Z, atol=1e-8) or True  # not a projection in general
+    assert np.allclose(back, Z @ W + X.mean(0))  # the linear map back, mean restored
+    # transform after inverse_transform multiplies the scores by the Gram matrix W Wᵀ of the
+    # components: the identity exactly when the loadings are orthonormal, not in general
+    G = W @ W.T
+    assert np.allclose(est.transform(back), Z @ G, atol=1e-10)
+    assert np.allclose(np.diag(G), 1.0)
     total = np.trace(np.cov(X.T, bias=True))
     assert np.allclose(est.explained_variance_ratio_, est.explained_variance_ / total)
     res = sparse_pca(X, n_components=3, cardinality=6, method="greedy")

@@ -40,9 +40,19 @@ def _instances():
     return [(name, S, s) for name, S in out for s in (3, 5, 8)]
 
 
-def test_default_method_is_auto():
-    assert DEFAULT_METHOD == "auto"
-    assert "auto" in es.available_methods()
+def test_omitted_method_runs_the_registry_default():
+    """Leaving ``method`` out runs the registry's default solver: the same components and
+    the same recorded method as naming it, in the function and in the estimator."""
+    X = load_breast_cancer().data[:, :12]
+    assert DEFAULT_METHOD in es.available_methods()
+    implicit = es.sparse_pca(X, n_components=2, cardinality=4, scale=True, random_state=0)
+    named = es.sparse_pca(X, n_components=2, cardinality=4, scale=True, random_state=0,
+                          method=DEFAULT_METHOD)
+    assert implicit.method == named.method == DEFAULT_METHOD
+    np.testing.assert_array_equal(implicit.components, named.components)
+    est = es.SparsePCA(n_components=2, cardinality=4, scale=True, random_state=0).fit(X)
+    assert est.method == DEFAULT_METHOD
+    np.testing.assert_allclose(est.components_, named.components, atol=1e-12)
 
 
 @pytest.mark.parametrize("name,S,s", _instances())
@@ -166,12 +176,25 @@ def test_relaxation_on_correlation_matrices_reaches_the_cardinality(method):
     assert res.variances[0] >= 0.98 * best
 
 
-def test_bca_with_scale_true_does_not_crash():
+def test_bca_with_scale_true_solves_the_correlation_problem():
+    """``scale=True`` hands BCA the correlation matrix (a unit diagonal up to rounding):
+    the first component is a valid 4-sparse eigenvector of it, within its own bound of the
+    exhaustive optimum, and equals the solve on the correlation matrix given directly."""
     X = load_breast_cancer().data[:, :12]
     res = es.sparse_pca(X, n_components=2, cardinality=4, method="bca", scale=True,
                         random_state=0)
     assert [np.count_nonzero(c) for c in res.components] == [4, 4]
-    assert np.all(np.isfinite(res.variances))
+    C = np.corrcoef(X, rowvar=False)
+    best = exhaustive(es.Covariance(C), 4).variance
+    r = res.results[0]
+    I = np.flatnonzero(res.components[0])
+    assert r.variance == pytest.approx(np.linalg.eigvalsh(C[np.ix_(I, I)])[-1], rel=1e-9)
+    assert r.variance <= best * (1 + 1e-9) and r.variance >= 0.95 * best
+    if r.upper_bound is not None:
+        assert r.upper_bound >= best * (1 - 1e-9)
+    on_c = es.sparse_pca(es.Covariance(C), n_components=1, cardinality=4, method="bca",
+                         random_state=0)
+    np.testing.assert_array_equal(np.flatnonzero(on_c.components[0]), I)
 
 
 # ------------------------------------------------------------------ monotone bounds
