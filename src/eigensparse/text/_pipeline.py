@@ -222,6 +222,11 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     wset = WorkingSet(passes, eligible, mean if center else np.zeros(corpus.n_words),
                       center=center, cap=0, clock=clock, messages=messages, progress=mode != "off")
     m = _initial_size(wset, plan, working_set, max_working_set, corpus.name)
+    if plan.penalty is None:  # topics-search: the working set by partner scores
+        from ._screen import select_working_set
+
+        smax = max([c for c in plan.cardinalities if c], default=DEFAULT_TOPIC_CARDINALITY)
+        wset.order = select_working_set(passes, eligible, m, smax).order
     clock.lap("screening")
     wset.load(m)
     phase_line(f"working set: {m:,} words (largest variance left out {wset.tau:.4g})", mode)

@@ -84,7 +84,8 @@ class WorkingSet:
 
     def threshold(self, m: int) -> float:
         """τ of the m top words: the largest variance left out."""
-        return float(self.var[self.order[m]]) if m < self.W else 0.0
+        # topics-search: ``order`` may rank by partner score, not variance
+        return float(self.var[self.order[m:]].max()) if m < self.W else 0.0
 
     def load(self, m: int, label: str = "pass 2: covariance") -> None:
         """Select the m top words and build their covariance (one pass, or the cache)."""
@@ -269,6 +270,16 @@ class TopicSolve:
                                  f"could add up to {b.info['swap_gain']:.3g}).")
         x = np.zeros(m)
         x[b.support] = b.loadings
+        # topics-search: neighbourhood starts on the whole working set
+        from ._screen import neighbourhood_topic
+
+        S_now = wset.S if disjoint or t == 0 else cov.to_dense()
+        nb_sup, nb_x, nb_var = neighbourhood_topic(S_now, s, used=used, random_state=plan.seeds[t])
+        if nb_var > b.variance * (1 + 1e-9):
+            x[:] = 0.0
+            x[nb_sup] = nb_x
+            b = replace(b, support=nb_sup, loadings=nb_x, variance=nb_var, method="tpower",
+                        safe=bool(swap_gain_bound(S_now[np.ix_(nb_sup, nb_sup)], wset.tau) <= 0))
         out = x[remaining] if disjoint else x
         info = {"working_set_safe": bool(b.safe), "seconds": b.seconds, "penalty": None,
                 "solve_set_sizes": list(b.sizes), "capped": b.capped, "timed_out": b.timed_out,
