@@ -41,9 +41,9 @@ __all__ = ["WorkingSetSelection", "select_working_set", "partner_scores", "sampl
            "DEFAULT_POOL_SIZE", "DEFAULT_SAMPLE_DOCS"]
 
 #: candidate pool: the kept words of largest variance whose partner scores are computed
-DEFAULT_POOL_SIZE = 4000
+DEFAULT_POOL_SIZE = 3000
 #: documents read (from the start of the corpus) for the pool's covariance
-DEFAULT_SAMPLE_DOCS = 20_000
+DEFAULT_SAMPLE_DOCS = 10_000
 
 
 @dataclass
@@ -161,10 +161,10 @@ def select_working_set(passes, var, m: int, cardinality: int, *,
         Working-set size.
     cardinality : int
         Words per topic (the s of the partner score).
-    pool_size : int, default=4000
+    pool_size : int, default=3000
         Candidate pool: the words of largest variance whose partners are measured;
         its covariance costs 8·pool_size² bytes.
-    sample_docs : int, default=20000
+    sample_docs : int, default=10000
         Documents read for the pool's covariance (the first ones, in whole chunks).
 
     Returns
