@@ -32,6 +32,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from .._validation import InvalidParameterError, Interval, validate_params
@@ -115,35 +116,58 @@ def partner_scores(S, cardinality: int) -> np.ndarray:
     return d + top.sum(axis=1)
 
 
+@numba.njit(cache=True, nogil=True)
+def _gram_by_rows(c_ptr, c_doc, c_val, r_ptr, r_col, r_val, G):
+    """G[i, :] += v_di · X[d, :] for every document d of word i (X: the sample on the
+    pool, as CSC ``c_*`` and CSR ``r_*``): one row of G at a time, so the updates stay
+    in cache whatever the pool size."""
+    for i in range(c_ptr.size - 1):
+        row = G[i]
+        for t in range(c_ptr[i], c_ptr[i + 1]):
+            d = c_doc[t]
+            vi = c_val[t]
+            for u in range(r_ptr[d], r_ptr[d + 1]):
+                row[r_col[u]] += vi * r_val[u]
+
+
 def sample_covariance(corpus, words, *, scaling: str, idf=None, sample_docs: int,
                       chunk_nnz: int) -> tuple[np.ndarray, int]:
     """Covariance (centered on the sample's own means, divided by the sample size) of
     the words ``words`` (sorted ids) over the first ``sample_docs`` documents of
-    ``corpus`` (whole chunks). Returns (S, documents read)."""
-    from ..operators._kernels import accumulate_gram
+    ``corpus``. Returns (S, documents read)."""
+    import scipy.sparse as sp
+
     from ._passes import _values
 
     ws = np.asarray(words, dtype=np.int64)
     m = ws.size
     col_map = np.full(corpus.n_words, -1, dtype=np.int64)
     col_map[ws] = np.arange(m)
-    G = np.zeros((m, m))
-    s1 = np.zeros(m)
-    n = 0
+    parts, n = [], 0
     for ch in corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=False, desc="screening sample"):
         v = _values(ch, scaling, idf)
-        accumulate_gram(ch.indptr, ch.indices, v, col_map, G, 0, ch.n_docs)
-        a = col_map[ch.indices]
+        nd = min(ch.n_docs, sample_docs - n)
+        end = int(ch.indptr[nd])
+        a = col_map[ch.indices[:end]]
         inside = a >= 0
-        np.add.at(s1, a[inside], v[inside])
-        n += ch.n_docs
+        rows = np.repeat(np.arange(n, n + nd), np.diff(ch.indptr[:nd + 1]))
+        parts.append((rows[inside], a[inside], v[:end][inside]))
+        n += nd
         if n >= sample_docs:
             break
-    iu = np.triu_indices(m, 1)
-    G[(iu[1], iu[0])] = G[iu]
     n = max(n, 1)
-    mu = s1 / n
-    return G / n - np.outer(mu, mu), n
+    r, c, v = (np.concatenate([p[k] for p in parts]) for k in range(3))
+    X = sp.csr_matrix((v, (r, c)), shape=(n, m))
+    X.sort_indices()
+    Xc = X.tocsc()
+    Xc.sort_indices()
+    G = np.zeros((m, m))
+    _gram_by_rows(Xc.indptr.astype(np.int64), Xc.indices.astype(np.int64), Xc.data,
+                  X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, G)
+    mu = np.asarray(X.sum(axis=0)).ravel() / n
+    G /= n
+    G -= np.outer(mu, mu)
+    return G, n
 
 
 def select_working_set(passes, var, m: int, cardinality: int, *,
@@ -165,7 +189,7 @@ def select_working_set(passes, var, m: int, cardinality: int, *,
         Candidate pool: the words of largest variance whose partners are measured;
         its covariance costs 8·pool_size² bytes.
     sample_docs : int, default=10000
-        Documents read for the pool's covariance (the first ones, in whole chunks).
+        Documents read for the pool's covariance (the first ones).
 
     Returns
     -------
