@@ -14,8 +14,10 @@ least φ.
 :func:`select_working_set` computes the scores of a candidate pool (the kept words of
 largest variance, a few thousand) from the covariance of the pool on a sample of the
 documents (the first ``sample_docs`` documents: one partial pass whose cost does not
-grow with the corpus), and returns every word in priority order (pool by partner score,
-then the rest by variance), whose first m are the working set.
+grow with the corpus), and returns every word in priority order (the pool by the
+better of each word's ranks by partner score and by variance, then the rest by
+variance), whose first m are the working set: the m/2 or so words of largest variance
+and the m/2 or so of largest partner score.
 
 :func:`full_vocabulary_bound` bounds the best s-word variance over the **whole**
 vocabulary from the working-set covariance and the variances of the words left out:
@@ -54,8 +56,8 @@ class WorkingSetSelection:
     Attributes
     ----------
     order : ndarray of int, shape (W,)
-        Every word id in priority order: the pool by partner score, then the other
-        words by variance (zero-variance words last).
+        Every word id in priority order: the pool by the better of a word's ranks by
+        partner score and by variance, then the other words by variance.
     ws : ndarray of int
         The working set: ``np.sort(order[:m])``.
     pool : ndarray of int
@@ -218,7 +220,14 @@ def select_working_set(passes, var, m: int, cardinality: int, *,
                                   sample_docs=sample_docs, chunk_nnz=passes.chunk_nnz)
     sc = partner_scores(S, cardinality)
     score[pool] = sc
-    first = pool[np.lexsort((-var[pool], -sc))]
+    # a word's priority: the better of its ranks by partner score and by variance, so
+    # the working set holds the words of largest variance (a small elimination
+    # threshold) and the words of strongest partners alike
+    r_sc = np.empty(P, dtype=np.int64)
+    r_sc[np.lexsort((-var[pool], -sc))] = np.arange(P)
+    r_var = np.empty(P, dtype=np.int64)
+    r_var[np.argsort(-var[pool], kind="stable")] = np.arange(P)
+    first = pool[np.lexsort((r_sc, np.minimum(r_sc, r_var)))]
     rest = by_var[P:]
     order = np.concatenate([first, rest])
     ws = np.sort(order[:m])
@@ -240,7 +249,9 @@ def working_set_bounds(S, cardinality: int, used=None) -> np.ndarray:
     if n == 0:
         return ub
     d = np.clip(np.sort(np.diag(Sa))[::-1], 0.0, None)
-    lam = float(np.linalg.eigvalsh(Sa)[-1]) if n <= 4000 else float(d.sum())
+    from scipy.linalg import eigh
+
+    lam = float(eigh(Sa, eigvals_only=True, subset_by_index=[n - 1, n - 1])[0])
     for k in range(1, cardinality + 1):
         if k > n:
             ub[k] = ub[k - 1]

@@ -270,8 +270,9 @@ class TopicSolve:
                                  f"could add up to {b.info['swap_gain']:.3g}).")
         x = np.zeros(m)
         x[b.support] = b.loadings
-        # topics-search: neighbourhood starts on the whole working set
-        from ._screen import neighbourhood_topic
+        # topics-search: neighbourhood starts on the whole working set, and a bound on
+        # the whole (pruned) vocabulary
+        from ._screen import full_vocabulary_bound, neighbourhood_topic
 
         S_now = wset.S if disjoint or t == 0 else cov.to_dense()
         nb_sup, nb_x, nb_var = neighbourhood_topic(S_now, s, used=used, random_state=plan.seeds[t])
@@ -284,6 +285,11 @@ class TopicSolve:
         info = {"working_set_safe": bool(b.safe), "seconds": b.seconds, "penalty": None,
                 "solve_set_sizes": list(b.sizes), "capped": b.capped, "timed_out": b.timed_out,
                 "fallback": b.fallback, "swap_gain": b.info["swap_gain"]}
+        if disjoint or t == 0:  # topics-search: the bound of the undeflated problem
+            outside = np.ones(wset.W, dtype=bool)
+            outside[wset.ws] = False
+            ub = full_vocabulary_bound(S_now, s, wset.var[outside], used=used)
+            info.update(upper_bound=ub, gap=max(ub - b.variance, 0.0) / ub if ub > 0 else 0.0)
         return ComponentResult(loadings=out, support=np.flatnonzero(out), variance=b.variance,
                                method=b.method, n_iter=b.info["n_solves"], converged=not b.timed_out,
                                message="bounded topic solve", info=info)
