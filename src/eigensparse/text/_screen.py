@@ -47,6 +47,8 @@ __all__ = ["WorkingSetSelection", "select_working_set", "partner_scores", "sampl
 DEFAULT_POOL_SIZE = 3000
 #: documents read (from the start of the corpus) for the pool's covariance
 DEFAULT_SAMPLE_DOCS = 10_000
+#: relative margin on the bounds, above the rounding of an eigenvalue computed elsewhere
+_ROUNDING = 1e-10
 
 
 @dataclass
@@ -258,7 +260,7 @@ def working_set_bounds(S, cardinality: int, used=None) -> np.ndarray:
             continue
         ger = float(partner_scores(Sa, k).max())
         ub[k] = min(float(d[:k].sum()), ger, lam)
-    return ub
+    return ub * (1.0 + _ROUNDING)
 
 
 def full_vocabulary_bound(S, cardinality: int, var_outside, *, used=None) -> float:
@@ -296,7 +298,8 @@ def full_vocabulary_bound(S, cardinality: int, var_outside, *, used=None) -> flo
     ub = working_set_bounds(S, s, used)
     out = np.sort(np.clip(np.asarray(var_outside, dtype=float).ravel(), 0.0, None))[::-1][:s]
     top = np.concatenate([[0.0], np.cumsum(out)])
-    return float(max(ub[s - r] + top[r] for r in range(min(s, out.size) + 1)))
+    best = max(ub[s - r] + top[r] for r in range(min(s, out.size) + 1))
+    return float(best * (1.0 + _ROUNDING))
 
 
 def neighbourhood_topic(S, cardinality: int, *, used=None, n_polish: int = 16,
