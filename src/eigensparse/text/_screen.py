@@ -122,15 +122,23 @@ def partner_scores(S, cardinality: int) -> np.ndarray:
 
 @numba.njit(cache=True, nogil=True)
 def _gram_by_rows(c_ptr, c_doc, c_val, r_ptr, r_col, r_val, G):
-    """G[i, :] += v_di · X[d, :] for every document d of word i (X: the sample on the
-    pool, as CSC ``c_*`` and CSR ``r_*``): one row of G at a time, so the updates stay
-    in cache whatever the pool size."""
+    """Upper triangle: G[i, j] += v_di · v_dj (j >= i) for every document d of word i
+    (X: the sample on the pool, as CSC ``c_*`` and CSR ``r_*`` with sorted columns): one
+    row of G at a time, so the updates stay in cache whatever the pool size."""
     for i in range(c_ptr.size - 1):
         row = G[i]
         for t in range(c_ptr[i], c_ptr[i + 1]):
             d = c_doc[t]
             vi = c_val[t]
-            for u in range(r_ptr[d], r_ptr[d + 1]):
+            lo = r_ptr[d]
+            hi = r_ptr[d + 1]
+            while lo < hi:  # first entry of document d with column >= i
+                mid = (lo + hi) // 2
+                if r_col[mid] < i:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            for u in range(lo, r_ptr[d + 1]):
                 row[r_col[u]] += vi * r_val[u]
 
 
@@ -148,6 +156,9 @@ def sample_covariance(corpus, words, *, scaling: str, idf=None, sample_docs: int
     col_map = np.full(corpus.n_words, -1, dtype=np.int64)
     col_map[ws] = np.arange(m)
     parts, n = [], 0
+    # chunks about the size of the sample: one read, one scaling of what is used
+    per_doc = max(1.0, float(corpus.nnz) / max(1, corpus.n_docs))
+    chunk_nnz = int(min(chunk_nnz, 1.3 * sample_docs * per_doc + 1))
     for ch in corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=False, desc="screening sample"):
         v = _values(ch, scaling, idf)
         nd = min(ch.n_docs, sample_docs - n)
@@ -168,6 +179,8 @@ def sample_covariance(corpus, words, *, scaling: str, idf=None, sample_docs: int
     G = np.zeros((m, m))
     _gram_by_rows(Xc.indptr.astype(np.int64), Xc.indices.astype(np.int64), Xc.data,
                   X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, G)
+    G = G + G.T
+    G[np.diag_indices(m)] *= 0.5
     mu = np.asarray(X.sum(axis=0)).ravel() / n
     G /= n
     G -= np.outer(mu, mu)
