@@ -25,13 +25,13 @@ PRUNINGS = {
 
 
 def pruned_topics(docword, vocab=None, *, k=5, s=5, scaling="log", center=True, pruning=None,
-                  working_set=1000, time_budget=2.0, cache=True, cache_dir=None,
+                  working_set=1000, max_time=2.0, cache=True, cache_dir=None,
                   random_state=0, progress=False) -> dict:
     """Topics with pruning and the bounded solve; returns a dict of results and timings."""
     rules = {"min_df": 1, "max_df": 1.0, **(pruning or {})}
     res = extract_topics(docword, vocab, n_topics=k, cardinality=s, scaling=scaling,
                          center=center, working_set=working_set, max_working_set=working_set,
-                         time_budget=time_budget, cache=cache, cache_dir=cache_dir,
+                         max_time=max_time, cache=cache, cache_dir=cache_dir,
                          random_state=random_state, progress=progress, **rules)
     ws = res.working_set
     topics = []

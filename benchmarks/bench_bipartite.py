@@ -111,7 +111,7 @@ def _info(res):
 
 
 def bipartite_configs(args):
-    common = {"rank": None, "n_candidates": args.n_candidates, "time_budget": args.time_budget}
+    common = {"rank": None, "n_candidates": args.n_candidates, "max_time": args.time_budget}
     return [
         ("bipartite (paper)", dict(common, sampling="uniform", refine=False)),
         ("bipartite (adaptive)", dict(common, sampling="adaptive", refine=False)),

@@ -75,7 +75,7 @@ def run_sizes(sizes, fo_cap, model):
                            callback=lambda k, t, pv, dv: hb.append((k, t, pv, dv)))
         ref = bca_relaxation(S, rho, tol=1e-6, max_sweeps=3000, warm_start=b.state)
         hf = []
-        f = first_order_relaxation(S, rho, tol=TARGET, max_iter=10**7, time_limit=fo_cap,
+        f = first_order_relaxation(S, rho, tol=TARGET, max_iter=10**7, max_time=fo_cap,
                                    callback=lambda k, t, pv, dv: hf.append((k, t, pv, dv)))
         phi = max(ref.primal, b.primal, f.primal)
         ub = min(ref.dual, b.dual, f.dual)

@@ -94,3 +94,44 @@ def test_data_need_from_options_is_checked_once():
                    formulation="l1_l0_con")
     ok = sparse_pca(eigensparse.Covariance(S), n_components=1, cardinality=3, method="am")
     assert ok.supports[0].size == 3
+
+
+def test_capabilities_and_constraints_declared_on_the_spec():
+    """A method's option constraints and capabilities are fields of its one MethodSpec:
+    the constraints are checked for a direct call and once per request by the dispatcher;
+    ``warm_start`` makes the refinement re-solve from the current component."""
+    from numbers import Integral
+
+    from eigensparse import registry
+    from eigensparse._validation import Interval
+    from eigensparse.registry import checked
+
+    starts = []
+
+    def warm_stride(op, cardinality, *, random_state=None, stride: int = 1, init=None):
+        """Toy: features 0, stride, ... ; records the start it was given."""
+        starts.append(init)
+        return polish(op, np.arange(cardinality) * stride, method="warm_stride")
+
+    constraints = {"stride": [Interval(Integral, 1, None, closed="left")]}
+    spec = register_method(MethodSpec("warm_stride", checked(warm_stride, constraints),
+                                      constraints=constraints, warm_start=True))
+    try:
+        assert spec.warm_start and not spec.bounded and spec.partners == ()
+        assert spec.solve is warm_stride  # the dispatcher's unchecked call
+        X = np.random.default_rng(0).standard_normal((80, 12))
+        with pytest.raises(InvalidParameterError, match="'stride' parameter of sparse_pca.*Got 0"):
+            sparse_pca(X, n_components=2, cardinality=2, method="warm_stride", stride=0)
+        from eigensparse import Covariance
+
+        with pytest.raises(InvalidParameterError, match="'stride' parameter of .*warm_stride must be an int"):
+            spec.func(Covariance(np.eye(4)), 2, stride=0)
+        res = sparse_pca(X, n_components=3, cardinality=2, method="warm_stride", refine=True)
+        assert res.supports[0].size == 2
+        # the chain's solves start cold; the refinement's re-solves start from a component
+        warm = [s for s in starts if s is not None]
+        assert starts[0] is None and warm and all(w.shape == (12,) for w in warm)
+        with pytest.raises(InvalidParameterError, match="constraints for \\['strid'\\]"):
+            MethodSpec("bad", warm_stride, constraints={"strid": []})
+    finally:
+        del registry._METHODS["warm_stride"]

@@ -1,10 +1,12 @@
 """The functional front door: :func:`sparse_pca` (a thin layer over the dispatcher)."""
 from __future__ import annotations
 
-from ._dispatch import (DEFAULT_CARDINALITY, DEFAULT_DEFLATION, DEFAULT_ORDER, adjusted_variance,
-                        fit_data)
+import inspect
+
+from ._dispatch import (COMPONENT_CONSTRAINTS, DEFAULT_CARDINALITY, DEFAULT_DEFLATION,
+                        DEFAULT_ORDER, adjusted_variance, fit_data)
 from ._result import SparsePCAResult
-from ._validation import Interval, validate_params
+from ._validation import validate_params
 from .registry import DEFAULT_METHOD, method_names
 
 __all__ = ["sparse_pca", "adjusted_variance", "available_methods", "DEFAULT_METHOD",
@@ -23,6 +25,7 @@ def available_methods() -> list[str]:
     return method_names()
 
 
+@validate_params(COMPONENT_CONSTRAINTS)
 def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD,
                deflation=DEFAULT_DEFLATION, penalty=None, center=True, scale=False,
                random_state=None, progress=False, client=None, device=None,
@@ -118,9 +121,6 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
     >>> res2.info["found_at"]
     [0, 1]
     """
-    validate_params({"stability": stability, "n_jobs": n_jobs},
-                    {"stability": [None, Interval("int", 2, None)],
-                     "n_jobs": [None, Interval("int", None, None)]}, where="sparse_pca")
     if stability is not None:
         from .stability import check_resamplable
 
@@ -131,7 +131,7 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
                    random_state=random_state, progress=progress, client=client, device=device,
                    order=order, refine=refine,
                    cardinality_rule=cardinality_rule, cardinality_fraction=cardinality_fraction,
-                   method_options=method_options)
+                   method_options=method_options, parameters=_PARAMETERS)
     if stability is not None:
         from .stability import support_stability
 
@@ -140,3 +140,7 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
             center=center, scale=scale, penalty=penalty, client=client, device=device,
             **method_options)
     return res
+
+
+#: the parameters of :func:`sparse_pca` (an unknown option close to one is named)
+_PARAMETERS = tuple(inspect.signature(sparse_pca).parameters)

@@ -22,25 +22,29 @@ The topic pipeline adds its passes and working set around steps 2–3 (its own
 per-component ``solve`` through :func:`solve_components`); it resolves nothing itself.
 """
 from __future__ import annotations
-
-import numbers
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn import config_context
 
 from ._linalg import fix_sign
-from ._result import SparsePCAResult
-from ._validation import InvalidParameterError, check_cardinalities
+from ._result import NeedsFeatures, SparsePCAResult
+from ._validation import (Interval, IntInterval, InvalidParameterError, StrOptions,
+                          check_cardinalities, closest)
 from .diagnostics import adjusted_variance, adjusted_variance_of_gram
 from .multi import DEFLATIONS, run_deflation
-from .multi._refine import WARM_RESOLVE, formed_gram, refine_plan, resolve_refine
+from .multi._refine import formed_gram, refine_plan, resolve_refine
 from .operators import Operator
 from .registry import DEFAULT_METHOD, MethodSpec, get_method, method_names
+from .selection import RULES
 
 __all__ = ["Plan", "resolve_method", "plan_components", "require_data", "solve_components", "assemble",
            "fit_data", "adjusted_variance", "adjusted_variance_of_gram", "component_order",
-           "DEFAULT_DEFLATION", "DEFAULT_CARDINALITY", "DEFAULT_ORDER", "ORDERS", "AUTO"]
+           "DEFAULT_DEFLATION", "DEFAULT_CARDINALITY", "DEFAULT_ORDER", "ORDERS", "AUTO",
+           "COMPONENT_CONSTRAINTS"]
 
 DEFAULT_DEFLATION = "schur"
 #: the component orders :func:`assemble` knows: by decreasing variance xᵀΣx on the
@@ -51,6 +55,29 @@ DEFAULT_ORDER = "variance"
 DEFAULT_CARDINALITY = 10
 #: the cardinality value that asks for a rule of :mod:`eigensparse.selection`
 AUTO = "auto"
+
+#: the parameters every front door shares (:func:`eigensparse.sparse_pca`,
+#: :class:`eigensparse.SparsePCA`, :func:`eigensparse.text.extract_topics`, the command
+#: line), as scikit-learn constraints, declared here once; what depends on the data
+#: (``n_components`` and ``cardinality`` at most ``n_features``, ``penalty`` only for a
+#: penalized method, ...) is checked by :func:`plan_components`, the one normaliser
+COMPONENT_CONSTRAINTS = {
+    "n_components": [IntInterval(1, None, closed="left"), None],
+    "cardinality": [Integral, list, tuple, np.ndarray, StrOptions({AUTO}), None],
+    "cardinality_rule": [StrOptions(set(RULES))],
+    "cardinality_fraction": [Interval(Real, 0, 1, closed="right")],
+    "method": [str, None],
+    "deflation": [StrOptions(set(DEFLATIONS))],
+    "penalty": [Interval(Real, 0, None, closed="left"), None],
+    "center": ["boolean"],
+    "scale": ["boolean"],
+    "random_state": ["random_state", np.random.Generator],
+    "progress": ["boolean"],
+    "order": [StrOptions(set(ORDERS))],
+    "refine": [StrOptions({"auto"}), "boolean"],
+    "stability": [IntInterval(2, None, closed="left"), None],
+    "n_jobs": [Integral, None],
+}
 
 
 @dataclass(frozen=True)
@@ -122,23 +149,26 @@ def _seeds(random_state, k: int) -> tuple:
     return tuple(int(s) for s in rng.integers(0, 2**31 - 1, size=k))
 
 
-def _check_options(spec: MethodSpec, options: dict, penalty) -> dict:
+def _check_options(spec: MethodSpec, options: dict, penalty, caller: str, parameters) -> dict:
+    """The method's options checked once, against its spec: a name that is neither an
+    option of the method nor a parameter of the function called is an error naming the
+    closest of them; ``penalty`` (checked by the front door) joins the options."""
     unknown = sorted(set(options) - set(spec.options))
-    if unknown:
+    front = [n for n in parameters if n not in ("data", "method_options", "options")
+             and n not in spec.options]
+    near = closest(unknown[0], [*spec.options, *front]) if unknown else None
+    if near in front:  # a misspelt parameter of the function called
         raise InvalidParameterError(
-            f"method {spec.name!r} got unknown option(s) {unknown}; valid options: "
-            f"{sorted(spec.options)}.")
-    opts = dict(options)
+            f"{caller} got an unknown parameter {unknown[0]!r} (did you mean {near!r}?): it is "
+            f"neither a parameter of {caller} nor an option of method {spec.name!r} (options: "
+            f"{sorted(spec.options)}).")
+    opts = spec.check_options(options, extra=front)
     if penalty is not None:
         if not spec.takes_penalty or "penalty" not in spec.options:
             penalized = [s.name for s in _specs() if s.takes_penalty]
             raise InvalidParameterError(
                 f"parameter 'penalty' is not used by method {spec.name!r}; penalized methods: "
                 f"{penalized}.")
-        if isinstance(penalty, bool) or not isinstance(penalty, numbers.Real) or not (
-                np.isfinite(penalty) and penalty >= 0):
-            raise InvalidParameterError(
-                f"parameter 'penalty' must be a finite real number >= 0; got {penalty!r}.")
         opts["penalty"] = penalty
     return opts
 
@@ -148,16 +178,8 @@ def _specs():
 
 
 def _check_auto(spec, cardinality, rule, fraction):
-    """The ``auto`` options of a plan (None unless ``cardinality="auto"``), checked."""
-    from .selection import RULES
-
-    if rule not in RULES:
-        raise InvalidParameterError(
-            f"parameter 'cardinality_rule' must be one of {list(RULES)}; got {rule!r}.")
-    if (isinstance(fraction, bool) or not isinstance(fraction, numbers.Real)
-            or not np.isfinite(fraction) or not 0 < fraction <= 1):
-        raise InvalidParameterError(
-            f"parameter 'cardinality_fraction' must be a real number in (0, 1]; got {fraction!r}.")
+    """The ``auto`` options of a plan (None unless ``cardinality="auto"``); ``rule`` and
+    ``fraction`` were checked by the front door (:data:`COMPONENT_CONSTRAINTS`)."""
     if not isinstance(cardinality, str):
         return None
     if cardinality != AUTO:
@@ -184,20 +206,30 @@ def _cardinalities(spec, cardinality, penalty, k, p, default_cardinality) -> lis
     return check_cardinalities(cardinality, k, p)
 
 
-def resolve_method(method, options=None, penalty=None) -> tuple:
+def resolve_method(method, options=None, penalty=None, *, caller: str = "sparse_pca",
+                   parameters=None) -> tuple:
     """``(spec, options)``: the method (None: the default) and its checked options
     (``penalty`` included when given). Front doors that must read data before they
-    can plan call this first, to fail before reading."""
+    can plan call this first, to fail before reading. ``caller`` and ``parameters`` (its
+    parameter names; default: those of :data:`COMPONENT_CONSTRAINTS`) are the function
+    the user called: an unknown option that is a misspelt parameter of it is named so."""
     spec = get_method(DEFAULT_METHOD if method is None else method)
-    return spec, _check_options(spec, dict(options or {}), penalty)
+    params = tuple(COMPONENT_CONSTRAINTS) if parameters is None else tuple(parameters)
+    return spec, _check_options(spec, dict(options or {}), penalty, caller, params)
 
 
 def plan_components(method, *, n_features: int, n_components=None, cardinality=None,
                     penalty=None, deflation=None, options=None, random_state=None, refine=False,
                     cardinality_rule: str = "fraction", cardinality_fraction: float = 0.9,
                     default_cardinality: int = DEFAULT_CARDINALITY,
-                    default_deflation: str = DEFAULT_DEFLATION, order: str = DEFAULT_ORDER) -> Plan:
+                    default_deflation: str = DEFAULT_DEFLATION, order: str = DEFAULT_ORDER,
+                    caller: str = "sparse_pca", parameters=None, resolved=None) -> Plan:
     """Resolve a request once: method, cardinalities, options, deflation, seeds.
+
+    The one normaliser of a request whose parameters a front door has checked against
+    :data:`COMPONENT_CONSTRAINTS`: it checks what depends on the data and on the method
+    (counts at most ``n_features``, a penalty for a penalized method, the method's
+    options against its :class:`~eigensparse.registry.MethodSpec`).
 
     Parameters
     ----------
@@ -232,25 +264,29 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
         ``cardinality="auto"``: the components are those the rule chose (refining would
         keep their cardinalities but change the components the choices describe).
 
+    caller, parameters : str, sequence of str
+        The function the user called and its parameters (see :func:`resolve_method`).
+    resolved : tuple, optional
+        ``(spec, options)`` returned by :func:`resolve_method` for this request (a front
+        door that resolved the method first, to fail before reading its data): used as
+        they are, not checked again (``method``, ``options`` and ``penalty`` are then
+        ignored).
+
     Returns
     -------
     Plan
     """
-    check_order(order)
-    spec, opts = resolve_method(method, options, penalty)
+    spec, opts = resolved or resolve_method(method, options, penalty, caller=caller,
+                                            parameters=parameters)
     p = int(n_features)
-    k = min(5, p) if n_components is None else n_components
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= p:
+    k = min(5, p) if n_components is None else int(n_components)
+    if not 1 <= k <= p:
         raise InvalidParameterError(
             f"parameter 'n_components' must be an int in [1, n_features={p}]; got {n_components!r}.")
-    k = int(k)
     auto = _check_auto(spec, cardinality, cardinality_rule, cardinality_fraction)
     cards = [None] * k if auto else _cardinalities(spec, cardinality, penalty, k, p,
                                                    default_cardinality)
     deflation = default_deflation if deflation is None else deflation
-    if deflation not in DEFLATIONS:
-        raise InvalidParameterError(
-            f"parameter 'deflation' must be one of {list(DEFLATIONS)}; got {deflation!r}.")
     if spec.kind == "joint":
         if deflation not in (default_deflation, "disjoint"):
             raise InvalidParameterError(
@@ -261,13 +297,6 @@ def plan_components(method, *, n_features: int, n_components=None, cardinality=N
                             deflation=deflation) and auto is None
     return Plan(spec, cards, deflation, opts, _seeds(random_state, k), order=order, refine=refine,
                 auto=auto)
-
-
-def check_order(order) -> str:
-    """``order`` if it is one of :data:`ORDERS`; a clear error otherwise."""
-    if not isinstance(order, str) or order not in ORDERS:
-        raise InvalidParameterError(f"parameter 'order' must be one of {list(ORDERS)}; got {order!r}.")
-    return order
 
 
 def component_order(variances, order: str = DEFAULT_ORDER) -> np.ndarray:
@@ -300,7 +329,7 @@ def component_order(variances, order: str = DEFAULT_ORDER) -> np.ndarray:
     [0, 1]
     """
     v = np.asarray(variances, dtype=float).reshape(-1)
-    if check_order(order) == "deflation":
+    if order == "deflation":
         return np.arange(v.size)
     return np.argsort(-v, kind="stable")
 
@@ -318,7 +347,8 @@ def require_data(plan: Plan, op: Operator, *, factor: bool = False) -> Operator:
 
 
 def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
-                     found: list | None = None, progress=None, rows: dict | None = None) -> list:
+                     found: list | None = None, progress=None, rows: dict | None = None,
+                     partners: bool | None = None) -> list:
     """The components of ``plan`` on ``op``: the joint method, or deflation around
     single-component solves.
 
@@ -327,9 +357,11 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     op : Operator
     plan : Plan
     solve : callable, optional
-        ``solve(operator, cardinality, t) -> ComponentResult`` for component ``t``
-        (single methods only); default: the method with its options and the t-th seed.
-        The topic pipeline passes its working-set solve here.
+        ``solve(operator, cardinality, t, init=None) -> ComponentResult`` for component
+        ``t`` (single methods only); default: the method with its options and the t-th
+        seed. The topic pipeline passes its working-set solve here. ``init`` (the
+        component a refinement re-solve may replace) is given when the method accepts a
+        start (``MethodSpec.warm_start``) and the options carry none.
     found : list, optional
         Results already found (loadings on ``op``'s features): replayed as deflation
         steps, then appended to as components are found, so a caller that interrupts
@@ -339,36 +371,58 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     rows : dict, optional
         ``{"data": rows, "center": bool, "scale": bool}``: the data rows, for the
         ``"cv"`` rule of ``cardinality="auto"``.
+    partners : bool, optional
+        Whether the refinement also runs the method's partner chains (on ``op``);
+        default: only with the method's own solve. A caller whose ``solve`` is the
+        method on a part of ``op`` (the topic pipeline) passes True, so that its
+        components equal :func:`eigensparse.sparse_pca`'s.
 
     Returns
     -------
     list of ComponentResult
-        Loadings on ``op``'s features; variances on the operator each solve saw. With
+        Loadings on ``op``'s features; variances on the operator each solve saw. When
+        ``solve`` answers :class:`eigensparse._result.NeedsFeatures`, the components found
+        so far followed by that answer (no refinement). With
         ``plan.auto``, each result's ``info["cardinality_choice"]`` is the
         :class:`eigensparse.selection.CardinalityChoice` behind it.
+
+    The plan's options were checked: every checked function called here trusts its
+    input (scikit-learn's ``skip_parameter_validation``).
     """
+    with config_context(skip_parameter_validation=True):
+        return _solve_components(op, plan, solve, found, progress, rows, partners)
+
+
+def _solve_components(op, plan, solve, found, progress, rows, partners):
     if plan.joint:
-        results = plan.spec.func(op, list(plan.cardinalities), random_state=plan.seeds[0],
-                                 **plan.options)
+        results = plan.spec.solve(op, list(plan.cardinalities), random_state=plan.seeds[0],
+                                  **plan.options)
         if progress is not None:
             progress.update(plan.n_components)
         return results
-    partners = solve is None  # the chain portfolio only with the method's own solve
-    if solve is None:
+    own = solve is None
+    if partners is None:
+        partners = own  # the chain portfolio only with the method's own solve
+    if own:
         if not plan.needs_data:  # a formed Gram matrix serves every deflated product
             op = formed_gram(op)
+        func = plan.spec.solve  # options checked by the plan
+
         def solve(sub, s, t, init=None):
             extra = {} if init is None else {"init": init}
-            return plan.spec.func(sub, s, random_state=plan.seeds[t], **plan.options, **extra)
-
-        # the refinement starts a re-solve from the current component (``init``)
-        solve.takes_init = plan.method in WARM_RESOLVE and "init" not in plan.options
+            return func(sub, s, random_state=plan.seeds[t], **plan.options, **extra)
     if plan.auto is not None:  # the chosen cardinalities' components (never refined)
         return _solve_auto(op, plan, solve, found, progress, rows)
     results = run_deflation(op, solve, list(plan.cardinalities), plan.deflation, progress=progress,
                             found=found)
+    if results and isinstance(results[-1], NeedsFeatures):  # the caller enlarges and resumes
+        return results
     if plan.refine:  # re-solve each component against the others; never lowers the total
-        results = refine_plan(op, plan, results, solve, adjusted_variance, partners=partners)
+        # a re-solve starts from the component it may replace (``init=``) when the method
+        # accepts a start: the method's own solve and a caller's take ``init``
+        warm = plan.spec.warm_start and "init" not in plan.options
+        results = refine_plan(op, plan, results, solve, adjusted_variance, partners=partners,
+                              warm=warm)
     return results
 
 
@@ -443,23 +497,16 @@ def fit_data(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD
              deflation=DEFAULT_DEFLATION, penalty=None, center=True, scale=False,
              random_state=None, progress=False, client=None, device=None,
              order=DEFAULT_ORDER, refine="auto", cardinality_rule="fraction",
-             cardinality_fraction=0.9, method_options=None) -> SparsePCAResult:
+             cardinality_fraction=0.9, method_options=None, caller="sparse_pca",
+             parameters=None) -> SparsePCAResult:
     """The components of ``data``: steps 1–4 above for a data matrix or an operator
-    (the body of :func:`eigensparse.sparse_pca`, whose parameters these are; the
-    refits of :func:`eigensparse.stability.support_stability` call it too)."""
-    from ._validation import Interval, Options, validate_params
+    (the body of :func:`eigensparse.sparse_pca`, whose parameters these are, checked
+    there; the refits of :func:`eigensparse.stability.support_stability` call it too).
+    ``caller`` and ``parameters`` name the function the user called (for its errors)."""
     from .operators import as_operator
 
-    validate_params(
-        {"method": method, "deflation": deflation, "center": center, "scale": scale,
-         "progress": progress, "n_components": n_components, "penalty": penalty, "order": order},
-        {"method": [str], "deflation": [Options(DEFLATIONS)], "center": [bool], "scale": [bool],
-         "order": [Options(ORDERS)],
-         "progress": [bool], "n_components": [None, Interval("int", 1, None)],
-         "penalty": [None, Interval("real", 0, None)]},
-        where="sparse_pca",
-    )
-    get_method(method)  # an unknown method fails before the data are touched
+    resolved = resolve_method(method, method_options, penalty, caller=caller,
+                              parameters=parameters)  # fail before the data are touched
     if scale and isinstance(data, Operator):
         raise InvalidParameterError(
             f"parameter 'scale=True' cannot be applied to a {data.kind} ({type(data).__name__}): "
@@ -469,7 +516,7 @@ def fit_data(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD
                            cardinality=cardinality, penalty=penalty, deflation=deflation,
                            options=method_options, random_state=random_state, order=order,
                            refine=refine, cardinality_rule=cardinality_rule,
-                           cardinality_fraction=cardinality_fraction)
+                           cardinality_fraction=cardinality_fraction, resolved=resolved)
     op = require_data(plan, op)
     rows = None
     if plan.auto is not None and plan.auto["rule"] == "cv" and not isinstance(data, Operator):

@@ -16,7 +16,7 @@ import numpy as np
 
 from ._summary import _fmt, component_repr, format_summary, result_repr, summary_html
 
-__all__ = ["ComponentResult", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable"]
+__all__ = ["ComponentResult", "NeedsFeatures", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable"]
 
 #: the name and version of the one JSON schema (see :meth:`SparsePCAResult.to_dict`)
 JSON_SCHEMA = "eigensparse.result/1"
@@ -74,8 +74,40 @@ class ComponentResult:
     def cardinality(self) -> int:
         return int(self.support.size)
 
+    @property
+    def relative_gap(self) -> float | None:
+        """``gap / upper_bound`` (0: proven optimal), None when no bound is known."""
+        if self.upper_bound is None or self.gap is None:
+            return None
+        ub = float(self.upper_bound)
+        return 0.0 if ub == 0 else max(0.0, float(self.gap)) / abs(ub)
+
     def __repr__(self) -> str:
         return component_repr(self)
+
+
+@dataclass(frozen=True)
+class NeedsFeatures:
+    """The answer of a per-component solve that cannot decide on the features it was
+    given: a component over more features (``size`` of them) may be better.
+
+    A per-component solve (``solve(operator, s, t)`` of
+    :func:`eigensparse.multi.run_deflation`) returns this instead of a
+    :class:`ComponentResult`; the deflation loop then stops and returns the components
+    found so far followed by this request, and the caller (the topic pipeline, whose
+    operator is the covariance of a working set of words) enlarges its operator and
+    resumes from the components already found.
+
+    Examples
+    --------
+    >>> from eigensparse._result import NeedsFeatures
+    >>> NeedsFeatures(size=2000, why="a swap could add 0.1", component=2).size
+    2000
+    """
+
+    size: int
+    why: str = ""
+    component: int = 0
 
 
 @dataclass(frozen=True)
@@ -212,6 +244,9 @@ class SparsePCAResult:
             "explained_variance_ratio": float(self.explained_variance_ratio[j]),
             "penalty": self.penalty_of(j),
             "upper_bound": None if r is None or r.upper_bound is None else float(r.upper_bound),
+            "gap": None if r is None or r.gap is None else float(r.gap),
+            "relative_gap": None if r is None else r.relative_gap,
+            "bound": None if r is None else (r.info or {}).get("bound"),
             "n_iter": None if r is None else int(r.n_iter),
             "converged": None if r is None else bool(r.converged),
             "stability": None if self.stability is None else float(self.stability.stability[j]),

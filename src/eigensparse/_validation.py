@@ -1,28 +1,45 @@
-"""Declarative parameter validation with clear messages.
+"""The validation boundary: eigensparse's error class over scikit-learn's parameter
+constraints, and the checks of data no constraint can express.
 
-Every public entry point validates its parameters here, at the boundary, so that
-solvers can assume clean input. Errors name the parameter, the value received and
-what would be valid.
+Parameter constraints are scikit-learn's (``sklearn.utils._param_validation``:
+:class:`Interval`, :class:`StrOptions`, :class:`Options`, ``"boolean"``, types, None),
+declared once per entry point: the estimator's ``_parameter_constraints``, the
+:func:`validate_params` decorator of a public function, a method's ``constraints`` on its
+:class:`~eigensparse.registry.MethodSpec`. The front doors share one dict
+(:data:`eigensparse._dispatch.COMPONENT_CONSTRAINTS`). Everything under a checked entry
+point trusts its input: nested checked calls skip their checks (scikit-learn's
+``skip_parameter_validation``), and the dispatcher calls the solvers unchecked after
+checking their options once against their spec.
+
+Which modules may raise :class:`InvalidParameterError` is written down in
+``tests/test_validation_boundary.py``.
 """
 from __future__ import annotations
 
+import functools
 import numbers
-from dataclasses import dataclass
-from typing import Any, Iterable
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils._param_validation import InvalidParameterError as _SklearnInvalidParameterError
+from sklearn.utils._param_validation import validate_parameter_constraints
+from sklearn.utils._param_validation import validate_params as _sklearn_validate_params
 
+# scikit-learn's Interval, Options and StrOptions are imported here for the modules that
+# declare constraints; they are scikit-learn's API, not this module's
 __all__ = [
     "InvalidParameterError",
-    "Interval",
-    "Options",
+    "IntInterval",
+    "check_params",
     "validate_params",
+    "closest",
     "check_cardinalities",
     "check_finite_array",
     "check_data_shape",
     "check_random_state",
     "check_sparse_structure",
+    "check_start_vectors",
+    "renamed",
 ]
 
 
@@ -44,140 +61,102 @@ class InvalidParameterError(_SklearnInvalidParameterError):
     """
 
 
-@dataclass(frozen=True)
-class Interval:
-    """A numeric range. ``kind`` is ``"int"`` or ``"real"``.
+class IntInterval(Interval):
+    """scikit-learn's interval of ints, refusing ``True``/``False`` (a bool is an
+    ``Integral`` to Python, never a count or a size to a user).
 
     Examples
     --------
-    >>> from eigensparse._validation import Interval
-    >>> rate = Interval("real", 0, 1, closed="right")
-    >>> rate.accepts(0.5), rate.accepts(0.0), str(rate)
-    (True, False, 'a finite real number in (0, 1]')
+    >>> from eigensparse._validation import IntInterval
+    >>> c = IntInterval(1, None, closed="left")
+    >>> c.is_satisfied_by(3), c.is_satisfied_by(True), str(c)
+    (True, False, 'an int in the range [1, inf)')
     """
 
-    kind: str
-    low: float | None = None
-    high: float | None = None
-    closed: str = "both"  # "both", "left", "right", "neither"
+    def __init__(self, left, right, *, closed):
+        super().__init__(numbers.Integral, left, right, closed=closed)
 
-    def accepts(self, value: Any) -> bool:
-        if isinstance(value, bool):
-            return False
-        if self.kind == "int":
-            if not isinstance(value, numbers.Integral):
-                return False
-        elif not isinstance(value, numbers.Real):
-            return False
-        if isinstance(value, numbers.Real) and not np.isfinite(value):
-            return False
-        lo_ok = self.low is None or (
-            value >= self.low if self.closed in ("both", "left") else value > self.low
-        )
-        hi_ok = self.high is None or (
-            value <= self.high if self.closed in ("both", "right") else value < self.high
-        )
-        return bool(lo_ok and hi_ok)
-
-    def __str__(self) -> str:
-        lb = "[" if self.closed in ("both", "left") and self.low is not None else "("
-        rb = "]" if self.closed in ("both", "right") and self.high is not None else ")"
-        lo = "-inf" if self.low is None else f"{self.low:g}"
-        hi = "inf" if self.high is None else f"{self.high:g}"
-        what = "an int" if self.kind == "int" else "a finite real number"
-        return f"{what} in {lb}{lo}, {hi}{rb}"
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
-@dataclass(frozen=True)
-class Options:
-    """A finite set of allowed values (usually strings).
+def _ours(exc: Exception) -> InvalidParameterError:
+    """scikit-learn's error as eigensparse's (same message)."""
+    return exc if isinstance(exc, InvalidParameterError) else InvalidParameterError(str(exc))
+
+
+def check_params(params: dict, constraints: dict, caller: str) -> None:
+    """Check ``params`` against scikit-learn ``constraints`` (``{name: [constraint, ...]}``),
+    raising :class:`InvalidParameterError`; for the entry points that cannot be decorated
+    (a method's options, checked by the dispatcher against its spec).
 
     Examples
     --------
-    >>> from eigensparse._validation import Options
-    >>> scheme = Options(["schur", "projection"])
-    >>> scheme.accepts("schur"), scheme.accepts("qr"), str(scheme)
-    (True, False, "one of 'schur', 'projection'")
-    """
-
-    values: tuple
-
-    def __init__(self, values: Iterable):
-        object.__setattr__(self, "values", tuple(values))
-
-    def accepts(self, value: Any) -> bool:
-        try:
-            return value in self.values
-        except TypeError:
-            return False
-
-    def __str__(self) -> str:
-        return "one of " + ", ".join(repr(v) for v in self.values)
-
-
-class _TypeOf:
-    def __init__(self, *types, name=None):
-        self.types = types
-        self.name = name or " or ".join(t.__name__ for t in types)
-
-    def accepts(self, value):
-        return isinstance(value, self.types)
-
-    def __str__(self):
-        return f"an instance of {self.name}"
-
-
-def instance_of(*types, name=None):
-    return _TypeOf(*types, name=name)
-
-
-NONE = Options([None])
-
-
-def validate_params(params: dict, constraints: dict, *, where: str = "") -> None:
-    """Check ``params[name]`` against ``constraints[name]`` (a list of alternatives).
-
-    A constraint is an :class:`Interval`, :class:`Options`, ``None`` (meaning
-    "None allowed"), ``callable`` (meaning any callable) or a type.
-
-    Examples
-    --------
-    >>> from eigensparse._validation import Interval, InvalidParameterError, validate_params
-    >>> rules = {"max_iter": [Interval("int", 1, None)], "tol": [None, Interval("real", 0, None)]}
-    >>> validate_params({"max_iter": 10, "tol": None}, rules)  # fine: returns None
+    >>> from numbers import Integral
+    >>> from eigensparse._validation import Interval, InvalidParameterError, check_params
+    >>> rules = {"max_iter": [Interval(Integral, 1, None, closed="left")]}
+    >>> check_params({"max_iter": 10}, rules, "solver")  # fine: returns None
     >>> try:
-    ...     validate_params({"max_iter": 0}, rules, where="solver")
+    ...     check_params({"max_iter": 0}, rules, "solver")
     ... except InvalidParameterError as err:
     ...     print(err)
-    solver: parameter 'max_iter' must be an int in [1, inf); got 0.
+    The 'max_iter' parameter of solver must be an int in the range [1, inf). Got 0 instead.
     """
-    for name, allowed in constraints.items():
-        if name not in params:
-            continue
-        value = params[name]
-        alts = allowed if isinstance(allowed, (list, tuple)) else [allowed]
-        ok = False
-        for c in alts:
-            if c is None:
-                ok = value is None
-            elif c is callable:
-                ok = callable(value)
-            elif isinstance(c, type):
-                ok = isinstance(value, c) and not (c is not bool and isinstance(value, bool))
-            else:
-                ok = c.accepts(value)
-            if ok:
-                break
-        if not ok:
-            desc = " or ".join(
-                "None" if c is None else ("a callable" if c is callable else
-                                          (f"an instance of {c.__name__}" if isinstance(c, type) else str(c)))
-                for c in alts
-            )
-            prefix = f"{where}: " if where else ""
-            raise InvalidParameterError(
-                f"{prefix}parameter {name!r} must be {desc}; got {value!r}."
-            )
+    try:
+        validate_parameter_constraints(constraints, params, caller_name=caller)
+    except _SklearnInvalidParameterError as exc:
+        raise _ours(exc) from None
+
+
+def validate_params(constraints: dict, *, prefer_skip_nested_validation: bool = True):
+    """scikit-learn's ``validate_params`` decorator raising :class:`InvalidParameterError`;
+    calls made inside the decorated function skip their own checks (they trust its input),
+    unless ``prefer_skip_nested_validation=False`` (a function passing on parameters it
+    did not check, e.g. ``**kwargs``).
+
+    Examples
+    --------
+    >>> from numbers import Integral
+    >>> from eigensparse._validation import Interval, validate_params
+    >>> @validate_params({"n": [Interval(Integral, 1, None, closed="left")]})
+    ... def halve(n):
+    ...     return n // 2
+    >>> halve(4)
+    2
+    >>> halve(0)
+    Traceback (most recent call last):
+    ...
+    eigensparse._validation.InvalidParameterError: The 'n' parameter of halve must be an int in the range [1, inf). Got 0 instead.
+    """
+    def decorator(func):
+        checked = _sklearn_validate_params(
+            constraints, prefer_skip_nested_validation=prefer_skip_nested_validation)(func)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            try:
+                return checked(*args, **kwargs)
+            except _SklearnInvalidParameterError as exc:
+                raise _ours(exc) from None
+
+        return wrapper
+
+    return decorator
+
+
+def closest(name: str, valid) -> str | None:
+    """The name of ``valid`` closest to ``name`` (a misspelling of it), or None.
+
+    Examples
+    --------
+    >>> from eigensparse._validation import closest
+    >>> closest("n_component", ["n_components", "cardinality"]), closest("zzz", ["tol"])
+    ('n_components', None)
+    """
+    import difflib
+
+    match = difflib.get_close_matches(str(name), [str(v) for v in valid], n=1, cutoff=0.8)
+    return match[0] if match else None
 
 
 def check_cardinalities(cardinality, n_components: int, n_features: int) -> list[int]:
@@ -361,3 +340,31 @@ def check_start_vectors(init, p: int, *, valid: str = "a numeric array") -> np.n
         raise InvalidParameterError("parameter 'init' contains NaN or infinite values.")
     return A
 
+
+
+def renamed(new_value, old_value, *, new: str, old: str, caller: str, stacklevel: int = 3):
+    """The value of a parameter renamed ``old`` -> ``new``: ``old_value`` (with a
+    FutureWarning pointing ``stacklevel`` frames up) when only the old name was given, else
+    ``new_value``; both is an error.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from eigensparse._validation import renamed
+    >>> renamed(3.0, None, new="max_time", old="time_budget", caller="f")
+    3.0
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     renamed(None, 2.0, new="max_time", old="time_budget", caller="f"), w[0].category.__name__
+    (2.0, 'FutureWarning')
+    """
+    if old_value is None:
+        return new_value
+    if new_value is not None:
+        raise InvalidParameterError(
+            f"{caller}: give {new!r} or its deprecated name {old!r}, not both.")
+    import warnings
+
+    warnings.warn(f"{caller}: parameter {old!r} is deprecated and will be removed; use {new!r}.",
+                  FutureWarning, stacklevel=stacklevel)
+    return old_value

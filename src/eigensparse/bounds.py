@@ -41,6 +41,8 @@ __all__ = [
     "dspca_cardinality_bound",
     "penalized_scaling_bound",
     "cardinality_upper_bounds",
+    "full_problem_bound",
+    "partner_sums",
     "gershgorin_bounds",
     "monotone_upper_bounds",
 ]
@@ -424,10 +426,52 @@ def _lambda_max_op(op: Operator) -> float:
     return float(spla.eigsh(lin, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])
 
 
+def partner_sums(S: np.ndarray, max_cardinality: int, *, return_partners: bool = False):
+    """Each feature's variance and the prefix sums of its strongest partners.
+
+    Returns ``(d, P)``: ``d[i] = Σ_ii`` and ``P[i, t-1]`` = the sum of the t largest
+    |Σ_ij|, j ≠ i, for t = 1..K−1 (shape (p, K−1)). The partner score of feature i at
+    cardinality k is ``d[i] + P[i, k-2]``: by Gershgorin's theorem every support T of
+    size k has λmax(Σ[T, T]) <= max_{i ∈ T} (Σ_ii + Σ_{j ∈ T∖i} |Σ_ij|) <= max_{i ∈ T}
+    of the partner score, so a feature of small score can only sit in weak supports, and
+    the largest score bounds the whole problem (:func:`gershgorin_bounds`). With
+    ``return_partners``, also the partners themselves: ``(d, P, J)``, ``J[i]`` the
+    indices of those t largest |Σ_ij|, strongest first (shape (p, min(K, p) − 1)).
+    Costs O(p²) (a partial selection per row), memory O(p²).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.bounds import partner_sums
+    >>> d, P = partner_sums(np.array([[2.0, -1, 0.5], [-1, 1, 0], [0.5, 0, 3]]), 3)
+    >>> d.tolist(), P.tolist()
+    ([2.0, 1.0, 3.0], [[1.0, 1.5], [1.0, 1.0], [0.5, 0.5]])
+    """
+    S = np.asarray(S, dtype=float)
+    p = S.shape[0]
+    d = np.diag(S).copy()
+    K1 = max(int(max_cardinality) - 1, 0)
+    t = min(K1, p - 1)
+    if t <= 0:
+        P, J = np.zeros((p, K1)), np.zeros((p, 0), dtype=np.intp)
+        return (d, P, J) if return_partners else (d, P)
+    A = np.abs(S)
+    np.fill_diagonal(A, -1.0)  # below every |Σ_ij|: the diagonal is never a partner
+    J = np.argpartition(-A, t - 1, axis=1)[:, :t] if t < p - 1 else np.argsort(-A, axis=1)[:, :t]
+    V = np.take_along_axis(A, J, axis=1)
+    order = np.argsort(-V, axis=1, kind="stable")
+    J, V = np.take_along_axis(J, order, axis=1), np.maximum(np.take_along_axis(V, order, axis=1), 0.0)
+    P = np.cumsum(V, axis=1)
+    if P.shape[1] < K1:  # cardinalities beyond p add nothing
+        P = np.hstack([P, np.repeat(P[:, -1:], K1 - P.shape[1], axis=1)])
+    return (d, P, J) if return_partners else (d, P)
+
+
 def gershgorin_bounds(op: Operator, max_cardinality: int) -> np.ndarray:
     """Gershgorin bounds on v(k), k = 1..K: max_i Σ_ii + the k−1 largest |Σ_ij|, j ≠ i.
 
-    Forms the dense p × p matrix |Σ| (O(p²) memory); shape (K,).
+    Forms the dense p × p matrix |Σ| (O(p²) memory); shape (K,). See
+    :func:`partner_sums`.
 
     Examples
     --------
@@ -437,14 +481,119 @@ def gershgorin_bounds(op: Operator, max_cardinality: int) -> np.ndarray:
     >>> gershgorin_bounds(S, 3).round(3).tolist()  # bounds on v(1), v(2), v(3)
     [1.0, 1.954, 2.602]
     """
-    S = np.abs(op.to_dense())
-    diag = np.diag(S).copy()
-    np.fill_diagonal(S, 0.0)
-    K = int(max_cardinality)
-    srt = -np.sort(-S, axis=1)
-    cs = np.cumsum(srt[:, : K - 1], axis=1) if K > 1 else np.zeros((S.shape[0], 0))
-    return np.asarray([float(diag.max())] + [float((diag + cs[:, k - 2]).max())
-                                             for k in range(2, K + 1)])
+    S = op.to_dense() if isinstance(op, Operator) else np.asarray(op, dtype=float)
+    d, P = partner_sums(S, max_cardinality)
+    return np.asarray([float(d.max())] + [float((d + P[:, k - 2]).max())
+                                          for k in range(2, int(max_cardinality) + 1)])
+
+
+#: the names :func:`full_problem_bound` reports
+BOUND_DENSE = "min(sum of the s largest variances, Gershgorin partner bound)"
+BOUND_GERSHGORIN = "Gershgorin partner bound (largest variance plus the s−1 largest |Σij| of a row)"
+BOUND_SPLIT = ("working-set split: max over r of [Gershgorin/trace bound at s−r on the working "
+               "set + the r largest variances outside it]")
+
+
+def _small_bounds(d: np.ndarray, P: np.ndarray, K: int, psd: bool = True) -> np.ndarray:
+    """min(trace, Gershgorin) bounds on v(0..K) of the matrix with diagonal d and
+    partner prefix sums P (v(0) = 0); nondecreasing. The trace bound only when the
+    matrix is positive semidefinite (``psd``)."""
+    ds = np.sort(d)[::-1]
+    out = np.zeros(K + 1)
+    m = d.size
+    for k in range(1, K + 1):
+        if k > m:
+            out[k] = out[k - 1]
+            continue
+        g = float(d.max()) if k == 1 else float((d + P[:, k - 2]).max())
+        out[k] = min(float(ds[:k].sum()), g) if psd else g
+    return np.maximum.accumulate(out)
+
+
+def full_problem_bound(S_or_op, cardinality: int, *, working_set=None, block=None,
+                       diag=None, psd: bool = True, partners=None) -> tuple[float, str]:
+    """A cheap valid upper bound on v(s) = max{xᵀΣx : ‖x‖ = 1, ‖x‖₀ <= s} of the whole
+    problem, and the name of the bound.
+
+    - When the whole matrix is at hand (``S_or_op`` an array, a :class:`Covariance`, or
+      ``working_set`` None or every feature): the smaller of the sum of the s largest
+      variances (trace bound: λmax(Σ_T) <= tr Σ_T for PSD Σ) and the Gershgorin partner
+      bound of :func:`gershgorin_bounds`.
+    - When only the block ``block = Σ[W, W]`` of a working set W is formed (the other
+      features known by their variances ``diag``): for PSD Σ and any support T,
+      λmax(Σ_T) <= λmax(Σ_{T∩W}) + λmax(Σ_{T∖W}) (for a unit x = (x₁, x₂),
+      xᵀΣx <= (√(x₁ᵀΣx₁) + √(x₂ᵀΣx₂))² <= (a‖x₁‖ + c‖x₂‖)² <= a² + c² by Cauchy–Schwarz,
+      with a², c² the two blocks' λmax),
+      hence v(s) <= max_r [u_W(s − r) + (sum of the r largest variances outside W)],
+      with u_W the bound above computed on the block.
+
+    Valid for positive semidefinite Σ (every covariance, and every deflation of this
+    library except ``hotelling`` of a non-eigenvector). With ``psd=False`` only the
+    Gershgorin bound is used (valid for every symmetric Σ), and the working-set split,
+    which needs PSD, is not available (``(inf, ...)``).
+
+    Parameters
+    ----------
+    S_or_op : ndarray (p, p) or Operator
+    cardinality : int
+    working_set : array of int, optional
+        W (sorted feature indices) when only Σ[W, W] is formed.
+    block : ndarray (|W|, |W|), optional
+        Σ[W, W]; read from the operator when omitted.
+    diag : ndarray (p,), optional
+        The variances Σ_ii (read from the operator when omitted).
+    psd : bool, default=True
+        Whether Σ is known to be positive semidefinite.
+    partners : ndarray, optional
+        The block's partner prefix sums ``P`` of :func:`partner_sums` (at least s − 1
+        columns), when already computed.
+
+    Returns
+    -------
+    (float, str)
+
+    Examples
+    --------
+    >>> import eigensparse as es
+    >>> from eigensparse.bounds import full_problem_bound
+    >>> S = es.Covariance(es.datasets.load_pitprops().data)
+    >>> ub, name = full_problem_bound(S, 5)   # v(5) = 3.406
+    >>> round(ub, 3), name.startswith("min(")
+    (3.674, True)
+    >>> ub2, _ = full_problem_bound(S, 5, working_set=[0, 1, 2, 3, 6, 7, 8, 9])
+    >>> bool(ub2 >= 3.406)
+    True
+    """
+    s = int(cardinality)
+    if isinstance(S_or_op, Operator):
+        op = S_or_op
+        p = op.n_features
+        d = np.asarray(op.diag() if diag is None else diag, dtype=float)
+    else:
+        M = np.asarray(S_or_op, dtype=float)
+        p = M.shape[0]
+        d = np.diag(M).copy() if diag is None else np.asarray(diag, dtype=float)
+        op = None
+    if working_set is None or len(working_set) >= p:
+        if block is None:
+            block = op.to_dense() if op is not None else M
+        _, P = partner_sums(block, s)
+        return float(_small_bounds(d, P, s, psd)[s]), (BOUND_DENSE if psd else BOUND_GERSHGORIN)
+    if not psd:
+        return float("inf"), BOUND_GERSHGORIN
+    W = np.asarray(working_set, dtype=np.intp)
+    if block is None:
+        block = op.block(W) if op is not None else M[np.ix_(W, W)]
+    block = np.asarray(block, dtype=float)
+    dW = np.diag(block).copy()
+    P = partner_sums(block, s)[1] if partners is None else np.asarray(partners)
+    uW = _small_bounds(dW, P, s)
+    out = np.ones(p, dtype=bool)
+    out[W] = False
+    o = np.sort(np.maximum(d[out], 0.0))[::-1][:s]
+    csum = np.concatenate([[0.0], np.cumsum(o)])
+    best = max(float(uW[s - r] + csum[r]) for r in range(0, min(s, o.size) + 1))
+    return best, BOUND_SPLIT
 
 
 def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None,

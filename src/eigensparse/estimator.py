@@ -7,14 +7,13 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._api import sparse_pca
-from ._dispatch import DEFAULT_DEFLATION, DEFAULT_ORDER, ORDERS, adjusted_variance_of_gram
-from .registry import DEFAULT_METHOD, method_names
-from ._validation import InvalidParameterError
-from .multi import DEFLATIONS
+from ._dispatch import (COMPONENT_CONSTRAINTS, DEFAULT_DEFLATION, DEFAULT_ORDER,
+                        adjusted_variance_of_gram)
+from ._validation import Interval, InvalidParameterError, check_params
+from .registry import DEFAULT_METHOD
 from .operators import Operator
 
 __all__ = ["SparsePCA"]
@@ -137,24 +136,9 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     """
 
     _parameter_constraints = {
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "cardinality": [Interval(numbers.Integral, 1, None, closed="left"), list, tuple, np.ndarray,
-                        StrOptions({"auto"}), None],
-        "cardinality_rule": [StrOptions({"fraction", "knee", "cv"})],
-        "cardinality_fraction": [Interval(numbers.Real, 0, 1, closed="right")],
-        "method": [str],
-        "deflation": [StrOptions(set(DEFLATIONS))],
-        "center": ["boolean"],
-        "scale": ["boolean"],
+        **COMPONENT_CONSTRAINTS,  # shared with sparse_pca, extract_topics and the CLI
         "n_starts": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "penalty": [Interval(numbers.Real, 0, None, closed="left"), None],
         "method_options": [dict, None],
-        "random_state": ["random_state"],
-        "progress": ["boolean"],
-        "order": [StrOptions(set(ORDERS))],
-        "refine": [StrOptions({"auto"}), "boolean"],
-        "stability": [Interval(numbers.Integral, 2, None, closed="left"), None],
-        "n_jobs": [numbers.Integral, None],
     }
 
     def __init__(self, n_components=None, *, cardinality=None, method=DEFAULT_METHOD,
@@ -182,16 +166,10 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.n_jobs = n_jobs
 
     def _validate_params(self):
-        """scikit-learn's checks, raising eigensparse's InvalidParameterError (a subclass of
-        scikit-learn's, so that either class catches it)."""
-        from sklearn.utils._param_validation import InvalidParameterError as SkInvalidParameterError
-
-        try:
-            super()._validate_params()
-        except SkInvalidParameterError as exc:
-            if isinstance(exc, InvalidParameterError):
-                raise
-            raise InvalidParameterError(str(exc)) from None
+        """scikit-learn's checks of :attr:`_parameter_constraints`, raising eigensparse's
+        InvalidParameterError (a subclass of scikit-learn's, so that either class catches it)."""
+        check_params(self.get_params(deep=False), self._parameter_constraints,
+                     type(self).__name__)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -214,10 +192,6 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         return self
 
     def _fit(self, X):
-        if self.method not in method_names():  # the registry's names, loaded lazily
-            raise InvalidParameterError(
-                f"The 'method' parameter of SparsePCA must be one of {method_names()}; "
-                f"got {self.method!r}.")
         names = None
         if isinstance(X, Operator):
             # a precomputed covariance (or another operator): validated by its class

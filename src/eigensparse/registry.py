@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable, Union
 
-from ._validation import InvalidParameterError
+from ._validation import InvalidParameterError, check_params, closest, validate_params
 
 __all__ = ["MethodSpec", "DEFAULT_METHOD", "KINDS", "register_method", "get_method",
            "method_names", "methods", "options_of"]
@@ -83,6 +83,24 @@ class MethodSpec:
         One line for ``eigensparse methods``.
     options : tuple of str
         Keyword options, read from the signature of ``func`` when not given.
+    constraints : dict
+        scikit-learn parameter constraints of the options (``{name: [constraint, ...]}``,
+        :mod:`sklearn.utils._param_validation`), declared once: :attr:`func` checks them
+        when called directly, the dispatcher once per request (:meth:`check_options`),
+        and the solve itself (:attr:`solve`) trusts them.
+    warm_start : bool
+        Accepts a start (``init=`` an array of loadings): a re-solve of the refinement
+        (:mod:`eigensparse.multi._refine`) starts from the component it may replace.
+    bounded : bool
+        Its exact-cardinality solves can run in bounded time (``max_time``) per topic in
+        a growing working set (:func:`eigensparse.text._bounded.solve_topic_bounded`).
+    partners : tuple of (callable or str)
+        Single-component solves ``f(op, s, *, random_state, init)`` whose whole deflation
+        chain the refinement also runs (the chain of larger total is refined); a str
+        names a function of the module of ``func`` (:attr:`partner_solves`).
+    deprecated : tuple of str
+        Options kept only as deprecated names (they warn when used); the command line
+        and ``eigensparse methods`` do not offer them.
 
     Examples
     --------
@@ -92,6 +110,8 @@ class MethodSpec:
     >>> spec = MethodSpec("first", first)
     >>> spec.kind, spec.options, spec.description, spec.requires_data()
     ('single', ('tol',), 'Keep the first features (a toy).', False)
+    >>> spec.warm_start, spec.bounded, spec.takes("max_time")
+    (False, False, False)
     """
 
     name: str
@@ -103,6 +123,11 @@ class MethodSpec:
     cost: str = ""
     description: str = ""
     options: tuple = field(default=())
+    constraints: Mapping = field(default_factory=dict)
+    warm_start: bool = False
+    bounded: bool = False
+    partners: tuple = ()
+    deprecated: tuple = ()
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -117,6 +142,11 @@ class MethodSpec:
                 f"MethodSpec {self.name!r}: takes neither a cardinality nor a penalty.")
         if not self.options:
             object.__setattr__(self, "options", options_of(self.func))
+        unknown = sorted(set(self.constraints) - set(inspect.signature(self.func).parameters))
+        if unknown:
+            raise InvalidParameterError(
+                f"MethodSpec {self.name!r}: constraints for {unknown}, which are not parameters "
+                f"of its function.")
         if not self.description:
             doc = (self.func.__doc__ or "").strip()
             object.__setattr__(self, "description", doc.split("\n")[0] if doc else "")
@@ -132,11 +162,62 @@ class MethodSpec:
         """Alias of :attr:`description`."""
         return self.description
 
+    @property
+    def solve(self) -> Callable:
+        """The function without its parameter checks (for callers that checked the options
+        with :meth:`check_options`)."""
+        return inspect.unwrap(self.func)
+
+    @property
+    def partner_solves(self) -> tuple:
+        """:attr:`partners` as functions."""
+        import sys
+
+        module = sys.modules[inspect.unwrap(self.func).__module__]
+        return tuple(getattr(module, f) if isinstance(f, str) else f for f in self.partners)
+
+    def takes(self, option: str) -> bool:
+        """Whether ``option`` is one of its keyword options (e.g. ``"max_time"``)."""
+        return option in self.options
+
+    def check_options(self, options: Mapping, *, extra=()) -> dict:
+        """``options`` checked against the method's: an unknown name is an error naming the
+        closest valid parameter (of the method, or ``extra``: the parameters of the
+        function the user called), a value outside :attr:`constraints` an error naming
+        the valid values.
+
+        Examples
+        --------
+        >>> from eigensparse.registry import get_method
+        >>> get_method("scol").check_options({"power_iter": 5})
+        {'power_iter': 5}
+        >>> try:
+        ...     get_method("scol").check_options({"power_itr": 5})
+        ... except ValueError as err:
+        ...     print(err)
+        method 'scol' got unknown option(s) ['power_itr'] (did you mean 'power_iter'?); valid options: ['power_iter', 'tol'].
+        """
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            near = closest(unknown[0], [*self.options, *extra])
+            hint = f" (did you mean {near!r}?)" if near else ""
+            raise InvalidParameterError(
+                f"method {self.name!r} got unknown option(s) {unknown}{hint}; valid options: "
+                f"{sorted(self.options)}.")
+        check_params(dict(options), dict(self.constraints), self.name)
+        return dict(options)
+
     def requires_data(self, options: Mapping | None = None) -> bool:
         """Whether this method, with these options, needs the data matrix."""
         if callable(self.needs_data):
             return bool(self.needs_data(dict(options or {})))
         return bool(self.needs_data)
+
+
+def checked(func: Callable, constraints: Mapping) -> Callable:
+    """``func`` checking its options against ``constraints`` when called (a direct call of
+    a solver is a public entry point); ``func`` itself when there are none."""
+    return validate_params(dict(constraints))(func) if constraints else func
 
 
 def register_method(spec: MethodSpec) -> MethodSpec:
@@ -216,7 +297,10 @@ def get_method(name, kind: str | None = None) -> MethodSpec:
     """
     names = method_names(kind)
     if not isinstance(name, str) or name not in names:
-        raise InvalidParameterError(f"parameter 'method' must be one of {names}; got {name!r}.")
+        near = closest(name, names) if isinstance(name, str) else None
+        hint = f" (did you mean {near!r}?)" if near else ""
+        raise InvalidParameterError(
+            f"parameter 'method' must be one of {names}; got {name!r}{hint}.")
     return _METHODS[name]
 
 

@@ -28,14 +28,15 @@ exactly {i : Σ_ii > ρ} (the rule of :func:`safe_elimination`).
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from ._validation import InvalidParameterError
+from numbers import Real
+
+from ._validation import Interval, IntInterval, InvalidParameterError, validate_params
 from .operators import Operator, as_operator
 
 __all__ = ["Screening", "safe_elimination", "penalty_breakpoints", "penalty_for_working_set",
@@ -94,14 +95,7 @@ def _diag_of(data_or_op_or_diag) -> np.ndarray:
     return as_operator(data_or_op_or_diag).diag()
 
 
-def _check_penalty(penalty, where: str) -> float:
-    if (isinstance(penalty, bool) or not isinstance(penalty, numbers.Real)
-            or not np.isfinite(penalty) or penalty < 0):
-        raise InvalidParameterError(
-            f"{where}: parameter 'penalty' must be a finite real number >= 0; got {penalty!r}.")
-    return float(penalty)
-
-
+@validate_params({"penalty": [Interval(Real, 0, None, closed="left")]})
 def safe_elimination(op, penalty: float) -> Screening:
     """Features that can be dropped before solving at penalty ``ρ``.
 
@@ -126,7 +120,7 @@ def safe_elimination(op, penalty: float) -> Screening:
     >>> safe_elimination(X, penalty=5.0).kept.tolist()  # variances ≈ 1, 4, 9, 16
     [2, 3]
     """
-    rho = _check_penalty(penalty, "safe_elimination")
+    rho = float(penalty)
     d = _diag_of(op)
     kept = np.flatnonzero(d > rho)
     elim = np.flatnonzero(~(d > rho))
@@ -151,6 +145,7 @@ def penalty_breakpoints(op) -> np.ndarray:
     return np.sort(d)[::-1]
 
 
+@validate_params({"size": [IntInterval(1, None, closed="left")]})
 def penalty_for_working_set(op, size: int) -> float:
     """The largest ρ (a sorted variance) that keeps at least ``size`` features.
 
@@ -167,9 +162,6 @@ def penalty_for_working_set(op, size: int) -> float:
     (2.5, [0, 2])
     """
     d = penalty_breakpoints(op)
-    if not isinstance(size, numbers.Integral) or size < 1:
-        raise InvalidParameterError(
-            f"penalty_for_working_set: parameter 'size' must be an int >= 1; got {size!r}.")
     if size >= d.size:
         return 0.0
     return float(max(d[size], 0.0))
@@ -440,6 +432,7 @@ def _search_sizes(sr: _Searcher, start_size, rule) -> tuple[str, float | None]:
     return "bracket", short_penalty
 
 
+@validate_params({"target": [IntInterval(1, None, closed="left")]})
 def penalty_search(solve: Callable, target: int, *, breakpoints: Breakpoints | None = None,
                    bracket: tuple[float, float] | None = None, tolerance: int = 0,
                    start_size: int | None = None, penalty_rule: str = "lower",
@@ -499,9 +492,6 @@ def penalty_search(solve: Callable, target: int, *, breakpoints: Breakpoints | N
     >>> search.hit, search.best.result.support.tolist()
     (True, [0, 1, 6, 8, 9])
     """
-    if (isinstance(target, bool) or not isinstance(target, numbers.Integral) or target < 1):
-        raise InvalidParameterError(
-            f"penalty_search: parameter 'target' must be an int >= 1; got {target!r}.")
     if (breakpoints is None) == (bracket is None):
         raise InvalidParameterError(
             "penalty_search: give exactly one of 'breakpoints' (variance-scale penalties) or "

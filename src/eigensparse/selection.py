@@ -27,12 +27,12 @@ door calls for ``cardinality="auto"``.
 """
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import InvalidParameterError, Interval, Options, validate_params
+from ._validation import Interval, InvalidParameterError, StrOptions, validate_params
 from .bounds import _lambda_max_op, certify_support
 from .diagnostics import adjusted_variance, variance_cardinality_path
 from .operators import Operator, as_operator
@@ -172,18 +172,25 @@ class AutoCardinalities:
     deflation: str
 
 
+#: the rule parameters of :func:`choose_cardinality` and :func:`resolve_auto_cardinalities`
+_CONSTRAINTS = {
+    "rule": [StrOptions(set(RULES))],
+    "fraction": [Interval(Real, 0, 1, closed="right")],
+    "s_max": [None, Interval(Integral, 1, None, closed="left")],
+    "n_folds": [Interval(Integral, 2, None, closed="left")],
+    "cv_select": [StrOptions({"one_se", "max"})],
+    "n_components": [Interval(Integral, 1, None, closed="left")],
+}
+
+
 def _check_common(rule, fraction, s_max, p):
-    validate_params({"rule": rule}, {"rule": [Options(RULES)]}, where="choose_cardinality")
-    if (isinstance(fraction, bool) or not isinstance(fraction, numbers.Real)
-            or not np.isfinite(fraction) or not 0 < fraction <= 1):
-        raise InvalidParameterError(
-            f"parameter 'fraction' must be a real number in (0, 1]; got {fraction!r}.")
-    if s_max is not None and (isinstance(s_max, bool) or not isinstance(s_max, numbers.Integral)
-                              or not 1 <= s_max <= p):
+    """What depends on the operator: ``s_max`` at most ``n_features``."""
+    if s_max is not None and not s_max <= p:
         raise InvalidParameterError(
             f"parameter 's_max' must be None or an int in [1, n_features={p}]; got {s_max!r}.")
 
 
+@validate_params(_CONSTRAINTS)
 def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None, method=None,
                        method_options=None, path_method="greedy", random_state=None,
                        certify=None, relaxation=None, exact_supports=200_000, n_folds=5,
@@ -272,10 +279,6 @@ def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None,
         raise InvalidParameterError(
             "parameter 'rule'='cv' needs the data rows (an array or sparse matrix); "
             f"got an operator ({op.kind}).")
-    validate_params({"n_folds": n_folds, "cv_select": cv_select},
-                    {"n_folds": [Interval("int", 2, None)],
-                     "cv_select": [Options(("one_se", "max"))]},
-                    where="choose_cardinality")
     return _choose_cv(data_or_op, op, lam1, K, method, random_state, int(n_folds), cv_select,
                       previous, deflation, center, scale)
 
@@ -300,8 +303,8 @@ def _refiner(method, options, random_state):
     if method is None:
         method, options = "tpower", {"n_starts": 20} if options is None else options
     spec = get_solver(method)
-    opts = dict(options or {})
-    return lambda op, s: spec.func(op, s, random_state=random_state, **opts)
+    opts = spec.check_options(dict(options or {}))
+    return lambda op, s: spec.solve(op, s, random_state=random_state, **opts)
 
 
 def _bisect_refine(op, refine, path, lo, hi, thr):
@@ -382,7 +385,7 @@ def _exact_descent(op, path, ub, s, thr, budget):
 
     note = ""
     while s > 1 and not ub[s - 2] < thr and math.comb(op.n_features, s - 1) <= budget:
-        r = get_solver("exhaustive").func(op, s - 1, max_supports=budget)
+        r = get_solver("exhaustive").solve(op, s - 1, max_supports=budget)
         ub[s - 2] = max(r.variance, path.variances[s - 2])
         note = f"; exhaustive search over the C({op.n_features}, {s - 1}) supports of size {s - 1}"
         if r.variance < thr * (1 - _RTOL):
@@ -487,6 +490,7 @@ def _choose_cv(X, op, lam1, K, method, random_state, n_folds, select, previous, 
                                                          "folds": scores}, reason=reason)
 
 
+@validate_params(_CONSTRAINTS)
 def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fraction",
                                fraction=0.9, s_max=None, method=None, solve=None, data=None,
                                random_state=None, found=None, **rule_options) -> AutoCardinalities:
@@ -533,8 +537,6 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
     """
     from .multi import run_deflation
 
-    validate_params({"n_components": n_components}, {"n_components": [Interval("int", 1, None)]},
-                    where="resolve_auto_cardinalities")
     if rule == "cv" and data is None:
         raise InvalidParameterError("parameter 'rule'='cv' needs parameter 'data' (the rows).")
     if rule == "cv" and deflation == "disjoint":

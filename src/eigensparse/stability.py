@@ -17,14 +17,14 @@ densified); a Dask array is resampled lazily and every refit runs on its cluster
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
-from ._validation import InvalidParameterError, Interval, Options, validate_params
+from ._validation import Interval, InvalidParameterError, StrOptions, validate_params
 
 __all__ = ["StabilityResult", "support_stability", "resample_stability", "match_components"]
 
@@ -136,8 +136,18 @@ def match_components(reference, other):
     return matches, cos[rows, cols][np.argsort(rows)]
 
 
-def _check(X, n_resamples, resampling, subsample_fraction, n_jobs, backend):
-    _check_resampling(n_resamples, resampling, subsample_fraction, n_jobs, backend)
+#: the resampling parameters of :func:`support_stability` and :func:`resample_stability`
+_CONSTRAINTS = {
+    "n_resamples": [Interval(Integral, 2, None, closed="left")],
+    "resampling": [StrOptions(set(RESAMPLINGS))],
+    "subsample_fraction": [Interval(Real, 0, 1, closed="neither")],
+    "n_jobs": [None, Integral],
+    "backend": [StrOptions({"threads", "processes"})],
+}
+
+
+def _check(X, n_jobs):
+    _check_n_jobs(n_jobs)
     check_resamplable(X)
 
 
@@ -156,19 +166,7 @@ def check_resamplable(X, name: str = "X") -> None:
             f"array) with rows as samples; got {type(X).__name__}.")
 
 
-def _check_resampling(n_resamples, resampling, subsample_fraction, n_jobs, backend):
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) \
-            or n_resamples < 2:
-        raise InvalidParameterError(
-            f"parameter 'n_resamples' must be an int >= 2; got {n_resamples!r}.")
-    validate_params(
-        {"resampling": resampling, "subsample_fraction": subsample_fraction, "n_jobs": n_jobs,
-         "backend": backend},
-        {"resampling": [Options(RESAMPLINGS)],
-         "subsample_fraction": [Interval("real", 0, 1, closed="neither")],
-         "n_jobs": [None, Interval("int", None, None)],
-         "backend": [Options(("threads", "processes"))]},
-        where="support_stability")
+def _check_n_jobs(n_jobs):
     if n_jobs == 0:
         raise InvalidParameterError("parameter 'n_jobs' must be a nonzero int or None; got 0.")
 
@@ -206,6 +204,7 @@ def _refit(X, rows, seed, fit_kwargs):
 _FIT_KEYWORDS = ("penalty", "client", "device", "cardinality_rule", "cardinality_fraction")
 
 
+@validate_params(_CONSTRAINTS)
 def support_stability(X, n_components=None, cardinality=None, *, n_resamples=20,
                       resampling="bootstrap", subsample_fraction=0.5, method=None,
                       deflation="schur", center=True, scale=False, n_jobs=None,
@@ -262,7 +261,7 @@ def support_stability(X, n_components=None, cardinality=None, *, n_resamples=20,
     """
     from ._dispatch import fit_data
 
-    _check(X, n_resamples, resampling, subsample_fraction, n_jobs, backend)
+    _check(X, n_jobs)
     if reference is not None:
         n_components, method, deflation = len(reference.supports), reference.method, \
             reference.deflation
@@ -283,6 +282,7 @@ def support_stability(X, n_components=None, cardinality=None, *, n_resamples=20,
         n_jobs=n_jobs, backend="threads" if _is_dask(X) else backend, random_state=rng)
 
 
+@validate_params(_CONSTRAINTS)
 def resample_stability(reference, n_samples, refit, *, n_resamples=20, resampling="bootstrap",
                        subsample_fraction=0.5, n_jobs=None, backend="threads",
                        random_state=None) -> StabilityResult:
@@ -319,7 +319,7 @@ def resample_stability(reference, n_samples, refit, *, n_resamples=20, resamplin
     >>> resample_stability(ref, X.shape[0], refit, n_resamples=4, random_state=0).stability.tolist()
     [1.0]
     """
-    _check_resampling(n_resamples, resampling, subsample_fraction, n_jobs, backend)
+    _check_n_jobs(n_jobs)
     rng = np.random.default_rng(random_state)
     draws = [_draw_rows(rng, n_samples, resampling, subsample_fraction)
              for _ in range(n_resamples)]

@@ -224,7 +224,7 @@ def test_fit_bad_options(data, tmp_path, capsys):
             [cov, "--covariance", *flags], capsys)
     assert "n_starts" in _one_line_error([x, "--method", "greedy", "--n-starts", "3"], capsys)
     # usage errors from the parser: one line naming the option, exit status 2, no traceback
-    for argv, match in ((["-k", "0"], "-k/--n-components: expected a positive integer"),
+    for argv, match in ((["-k", "0"], "-k/--n-components: expected an int in the range [1, inf)"),
                         (["--bogus"], "unrecognized arguments: --bogus"),
                         (["--deflation", "nope"], "--deflation: invalid choice"),
                         (["--scaling", "log"], "--scaling: invalid choice"),

@@ -220,7 +220,7 @@ def test_reproducible_and_time_budget():
     b = bipartite(DenseData(X), [5] * 3, rank=3, n_candidates=1000, random_state=3)
     assert all(np.array_equal(x.loadings, y.loadings) for x, y in zip(a, b))
     with pytest.warns(RuntimeWarning, match="stopped by the time budget"):
-        r = bipartite(DenseData(X), [5] * 3, rank=3, n_candidates=10**7, time_budget=0.3,
+        r = bipartite(DenseData(X), [5] * 3, rank=3, n_candidates=10**7, max_time=0.3,
                       random_state=0)
     info = r[0].info
     assert info["stopped_early"] and not r[0].converged
@@ -317,8 +317,15 @@ def test_bad_input_errors():
     with pytest.raises(InvalidParameterError, match="'rank' must be <= 20"):
         bipartite(Covariance(np.eye(20)), [3, 3], rank=21)
     for bad in (0, -1.0, float("nan")):
-        with pytest.raises(InvalidParameterError, match="'time_budget'"):
-            sparse_pca(X, n_components=2, cardinality=3, method="bipartite", time_budget=bad)
+        with pytest.raises(InvalidParameterError, match="'max_time'"):
+            sparse_pca(X, n_components=2, cardinality=3, method="bipartite", max_time=bad)
+    # the deprecated name still works, with a FutureWarning; both names is an error
+    with pytest.warns(FutureWarning, match="'time_budget' is deprecated.*'max_time'"):
+        r = bipartite(DenseData(X), [3, 3], rank=3, n_candidates=50, time_budget=60.0,
+                      random_state=0)
+    assert [c.support.size for c in r] == [3, 3]
+    with pytest.raises(InvalidParameterError, match="not both"):
+        bipartite(DenseData(X), [3, 3], max_time=1.0, time_budget=1.0)
     with pytest.raises(InvalidParameterError, match="'epsilon'"):
         bipartite(DenseData(X), [3, 3], epsilon=1.5)
     with pytest.raises(InvalidParameterError, match="either 'epsilon'"):

@@ -107,9 +107,9 @@ def test_refinement_re_solves_start_from_the_current_component(monkeypatch):
     seen = []
     orig = _refine._resolve_one
 
-    def spy(op, results, j, s, solve, disjoint):
-        seen.append(getattr(solve, "takes_init", False))
-        return orig(op, results, j, s, solve, disjoint)
+    def spy(op, results, j, s, solve, disjoint, warm):  # warm: the spec's warm_start
+        seen.append(warm)
+        return orig(op, results, j, s, solve, disjoint, warm)
 
     monkeypatch.setattr(_refine, "_resolve_one", spy)
     X = np.random.default_rng(0).standard_normal((200, 30)) @ _wishart(30, 40, 1)

@@ -74,7 +74,24 @@ def test_auto_is_deterministic_and_beats_its_warm_start():
     assert a.results[0].variance >= info["multistart_variance"] - 1e-9
 
 
-def test_auto_large_problem_uses_a_working_set_and_is_a_fixed_point():
+def test_auto_searches_the_whole_problem_when_it_is_cheap_to_form():
+    # 60 x 400 data: Σ costs 60·400² multiply-adds to form, so the default searches all
+    # 400 features (behaviour meant to change: it used to keep the 256 of largest variance)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 400)) @ np.diag(rng.uniform(0.2, 2.0, 400))
+    res = es.sparse_pca(X, n_components=1, cardinality=6, random_state=0)
+    r = res.results[0]
+    assert r.info["working_set"] == 400
+    assert r.variance <= r.upper_bound
+    for method in ("approx_greedy", "tpower"):
+        other = es.sparse_pca(X, n_components=1, cardinality=6, method=method)
+        assert res.variances[0] >= other.variances[0] - 1e-9, method
+
+
+def test_auto_large_problem_uses_a_working_set_and_is_a_fixed_point(monkeypatch):
+    from eigensparse.solvers import _auto
+
+    monkeypatch.setattr(_auto, "GLOBAL_FORM_FLOPS", 0.0)  # Σ "too costly" to form
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 400)) @ np.diag(rng.uniform(0.2, 2.0, 400))
     op = es.as_operator(X)
@@ -85,6 +102,10 @@ def test_auto_large_problem_uses_a_working_set_and_is_a_fixed_point():
     g = op.matvec(x)
     top = np.sort(np.argsort(-np.abs(g), kind="stable")[:6])
     np.testing.assert_array_equal(top, np.flatnonzero(x))  # a truncated power fixed point
+    # the working-set split bound is a bound on the whole problem
+    full = _auto.auto(es.Covariance(op.to_dense()), 6, random_state=0)
+    assert r.upper_bound >= full.variance
+    assert r.info["bound"].startswith("working-set split")
     for method in ("approx_greedy", "tpower"):
         other = es.sparse_pca(X, n_components=1, cardinality=6, method=method)
         assert res.variances[0] >= other.variances[0] - 1e-9, method

@@ -168,3 +168,133 @@ def test_never_below_many_am_starts():
     r = exact(Covariance(S), 6, progress=False)
     best_am = am(Covariance(S), 6, n_starts=500, random_state=0).variance
     assert r.info["certified"] and r.variance >= best_am * (1 - 1e-12)
+
+
+def _random_node(rng, p, s):
+    perm = rng.permutation(p)
+    f = int(rng.integers(0, s + 1))
+    F = np.sort(perm[:f])
+    R = np.sort(perm[f:f + int(rng.integers(s - f, p - f + 1))])
+    return F, R, s - f
+
+
+@pytest.mark.parametrize("kind", ["psd", "corr"])
+def test_block_split_bound_is_valid(kind):
+    """The 2×2 block bound (fixed rows jointly) and the free-part bound are >= the brute-force
+    best completion of random nodes, on random PSD and correlation matrices; the bound is
+    attained for some nodes (it is not slack everywhere)."""
+    import itertools
+
+    from eigensparse.solvers._exact._bounds import block_split_bound, free_block_bound, top_eig
+
+    rng = np.random.default_rng(1 if kind == "psd" else 2)
+    tightest = np.inf
+    for trial in range(60):
+        p, s = 11, int(rng.integers(2, 8))
+        S = _wishart(p, int(rng.integers(2, 25)), 100 + trial)
+        if kind == "corr":
+            w = np.sqrt(np.diag(S))
+            S = S / np.outer(w, w)
+        absS = np.abs(S)
+        np.fill_diagonal(absS, 0)
+        d = np.diag(S).copy()
+        F, R, k = _random_node(rng, p, s)
+        best = max(block_lmax(S, np.concatenate([F, T]).astype(int)[None, :])[0]
+                   for T in itertools.combinations(R, k))
+        free_best = max((block_lmax(S, np.asarray(T)[None, :])[0]
+                         for T in itertools.combinations(R, k)), default=0.0) if k else 0.0
+        lam_R = np.linalg.eigvalsh(S[np.ix_(R, R)])[-1] if R.size else 0.0
+        tiny = 1e-10 * best
+        for lam in (None, lam_R):
+            lt = free_block_bound(S, absS, d, R, k, lam)
+            assert lt >= free_best - tiny
+            lam_F = top_eig(S[np.ix_(F, F)])[0] if F.size else 0.0
+            b = block_split_bound(S, F, R, k, lam_F, lt)
+            assert b >= best - tiny
+            tightest = min(tightest, b / best)
+    assert tightest < 1 + 1e-9
+
+
+def test_root_upper_bound():
+    """root_upper_bound is above the exhaustive optimum, at most λmax(Σ), never below it
+    with a tiny time budget, and rejects bad input naming the parameter."""
+    from eigensparse.solvers._exact import root_upper_bound
+
+    for seed, (p, s) in enumerate([(14, 3), (16, 6), (18, 9)]):
+        S = _real_corr(p, seed)
+        opt = exhaustive(Covariance(S), s).variance
+        u = root_upper_bound(S, s)
+        assert opt * (1 - 1e-12) <= u <= np.linalg.eigvalsh(S)[-1] * (1 + 1e-12)
+        assert root_upper_bound(Covariance(S), s, max_time=1e-9) >= u * (1 - 1e-12)
+        assert root_upper_bound(S, p) == pytest.approx(np.linalg.eigvalsh(S)[-1], rel=1e-12)
+    # the bound is strictly below λmax(Σ) on a weakly correlated matrix
+    S = _wishart(40, 400, 3)
+    assert root_upper_bound(S, 3) < np.linalg.eigvalsh(S)[-1] * 0.9
+    with pytest.raises(InvalidParameterError, match="s"):
+        root_upper_bound(np.eye(4), 5)
+    with pytest.raises(InvalidParameterError, match="max_time"):
+        root_upper_bound(np.eye(4), 2, max_time=0)
+    with pytest.raises(ValueError, match="square"):
+        root_upper_bound(np.ones((3, 4)), 2)
+
+
+def test_max_time_is_honoured_mid_batch():
+    """A tiny budget at p = 150 ends as uncertified with an upper bound >= the best found,
+    (the batch stops at the deadline)."""
+    S = _wishart(150, 60, 21)
+    with pytest.warns(ExactSearchWarning):
+        r = exact(Covariance(S), 12, max_time=0.3, progress=False, random_state=0, n_starts=4)
+    assert not r.info["certified"]
+    assert r.upper_bound >= r.variance and r.info["relative_gap"] > 0
+
+
+def test_processes_give_the_same_optimum():
+    """backend="processes": nodes evaluated in worker processes (pickled nodes, incumbent
+    exchange) certify the same optimum as the sequential search and as brute force."""
+    S = _real_corr(26, 5)
+    a = exact(Covariance(S), 7, progress=False, screen=False)
+    b = exact(Covariance(S), 7, progress=False, n_jobs=2, backend="processes", screen=False)
+    e = exhaustive(Covariance(S), 7).variance
+    assert a.info["certified"] and b.info["certified"]
+    assert abs(b.variance - e) <= 1e-10 * e and abs(a.variance - e) <= 1e-10 * e
+    assert b.info["nodes"] >= 1
+    with pytest.raises(InvalidParameterError, match="backend"):
+        exact(Covariance(S), 3, backend="dask")
+
+
+@pytest.mark.parametrize("budget", [1, 30, 120])
+def test_max_time_is_honoured_at_p300_simulated_clock(monkeypatch, budget):
+    """max_time at p = 300, on a simulated clock: each eigenvalue bound and each exact scan
+    advances the clock by one unit (the work that costs time), so the check does not depend
+    on the machine. Past the deadline the search does at most one more node's penalty
+    descent (<= 17 eigenvalue bounds: the root grid, the screening, the root node and
+    every batch check the clock), it uses its budget (the clock reaches it) and it stops
+    uncertified with an upper bound >= its value."""
+    import importlib
+    import types
+
+    pkg = importlib.import_module("eigensparse.solvers._exact")
+    srch = importlib.import_module("eigensparse.solvers._exact._search")
+    clock = {"t": 0.0, "after": 0}
+    fake = types.SimpleNamespace(perf_counter=lambda: clock["t"])
+
+    def ticking(f):
+        def g(*a, **kw):
+            if clock["t"] >= budget:
+                clock["after"] += 1
+            clock["t"] += 1.0
+            return f(*a, **kw)
+        return g
+
+    for mod in (pkg, srch):
+        monkeypatch.setattr(mod, "time", fake)
+        monkeypatch.setattr(mod, "soft_eig_bound", ticking(mod.soft_eig_bound))
+    monkeypatch.setattr(srch, "enumerate_completions", ticking(srch.enumerate_completions))
+    S = _wishart(300, 120, 5)
+    with pytest.warns(ExactSearchWarning):
+        r = exact(Covariance(S), 10, max_time=budget, progress=False, random_state=0, n_starts=2)
+    assert clock["t"] >= budget            # the budget was used, not skipped
+    assert clock["after"] <= 17            # at most one node's descent past the deadline
+    assert clock["t"] <= budget + 17
+    assert not r.info["certified"] and r.upper_bound >= r.variance
+    assert r.upper_bound <= np.linalg.eigvalsh(S)[-1] * (1 + 1e-12)

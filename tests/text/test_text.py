@@ -56,8 +56,8 @@ def test_streaming_equals_in_memory_on_kos(kos, kos_greedy):
     assert _rel(res.covariance, op.block(res.working_set)) < 1e-10
     assert np.isclose(res.total_variance, op.trace(), rtol=1e-10)
     # same components as sparse_pca on the whole matrix in memory
-    ref = sparse_pca(X, n_components=5, cardinality=5, method="greedy", deflation="schur",
-                     refine=False)  # the topic pipeline does not refine (yet)
+    # (both refine by the same default policy, refine="auto")
+    ref = sparse_pca(X, n_components=5, cardinality=5, method="greedy", deflation="schur")
     for t, supp, v in zip(res.topics, ref.supports, ref.variances):
         assert sorted(t.word_ids.tolist()) == supp.tolist()
         assert abs(t.variance - v) <= 1e-10 * v

@@ -51,7 +51,7 @@ def test_exact_cardinality_disjoint_and_optimal_on_small_problem():
     assert r1.support.size == 4 and np.count_nonzero(r1.loadings) == 4
     assert r1.variance == pytest.approx(opt1, rel=1e-9)
     assert np.array_equal(r1.support, np.sort(arg1))
-    assert r1.safe and r1.sizes[0] == 6
+    assert r1.info["working_set_safe"] and r1.info["solve_set_sizes"][0] == 6
     r2 = solve_topic_bounded(cov, 4, used=r1.support, random_state=0, initial_size=6)
     assert not set(r2.support) & set(r1.support)
     opt2, _ = _best_support(S, 4, np.setdiff1d(np.arange(16), r1.support))
@@ -66,12 +66,12 @@ def test_recovers_planted_spikes_and_grows_until_safe():
     r1 = solve_topic_bounded(cov, 5, initial_size=10, random_state=0)
     r2 = solve_topic_bounded(cov, 5, used=r1.support, initial_size=10, random_state=0)
     assert np.array_equal(r1.support, planted[0]) and np.array_equal(r2.support, planted[1])
-    assert r1.safe and r2.safe and not r1.timed_out
-    assert r1.sizes == sorted(r1.sizes)
+    assert r1.info["working_set_safe"] and r2.info["working_set_safe"] and not r1.info["timed_out"]
+    assert r1.info["solve_set_sizes"] == sorted(r1.info["solve_set_sizes"])
     seen = []
     solve_topic_bounded(cov, 5, initial_size=10, random_state=0,
                         callback=lambda m, v, t: seen.append((m, v)))
-    assert [m for m, _ in seen] == r1.sizes and seen[-1][1] == pytest.approx(r1.variance)
+    assert [m for m, _ in seen] == r1.info["solve_set_sizes"] and seen[-1][1] == pytest.approx(r1.variance)
     # the swap test certificate: no outside word of variance <= tau improves the topic
     assert r1.info["swap_gain"] <= 0
 
@@ -80,33 +80,33 @@ def test_cap_stops_growth():
     S, _ = _spiked(p=300, s=5, seed=2)
     r = solve_topic_bounded(Covariance(S), 5, initial_size=8, max_working_set=12,
                             tau_outside=1e9, random_state=0)
-    assert r.capped and not r.safe and max(r.sizes) == 12 and r.support.size == 5
+    assert r.info["capped"] and not r.info["working_set_safe"] and max(r.info["solve_set_sizes"]) == 12 and r.support.size == 5
 
 
 def test_time_budget_returns_best_so_far_with_warning():
     S, _ = _spiked(p=300, s=5, seed=2)
     with pytest.warns(TopicBudgetWarning, match="time budget"):
-        r = solve_topic_bounded(Covariance(S), 5, initial_size=8, time_budget=1e-9,
+        r = solve_topic_bounded(Covariance(S), 5, initial_size=8, max_time=1e-9,
                                 tau_outside=1e9, random_state=0)
-    assert r.timed_out and r.sizes == [8] and r.support.size == 5
+    assert r.info["timed_out"] and r.info["solve_set_sizes"] == [8] and r.support.size == 5
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        solve_topic_bounded(Covariance(S), 5, initial_size=8, time_budget=1e-9,
+        solve_topic_bounded(Covariance(S), 5, initial_size=8, max_time=1e-9,
                             tau_outside=1e9, random_state=0, warn=False)
 
 
 def test_bca_and_its_fallback():
     S, planted = _spiked(p=60, s=5, seed=4)
     r = solve_topic_bounded(Covariance(S), 5, method="bca", initial_size=20, random_state=0)
-    assert r.method == "bca" and not r.fallback and r.support.size == 5
+    assert r.method == "bca" and not r.info["fallback"] and r.support.size == 5
     assert np.array_equal(r.support, planted[0])
     r = solve_topic_bounded(Covariance(S), 5, method="bca", initial_size=20,
                             relaxation_max_size=10, random_state=0)
-    assert r.fallback and r.method == "tpower" and np.array_equal(r.support, planted[0])
+    assert r.info["fallback"] and r.method == "tpower" and np.array_equal(r.support, planted[0])
 
 
 @pytest.mark.parametrize("kwargs,name", [
-    ({"cardinality": 0}, "cardinality"), ({"time_budget": 0}, "time_budget"),
+    ({"cardinality": 0}, "cardinality"), ({"max_time": 0}, "max_time"),
     ({"method": "greedy"}, "method"), ({"max_working_set": 0}, "max_working_set"),
     ({"used": np.ones(3, bool)}, "used"), ({"used": np.array([99])}, "used"),
     ({"cardinality": 10, "used": np.arange(5)}, "cardinality"), ({"cov": np.eye(10)}, "cov"),
@@ -140,9 +140,9 @@ def test_time_budget_does_not_count_the_first_compilation(monkeypatch):
 
     monkeypatch.setattr(_bounded, "_WARM", set())
     monkeypatch.setattr(_bounded, "_solve", slow_first)
-    first = _bounded.solve_topic_bounded(cov, 5, time_budget=0.4, method="auto", random_state=0,
+    first = _bounded.solve_topic_bounded(cov, 5, max_time=0.4, method="auto", random_state=0,
                                          initial_size=16, warn=False)
-    again = _bounded.solve_topic_bounded(cov, 5, time_budget=0.4, method="auto", random_state=0,
+    again = _bounded.solve_topic_bounded(cov, 5, max_time=0.4, method="auto", random_state=0,
                                          initial_size=16, warn=False)
-    assert not first.timed_out
-    assert first.support.tolist() == again.support.tolist() and first.sizes == again.sizes
+    assert not first.info["timed_out"]
+    assert first.support.tolist() == again.support.tolist() and first.info["solve_set_sizes"] == again.info["solve_set_sizes"]

@@ -55,7 +55,8 @@ def test_pruning_options_are_applied_and_validated(kos):
                           ({"min_df": 100, "max_df": 10}, "max_df"),
                           ({"stop_words": "french"}, "stop_words"),
                           ({"max_features": 0}, "max_features"),
-                          ({"time_budget": 0}, "time_budget"),
+                          ({"max_time": 0}, "max_time"),
+                          ({"time_budget": 0}, "max_time"),  # the alias
                           ({"min_df": 0.4, "max_df": 0.45}, "cardinality|zero variance")]:
         with pytest.raises(InvalidParameterError, match=match):
             extract_topics(kos.data, kos.feature_names, progress=False, **kwargs)
@@ -66,7 +67,7 @@ def test_pruning_options_are_applied_and_validated(kos):
 def test_time_budget_is_honoured_with_a_warning(kos):
     with pytest.warns(TopicBudgetWarning, match="time budget"):
         res = extract_topics(kos.data, kos.feature_names, n_topics=2, cardinality=5,
-                             time_budget=1e-4, progress=False)
+                             max_time=1e-4, progress=False)
     assert [t.cardinality for t in res.topics] == [5, 5]  # the best answer so far
     assert all(t.info["timed_out"] for t in res.topics)
     assert any("time budget" in m for m in res.messages)
@@ -138,7 +139,9 @@ def test_same_table_streaming_in_memory_and_dask(kos, tmp_path, capsys):
     assert d["passes"][0]["source"] == "dask" and d["corpus"] == "kos"
 
 
-def test_device_moves_only_the_working_set_covariance(kos, monkeypatch):
+def test_device_is_an_operator_with_the_same_checks(kos, monkeypatch):
+    """The device path is the same engine: the working-set covariance is an operator on
+    the device (never the documents × words matrix), checked and grown as on the host."""
     xps = pytest.importorskip("array_api_strict")
     from eigensparse.operators import _xp
 
@@ -152,8 +155,11 @@ def test_device_moves_only_the_working_set_covariance(kos, monkeypatch):
     kw = dict(n_topics=3, cardinality=5, method="greedy", working_set=400, progress=False)
     host = extract_topics(kos.data, kos.feature_names, **kw)
     dev = extract_topics(kos.data, kos.feature_names, device="fake", **kw)
-    assert shapes == [(400, 400)]  # never the documents × words matrix
+    # one working-set covariance per size used, the same sizes as on the host
+    assert shapes == [(m, m) for m in host.working_set_sizes] and shapes[0] == (400, 400)
+    assert dev.working_set_sizes == host.working_set_sizes
     assert [t.words for t in dev.topics] == [t.words for t in host.topics]
+    assert [t.working_set_safe for t in dev.topics] == [t.working_set_safe for t in host.topics]
     assert np.allclose(dev.variances, host.variances, rtol=1e-8)
     assert dev.format_table() == host.format_table() and dev.device == "fake"
 

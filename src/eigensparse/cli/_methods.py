@@ -30,7 +30,8 @@ def run(args) -> int:
     for r, spec in zip(rows, methods()):
         print("  ".join(c.ljust(w[i]) if i < 5 else c for i, c in enumerate(r)))
         if args.verbose:
-            print(" " * (w[0] + 2) + "options: " + (", ".join(spec.options) or "-"))
+            shown = [o for o in spec.options if o not in spec.deprecated]
+            print(" " * (w[0] + 2) + "options: " + (", ".join(shown) or "-"))
     print("input: cov = a covariance suffices; data = needs the data matrix; "
           "data* = depends on the options (e.g. am's L1-variance formulations)")
     return 0

@@ -63,14 +63,33 @@ def cardinality_value(text):
             f"expected a positive integer or 'auto', got {text!r}") from None
 
 
+def constrained(name: str, parse=int):
+    """An argparse type for the front doors' parameter ``name``: the text read by ``parse``
+    and checked against its constraint (:data:`eigensparse._dispatch.COMPONENT_CONSTRAINTS`,
+    the one declaration the Python front doors use too), a one-line error otherwise."""
+    from sklearn.utils._param_validation import make_constraint
+
+    from .._dispatch import COMPONENT_CONSTRAINTS
+    from .._validation import InvalidParameterError, check_params
+
+    rules = [c for c in COMPONENT_CONSTRAINTS[name] if c is not None]
+    valid = " or ".join(str(make_constraint(c)) for c in rules)
+
+    def convert(text):
+        try:
+            value = parse(text)
+            check_params({name: value}, {name: rules}, name)
+        except (ValueError, InvalidParameterError):
+            raise argparse.ArgumentTypeError(f"expected {valid}, got {text!r}") from None
+        return value
+
+    convert.__name__ = name  # argparse names the type in its messages
+    return convert
+
+
 def fraction_value(text):
-    try:
-        v = float(text)
-    except ValueError:
-        v = None
-    if v is None or not 0 < v <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
-    return v
+    """``--cardinality-fraction``: the constraint of ``cardinality_fraction``."""
+    return constrained("cardinality_fraction", float)(text)
 
 
 def add_component_options(p, *, default_cardinality, default_deflation: str, default_components=5):
@@ -82,7 +101,7 @@ def add_component_options(p, *, default_cardinality, default_deflation: str, def
     from ..registry import DEFAULT_METHOD, method_names
 
     shown = "min(5, n_features)" if default_components is None else default_components
-    p.add_argument("-k", "--n-components", type=positive_int, default=default_components,
+    p.add_argument("-k", "--n-components", type=constrained("n_components"), default=default_components,
                    help=f"number of components (default {shown})")
     from ..selection import RULES
 
@@ -96,7 +115,7 @@ def add_component_options(p, *, default_cardinality, default_deflation: str, def
                         "cardinality path, or cross-validation (cv)")
     p.add_argument("--cardinality-fraction", type=fraction_value, default=0.9, metavar="F",
                    help="fraction of the fraction rule (default 0.9)")
-    p.add_argument("--stability", type=positive_int, default=None, metavar="B",
+    p.add_argument("--stability", type=constrained("stability"), default=None, metavar="B",
                    help="support stability over B bootstrap refits (a 'stability' row per "
                         "component; refits run --n-jobs at a time)")
     p.add_argument("--method", default=None, metavar="METHOD",
@@ -149,7 +168,7 @@ def _method_option_table() -> dict:
     for spec in methods():
         sig = inspect.signature(spec.func)
         for name in spec.options:
-            if name in SHARED_OPTIONS:
+            if name in SHARED_OPTIONS or name in spec.deprecated:
                 continue
             defaults, owners = table.setdefault(name, ([], []))
             defaults.append(sig.parameters[name].default)
@@ -184,9 +203,7 @@ def add_method_options(p):
 
 
 def cardinality_options(args) -> dict:
-    """The keyword arguments of -s auto and --stability."""
-    if args.stability is not None and args.stability < 2:
-        raise CLIError(f"--stability needs at least 2 refits; got {args.stability}")
+    """The keyword arguments of -s auto and --stability (checked by their types)."""
     return {"cardinality_rule": args.cardinality_rule,
             "cardinality_fraction": args.cardinality_fraction, "stability": args.stability}
 

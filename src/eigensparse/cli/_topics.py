@@ -1,32 +1,23 @@
 """``eigensparse topics``: sparse principal components of a bag-of-words corpus.
 
-Every back-end is the one topic pipeline (:func:`eigensparse.text.extract_topics`):
+Every back-end is the one topic engine (:func:`eigensparse.text.extract_topics`):
 files are streamed (with the binary cache), a bundled dataset is read from memory,
-``--scheduler`` runs the passes on the row blocks of a Dask cluster
-(:class:`eigensparse.text._dask.DaskCorpus`) and ``--device`` solves on the device
-with the corpus kept sparse on the host (only the m × m working-set covariance moves).
-All print the same table (:func:`eigensparse.text._result.topics_table`) and the one
-JSON schema. ``--scaling unit`` (correlation PCA, every word at unit variance: no
-variance screening is possible) is solved in memory by
-:func:`eigensparse.sparse_pca` and printed with the same table.
+``--scheduler`` runs the passes on a Dask cluster whose workers read the corpus
+(:mod:`eigensparse.text._cluster`), ``--device`` keeps the working-set covariance on
+the device (an operator of the operator layer), and ``--scaling unit`` (every word at
+unit variance: correlation PCA) is a scaling of the same passes. All print the same
+table (:func:`eigensparse.text._result.topics_table`) and the one JSON schema.
 """
 from __future__ import annotations
 
 import os
 import sys
-import time
-from dataclasses import replace
 
 from ._options import (CLIError, add_center_options, add_component_options, add_method_options,
-                       add_output_options, cardinality_options, method_options, positive_int,
-                       solver_arguments)
-from ._report import print_timings, report
+                       add_output_options, cardinality_options, method_options, positive_int)
+from ._report import report
 
 __all__ = ["add_parser", "run"]
-
-#: ``--scaling`` values solved in memory: counts with every word scaled to unit variance
-IN_MEMORY_SCALINGS = ("unit",)
-
 
 def _df_bound(text: str):
     """A document-frequency bound as scikit-learn reads it: an int is a count of
@@ -51,9 +42,9 @@ def _stop_words(text: str):
 
 
 def add_parser(sub):
-    from ..text import DEFAULT_TOPIC_CARDINALITY, DEFAULT_TOPIC_DEFLATION, SCALINGS
-    from ..text._pipeline import (DEFAULT_MAX_DF, DEFAULT_MIN_DF, DEFAULT_TIME_BUDGET,
-                                  DEFAULT_TOPIC_SCALING)
+    from ..text import (DEFAULT_MAX_DF, DEFAULT_MAX_TIME, DEFAULT_MIN_DF,
+                        DEFAULT_TOPIC_CARDINALITY, DEFAULT_TOPIC_DEFLATION, DEFAULT_TOPIC_SCALING,
+                        SCALINGS)
 
     t = sub.add_parser(
         "topics", help="topics of a bag-of-words corpus (UCI docword/vocab files or a bundled dataset)",
@@ -66,18 +57,19 @@ def add_parser(sub):
                           default_deflation=DEFAULT_TOPIC_DEFLATION)
     add_center_options(t)
     t.add_argument("--scaling", default=DEFAULT_TOPIC_SCALING,
-                   choices=list(SCALINGS) + list(IN_MEMORY_SCALINGS),
+                   choices=list(SCALINGS),
                    help="word values: count, binary (0/1), log (log 1+count), tfidf, or unit (counts "
-                        "with each word scaled to unit variance: correlation PCA, in memory); "
+                        "with each word scaled to unit variance: correlation PCA); "
                         f"default {DEFAULT_TOPIC_SCALING} (centered; see the README for the study)")
     t.add_argument("--scale", action="store_true", help=argparse_suppress())
     where = t.add_mutually_exclusive_group()
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="compute on the Dask cluster whose scheduler is at ADDRESS "
-                            "(e.g. tcp://10.0.0.1:8786): the passes run on the corpus's row blocks there")
+                            "(e.g. tcp://10.0.0.1:8786): the workers read the corpus (a UCI file: each "
+                            "its documents; the path must be readable there) and run the passes")
     where.add_argument("--device", metavar="DEVICE",
                        help="solve on this device (e.g. cuda, cuda:1; needs PyTorch or CuPy): the corpus "
-                            "stays sparse on the host, only the working-set covariance moves there")
+                            "stays sparse on the host, the working-set covariance is kept there")
     t.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="seconds allowed to reach the scheduler (default 10)")
     add_output_options(t)
@@ -94,11 +86,13 @@ def add_parser(sub):
     v.add_argument("--max-features", type=positive_int, default=None, metavar="N",
                    help="keep only the N most frequent words after the other rules")
     o = t.add_argument_group("topic pipeline options (files are streamed twice with bounded memory)")
-    o.add_argument("--topic-time-budget", type=float, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
-                   help=f"seconds per topic for the bounded solve; the best topic so far is kept, "
-                        f"with a warning (default {DEFAULT_TIME_BUDGET:g})")
+    o.add_argument("--max-time", "--topic-time-budget", dest="max_time", type=float,
+                   default=DEFAULT_MAX_TIME, metavar="SECONDS",
+                   help=f"seconds per topic, for every solve of the topic (a growing working set "
+                        f"included); the best topic so far is kept, with a warning "
+                        f"(default {DEFAULT_MAX_TIME:g})")
     o.add_argument("--working-set", type=positive_int, metavar="M",
-                   help="initial working-set size (default max(300, 10*k*s))")
+                   help="initial working-set size (default max(1000, 10*k*s))")
     o.add_argument("--n-jobs", type=positive_int, default=1, help="threads for pass 2 and parallel --stability refits (default 1)")
     o.add_argument("--no-cache", action="store_true", help="do not read or write the binary cache")
     o.add_argument("--cache-dir", metavar="DIR",
@@ -127,12 +121,8 @@ def run(args) -> int:
                        "to unit variance)")
     if args.cardinality_tolerance < 0:
         raise CLIError(f"--cardinality-tolerance must be >= 0; got {args.cardinality_tolerance}")
-    if args.scaling in IN_MEMORY_SCALINGS:
-        return _unit_variance(args)
     if args.dataset is None and (not args.docword or not args.vocab):
         raise CLIError("topics needs DOCWORD and VOCAB files, or --dataset NAME")
-    if args.scheduler:
-        return _on_dask(args)
     if args.dataset is not None:
         files = _bundled_files(args)
         if files is not None:  # streamed with the binary cache, like any UCI file
@@ -198,25 +188,30 @@ def _ascii() -> bool:
 
 
 def _pipeline(args, X=None, words=None, name=None, corpus=None) -> int:
-    """The one topic pipeline: streamed files, a bundled matrix or a Dask corpus."""
+    """The one topic engine: streamed files, a bundled matrix, a Dask cluster whose
+    workers read the files, or a device."""
     from ..io.corpus import MatrixCorpus
     from ..text import extract_topics, plot_topics_diagnostics
 
-    if corpus is not None:
-        source = corpus
+    client = None
+    if args.scheduler:
+        from ..operators.dask import connect
+
+        client = connect(args.scheduler, timeout=args.scheduler_timeout)
+        if corpus is not None:  # files: the workers read them, not this process
+            corpus, name = (corpus.path, corpus.words), corpus.name
+    if isinstance(corpus, tuple):
+        source, vocab = corpus
+    elif corpus is not None:
+        source, vocab = corpus, None
     else:
         source = args.docword if X is None else MatrixCorpus(X, words, name=name)
-    res = extract_topics(
-        source, args.vocab if X is None and corpus is None else None,
-        n_topics=args.n_components, cardinality=args.cardinality, method=args.method,
-        deflation=args.deflation, penalty=args.penalty, center=args.center,
-        cardinality_tolerance=args.cardinality_tolerance, scaling=args.scaling,
-        min_df=args.min_df, max_df=args.max_df, stop_words=args.stop_words,
-        max_features=args.max_features, time_budget=args.topic_time_budget,
-        working_set=args.working_set, cache=not args.no_cache, cache_dir=args.cache_dir,
-        n_jobs=args.n_jobs, random_state=args.random_state, progress=args.progress,
-        method_options=method_options(args) or None, device=args.device,
-        **cardinality_options(args))
+        vocab = args.vocab if X is None else None
+    try:
+        res = _extract(extract_topics, args, source, vocab, client, name)
+    finally:
+        if client is not None:
+            client.close()
     report(res, args, header=_header(res.name, res.n_docs, res.n_words, res, args, _where(args)),
            note=f"working set {res.working_set.size} of {res.n_words} words",
            table=res.format_table(ascii=_ascii()))
@@ -230,43 +225,16 @@ def _pipeline(args, X=None, words=None, name=None, corpus=None) -> int:
     return 0
 
 
-def _on_dask(args) -> int:
-    """The pipeline with its passes on a Dask cluster (the corpus in row blocks there)."""
-    from ..operators.dask import connect
-    from ..text._dask import DaskCorpus
+def _extract(extract_topics, args, source, vocab, client, name):
+    return extract_topics(
+        source, vocab, client=client, name=name if client is not None else None,
+        n_topics=args.n_components, cardinality=args.cardinality, method=args.method,
+        deflation=args.deflation, penalty=args.penalty, center=args.center,
+        cardinality_tolerance=args.cardinality_tolerance, scaling=args.scaling,
+        min_df=args.min_df, max_df=args.max_df, stop_words=args.stop_words,
+        max_features=args.max_features, max_time=args.max_time,
+        working_set=args.working_set, cache=not args.no_cache, cache_dir=args.cache_dir,
+        n_jobs=args.n_jobs, random_state=args.random_state, progress=args.progress,
+        method_options=method_options(args) or None, device=args.device,
+        **cardinality_options(args))
 
-    X, words, name = _load_corpus(args)
-    client = connect(args.scheduler, timeout=args.scheduler_timeout)
-    try:
-        return _pipeline(args, corpus=DaskCorpus(X, words, client=client, name=name))
-    finally:
-        client.close()
-
-
-def _unit_variance(args) -> int:
-    """Counts with every word at unit variance (correlation PCA), in memory through
-    :func:`eigensparse.sparse_pca`: the same dispatcher, table and JSON schema."""
-    from .._api import sparse_pca
-    from ..text import DEFAULT_TOPIC_CARDINALITY
-    from ..text._result import topics_table
-
-    if args.plot:
-        raise CLIError("--plot needs the topic pipeline (not with --scaling unit)")
-    if args.scheduler:
-        raise CLIError("--scaling unit is solved in memory; it does not take --scheduler")
-    t0 = time.perf_counter()
-    X, words, name = _load_corpus(args)
-    t1 = time.perf_counter()
-    res = sparse_pca(X, center=args.center, scale=True, device=args.device,
-                     **solver_arguments(args, cardinality=None if args.penalty is not None
-                                        else DEFAULT_TOPIC_CARDINALITY))
-    t2 = time.perf_counter()
-    res = replace(res, feature_names=list(words))
-    table = topics_table(res, corpus=name, n_docs=X.shape[0], n_words=X.shape[1],
-                         scaling="unit", ascii=_ascii())
-    report(res, args, header=_header(name, X.shape[0], X.shape[1], res, args, _where(args)),
-           table=table,
-           extra_json={"corpus": name, "n_docs": int(X.shape[0]), "n_words": int(X.shape[1]),
-                       "scaling": args.scaling, "center": args.center})
-    print_timings(args, load=t1 - t0, solve=t2 - t1)
-    return 0

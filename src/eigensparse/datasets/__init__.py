@@ -18,12 +18,13 @@ else ``~/.cache/eigensparse``), verified by SHA-256, or read from a local copy (
 from __future__ import annotations
 
 from importlib import resources
+from numbers import Integral, Real
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import Interval, validate_params
+from .._validation import Interval, InvalidParameterError, validate_params
 from ._bunch import Bunch
 
 _FETCH = ("fetch_senate", "fetch_sp500", "fetch_leukemia", "fetch_mnist", "fetch_nytimes",
@@ -122,6 +123,10 @@ def load_pitprops() -> Bunch:
                  n_samples=180)
 
 
+@validate_params({"n_samples": [Interval(Integral, 2, None, closed="left")],
+                  "n_features": [Interval(Integral, 1, None, closed="left")],
+                  "support_size": [Interval(Integral, 1, None, closed="left")],
+                  "signal": [Interval(Real, 0, None, closed="left")]})
 def make_spiked_covariance(n_samples=200, n_features=100, support_size=20, signal=5.0,
                            random_state=None):
     """Gaussian data with covariance I + signal·vvᵀ, v sparse (uniform on a random support).
@@ -143,12 +148,9 @@ def make_spiked_covariance(n_samples=200, n_features=100, support_size=20, signa
     >>> sorted(est.supports_[0].tolist()) == support.tolist()
     True
     """
-    validate_params(
-        {"n_samples": n_samples, "n_features": n_features, "support_size": support_size,
-         "signal": signal},
-        {"n_samples": Interval("int", 2, None), "n_features": Interval("int", 1, None),
-         "support_size": Interval("int", 1, n_features), "signal": Interval("real", 0, None)},
-        where="make_spiked_covariance")
+    if support_size > n_features:
+        raise InvalidParameterError(
+            f"parameter 'support_size' must be at most n_features={n_features}; got {support_size}.")
     rng = np.random.default_rng(random_state)
     support = np.sort(rng.choice(n_features, support_size, replace=False))
     v = np.zeros(n_features)

@@ -22,6 +22,8 @@ reader concatenates members). Memory is bounded by ``chunk_docs``.
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import os
 import time
 import zlib
@@ -31,7 +33,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from .._validation import InvalidParameterError, Interval, Options, validate_params
+from .._validation import Interval, InvalidParameterError, StrOptions, validate_params
 
 __all__ = ["SyntheticCorpus", "make_synthetic_corpus", "make_zipf_corpus", "topic_precision",
            "PLANTED_TOPICS", "ZIPF_CORPUS_DEFAULTS", "HIDDEN_TOPICS_DEFAULTS"]
@@ -245,6 +247,14 @@ def _rank_window(topic_ranks, n_words: int, n_planted: int) -> tuple[int, int]:
     return lo, hi
 
 
+@validate_params(
+    {"n_docs": [Interval(Integral, 1, None, closed="left")], "n_words": [Interval(Integral, 10, None, closed="left")],
+     "n_topics": [Interval(Integral, 0, None, closed="left")], "nnz_per_doc": [Interval(Real, 1, None, closed="left")],
+     "chunk_docs": [Interval(Integral, 1, None, closed="left")], "compresslevel": [Interval(Integral, 0, 9, closed="both")],
+     "n_threads": [Interval(Integral, 1, 64, closed="both")], "length_sigma": [Interval(Real, 0, 3, closed="both")],
+     "topic_share": [None, Interval(Real, 0, 1, closed="neither")],
+     "rare_group_rate": [None, Interval(Real, 0, 1, closed="both")],
+     "rare_group_size": [Interval(Integral, 1, None, closed="left")]})
 def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 300_000,
                           n_words: int = 102_660, nnz_per_doc: float = 233.0,
                           n_topics: int = 5, topic_size: int | None = None,
@@ -336,19 +346,6 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
     >>> topic_precision([found], corpus.topics)["precision"]  # recovered exactly
     [1.0]
     """
-    validate_params(
-        {"n_docs": n_docs, "n_words": n_words, "n_topics": n_topics, "nnz_per_doc": nnz_per_doc,
-         "chunk_docs": chunk_docs, "compresslevel": compresslevel, "n_threads": n_threads,
-         "length_sigma": length_sigma, "topic_share": topic_share,
-         "rare_group_rate": rare_group_rate, "rare_group_size": rare_group_size},
-        {"n_docs": Interval("int", 1, None), "n_words": Interval("int", 10, None),
-         "n_topics": Interval("int", 0, None), "nnz_per_doc": Interval("real", 1, None),
-         "chunk_docs": Interval("int", 1, None), "compresslevel": Interval("int", 0, 9),
-         "n_threads": Interval("int", 1, 64), "length_sigma": Interval("real", 0, 3),
-         "topic_share": [None, Interval("real", 0, 1, closed="neither")],
-         "rare_group_rate": [None, Interval("real", 0, 1)],
-         "rare_group_size": Interval("int", 1, None)},
-        where="make_synthetic_corpus")
     t0 = time.perf_counter()
     rng = np.random.default_rng(random_state)
     directory = os.fspath(directory)
@@ -602,6 +599,9 @@ HIDDEN_TOPICS_DEFAULTS = dict(n_topics=5, topic_size=5, topic_ranks=(2000, 3000)
                               topic_prevalence=(0.01,))
 
 
+@validate_params({"scale": [Interval(Real, 0, 1, closed="right")],
+                  "mode": [StrOptions({"default", "hidden"})]},
+                 prefer_skip_nested_validation=False)  # the overrides are checked there
 def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, random_state=0,
                      progress: bool = False, mode: str = "default",
                      **overrides) -> SyntheticCorpus:
@@ -652,9 +652,6 @@ def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, rando
     ...     print(c.n_docs >= 1000, c.n_words >= 8000, len(c.topics) > 0)
     True True True
     """
-    validate_params({"scale": scale, "mode": mode},
-                    {"scale": Interval("real", 0, 1, closed="right"),
-                     "mode": [Options(("default", "hidden"))]}, where="make_zipf_corpus")
     kw = dict(ZIPF_CORPUS_DEFAULTS)
     if mode == "hidden":
         kw.update(HIDDEN_TOPICS_DEFAULTS)

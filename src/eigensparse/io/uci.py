@@ -26,7 +26,7 @@ from typing import Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import InvalidParameterError
+from .._validation import IntInterval, validate_params
 from . import _parse
 from ._vocab import _check_exists, _err, _is_gzip, read_vocabulary
 
@@ -480,6 +480,7 @@ def read_uci_header(path) -> UCIHeader:
         s.close()
 
 
+@validate_params({"chunk_nnz": [IntInterval(1, None, closed="left")]})
 def iter_uci_chunks(path, chunk_nnz: int = DEFAULT_CHUNK_NNZ, *, require_sorted: bool = True,
                     progress: bool = False) -> Iterator[UCIChunk]:
     """Stream the entries of a UCI docword file in validated chunks.
@@ -520,8 +521,6 @@ def iter_uci_chunks(path, chunk_nnz: int = DEFAULT_CHUNK_NNZ, *, require_sorted:
     >>> first.first_line, int(first.doc[0]), int(first.doc[-1]), first.nnz
     (4, 0, 10, 816)
     """
-    if isinstance(chunk_nnz, bool) or not isinstance(chunk_nnz, (int, np.integer)) or chunk_nnz < 1:
-        raise InvalidParameterError(f"parameter 'chunk_nnz' must be a positive int; got {chunk_nnz!r}.")
     bar = _bar(path, progress, "read")
     s = _UCIStream(path, chunk_nnz=chunk_nnz, require_sorted=require_sorted, progress=bar)
     try:

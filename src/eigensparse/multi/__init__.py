@@ -8,7 +8,7 @@ registry (:mod:`eigensparse.registry`) with ``kind="joint"``.
 """
 from __future__ import annotations
 
-from ..registry import KindView, MethodSpec, get_method, register_method
+from ..registry import KindView, MethodSpec, checked, get_method, register_method
 from ._deflation import DEFLATIONS, deflate, run_deflation
 
 __all__ = ["DEFLATIONS", "deflate", "run_deflation", "JOINT_METHODS", "register_joint",
@@ -18,9 +18,11 @@ __all__ = ["DEFLATIONS", "deflate", "run_deflation", "JOINT_METHODS", "register_
 JOINT_METHODS = KindView("joint")
 
 
-def register_joint(name: str, *, summary: str = "", cost: str = ""):
+def register_joint(name: str, *, summary: str = "", cost: str = "", constraints=None,
+                   deprecated: tuple = ()):
     """Decorator registering ``func`` as the joint method ``name`` (a thin entry into
-    :func:`eigensparse.registry.register_method`).
+    :func:`eigensparse.registry.register_method`); the function returned checks its
+    options against ``constraints`` (the spec's) when called directly.
 
     Examples
     --------
@@ -39,8 +41,11 @@ def register_joint(name: str, *, summary: str = "", cost: str = ""):
     """
 
     def deco(func):
-        register_method(MethodSpec(name, func, kind="joint", description=summary, cost=cost))
-        return func
+        public = checked(func, constraints or {})
+        register_method(MethodSpec(name, public, kind="joint", description=summary, cost=cost,
+                                   constraints=dict(constraints or {}),
+                                   deprecated=tuple(deprecated)))
+        return public
 
     return deco
 

@@ -13,11 +13,11 @@ returns another number of nonzeros is rejected), and it is deterministic (the sa
 per-component seeds as the chain).
 
 Before the sweeps, a **chain portfolio**: for the default method ``"auto"`` (with no
-options of its own) the chain is also run with tpower's two starts (the previous default,
+options of its own) the chain is also run with tpower's two starts (greedy and the largest variance,
 run by auto's compiled kernel: :func:`eigensparse.solvers._auto.two_start_tpower`), whose
 components are often less greedy for the first component and leave more for the later
 ones (on KOS k=5 s=10 its chain explains 36.14 against auto's 35.55), and the chain of
-larger total is the one refined (``PARTNER_CHAINS``).
+larger total is the one refined (the method's ``MethodSpec.partners``).
 
 Sweeps go over j = 0, 1, …, k−1 and stop after a sweep that accepted nothing, after
 one whose gain is below ``tol`` × the total, or after ``max_sweeps`` sweeps: the
@@ -44,7 +44,7 @@ by xᵀΣx, and the plain sum of xᵀΣx; best CPU seconds of repeated fits)::
     KOS k=5 s=10 (centered)    35.55 / 36.34   0.11 s    36.16 / 37.00   0.38 s     36.59
     leukemia k=5 s=50          1.7945e9 / 1.8103e9 0.13 s  1.8014e9 / 1.8160e9 0.32 s  1.8159e9
 
-For ``"auto"`` (``WARM_RESOLVE``) a re-solve starts from the component it may replace
+For ``"auto"`` (``MethodSpec.warm_start``) a re-solve starts from the component it may replace
 (``init=``) instead of computing its own approximate-greedy warm start: this made the
 refinement 1.1–1.6× faster (leukemia 0.53 → 0.32 s) for the same totals except KOS
 (adjusted 36.18 → 36.16, sum unchanged).
@@ -70,10 +70,9 @@ import numpy as np
 
 from .._validation import InvalidParameterError
 from ..operators import Covariance, Operator, SchurDeflated
-from ..solvers._auto import two_start_tpower
 
-__all__ = ["REFINE_OPTIONS", "MAX_SWEEPS", "PARTNER_CHAINS", "resolve_refine", "refine_components",
-           "refine_plan", "set_total", "formed_gram", "WARM_RESOLVE"]
+__all__ = ["REFINE_OPTIONS", "MAX_SWEEPS", "resolve_refine", "refine_components",
+           "refine_plan", "set_total", "formed_gram"]
 
 #: accepted values of the ``refine`` parameter
 REFINE_OPTIONS = ("auto", True, False)
@@ -83,12 +82,6 @@ MAX_SWEEPS = 2
 TOL = 1e-6
 #: deflation schemes that ``refine="auto"`` refines
 AUTO_SCHEMES = ("schur", "disjoint")
-#: methods whose re-solves start from the component they may replace (``init=``, instead
-#: of their own warm start): a sweep then costs less and starts from the current solution
-WARM_RESOLVE = ("auto",)
-#: method -> single-component solves whose whole chain is also run; the chain of larger
-#: total is refined ("auto": tpower's two starts, run by auto's compiled kernel)
-PARTNER_CHAINS = {"auto": (two_start_tpower,)}
 
 
 def resolve_refine(refine, *, n_components: int, joint: bool, cardinalities, deflation: str) -> bool:
@@ -123,13 +116,14 @@ def set_total(op: Operator, C: np.ndarray, explained: Callable) -> float:
 
 
 def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: Callable, *,
-                partners: bool = True) -> list:
+                partners: bool = True, warm: bool = False) -> list:
     """The refinement step of the dispatcher for a plan (``plan.refine`` true).
 
     ``results`` and ``solve`` are the chain's; with ``partners`` (the dispatcher's own
-    solve, not a caller's) the chains of ``PARTNER_CHAINS[plan.method]`` are also run
-    when the plan has no method options, and the chain of largest
-    :func:`set_total` is refined by :func:`refine_components`.
+    solve, not a caller's) the chains of the method's ``MethodSpec.partners`` are also
+    run when the plan has no method options, and the chain of largest
+    :func:`set_total` is refined by :func:`refine_components`. ``warm``: ``solve``
+    accepts ``init=`` (the method's ``MethodSpec.warm_start``); partner solves do.
     """
     from ._deflation import run_deflation
 
@@ -138,18 +132,16 @@ def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: C
     best, best_solve = results, solve
     if partners and not plan.options:
         best_total = set_total(op, np.vstack([r.loadings for r in results]), explained)
-        for func in PARTNER_CHAINS.get(plan.method, ()):
+        for func in plan.spec.partner_solves:
             def partner_solve(sub, s, t, init=None, func=func):
                 return func(sub, s, random_state=plan.seeds[t], init=init)
-
-            partner_solve.takes_init = True
 
             chain = run_deflation(op, partner_solve, cards, plan.deflation)
             total = set_total(op, np.vstack([r.loadings for r in chain]), explained)
             if total > best_total:
-                best, best_solve, best_total = chain, partner_solve, total
+                best, best_solve, best_total, warm = chain, partner_solve, total, True
     refined, _ = refine_components(op, best, best_solve, cards, plan.deflation, explained,
-                                   max_sweeps=MAX_SWEEPS)
+                                   max_sweeps=MAX_SWEEPS, warm=warm)
     return refined
 
 
@@ -176,11 +168,11 @@ def _against_others(op: Operator, results: list, j: int, disjoint: bool):
     return (cur.restrict(allowed) if allowed.size < op.n_features else cur), allowed
 
 
-def _resolve_one(op, results, j, s, solve, disjoint):
-    """Component j re-solved against the others (loadings on ``op``'s features). A solve
-    marked ``takes_init`` starts from the current component (``init=``)."""
+def _resolve_one(op, results, j, s, solve, disjoint, warm):
+    """Component j re-solved against the others (loadings on ``op``'s features). A
+    ``warm`` solve starts from the current component (``init=``)."""
     sub, allowed = _against_others(op, results, j, disjoint)
-    if getattr(solve, "takes_init", False):
+    if warm:
         x = results[j].loadings
         r = solve(sub, s, j, init=x if allowed is None else x[allowed])
     else:
@@ -194,7 +186,7 @@ def _resolve_one(op, results, j, s, solve, disjoint):
 
 def refine_components(op: Operator, results: list, solve: Callable, cardinalities: list,
                       scheme: str, explained: Callable, *, max_sweeps: int = MAX_SWEEPS,
-                      tol: float = TOL) -> tuple[list, dict]:
+                      tol: float = TOL, warm: bool = False) -> tuple[list, dict]:
     """Cyclic re-solves of each component against the others (see the module docstring).
 
     Parameters
@@ -237,7 +229,7 @@ def refine_components(op: Operator, results: list, solve: Callable, cardinalitie
             if seen[j] == others:
                 continue
             seen[j] = others
-            r = _resolve_one(op, results, j, cardinalities[j], solve, disjoint)
+            r = _resolve_one(op, results, j, cardinalities[j], solve, disjoint, warm)
             solves += 1
             if r.support.size != results[j].support.size:
                 continue  # exact cardinality is kept

@@ -24,7 +24,7 @@ import numpy as np
 from .._validation import InvalidParameterError, check_data_shape
 from ._base import Operator
 
-__all__ = ["ArrayAPIData", "is_array_api_array", "to_numpy", "array_namespace_of", "to_device"]
+__all__ = ["ArrayAPIData", "ArrayAPICovariance", "is_array_api_array", "to_numpy", "array_namespace_of", "to_device"]
 
 #: largest dense copy (bytes) that :func:`to_device` makes of scipy.sparse input
 MAX_DENSIFY_BYTES = 4 << 30
@@ -360,6 +360,101 @@ class ArrayAPIData(Operator):
     def __repr__(self) -> str:
         return (f"<ArrayAPIData p={self.n_features} n={self.n_samples} "
                 f"{_describe(self.xp, self.device)}, {self.dtype}>")
+
+
+class ArrayAPICovariance(ArrayAPIData):
+    """A covariance matrix Σ (p × p) kept on its array-API device: the operator protocol
+    on the device (products, quadratic forms), small blocks and the diagonal on the host.
+
+    The topic pipeline's working-set covariance on a device (``device=``); solvers see
+    an operator like :class:`~eigensparse.Covariance` (``has_data`` False).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import array_api_strict as xp  # stands for CuPy, PyTorch, ...
+    >>> from eigensparse.operators._xp import ArrayAPICovariance
+    >>> S = np.array([[2.0, 0.5], [0.5, 1.0]])
+    >>> op = ArrayAPICovariance(xp.asarray(S))
+    >>> op.quad(np.array([1.0, 0.0])), op.block([1]).tolist(), op.restrict([1]).n_features
+    (2.0, [[1.0]], 1)
+    """
+
+    has_data = False
+    kind = "array-API covariance operator"
+
+    def __init__(self, S, *, n_samples=None, dtype=None):
+        aac = _compat()
+        if not aac.is_array_api_obj(S) or _is_sparse_device_array(S):
+            raise InvalidParameterError(
+                "ArrayAPICovariance needs a dense array supported by array-api-compat; got "
+                f"{type(S).__name__}.")
+        xp = aac.array_namespace(S)
+        self.xp, self.device = xp, aac.device(S)
+        if S.ndim != 2 or S.shape[0] != S.shape[1]:
+            raise InvalidParameterError(f"parameter 'S' must be square; got shape {tuple(S.shape)}.")
+        self.dtype = S.dtype if S.dtype in (xp.float32, xp.float64) else xp.float64
+        self._S = xp.astype(S, self.dtype) if S.dtype != self.dtype else S
+        self.n_features = int(S.shape[0])
+        self.n_samples = n_samples
+        self.center = self.scale = False
+        self._diag_np = to_numpy(xp.linalg.diagonal(self._S), np.float64)
+        self.mean_ = np.zeros(self.n_features)
+        self.scale_ = np.ones(self.n_features)
+
+    def matmat(self, V):
+        D, host, vec = self._arg(V, self.n_features, "V")
+        return self._out(self._S @ D, host, vec)
+
+    def quad(self, V):
+        D, host, vec = self._arg(V, self.n_features, "V")
+        q = self.xp.sum(D * (self._S @ D), axis=0)
+        if host:
+            q = to_numpy(q, np.float64)
+            return float(q[0]) if vec else q
+        return q[0] if vec else q
+
+    def _index(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        if idx.ndim != 1 or (idx.size and (idx.min() < 0 or idx.max() >= self.n_features)):
+            raise InvalidParameterError(
+                f"parameter 'idx' must be indices in [0, {self.n_features}); got {idx!r}.")
+        return idx, self.xp.asarray(idx.astype(np.int64), device=self.device)
+
+    def block(self, idx):
+        _, I = self._index(idx)
+        G = to_numpy(self.xp.take(self.xp.take(self._S, I, axis=0), I, axis=1), np.float64)
+        return 0.5 * (G + G.T)
+
+    def columns(self, idx):
+        _, I = self._index(idx)
+        return to_numpy(self.xp.take(self._S, I, axis=1), np.float64)
+
+    def restrict(self, idx):
+        idx, I = self._index(idx)
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._S = self.xp.take(self.xp.take(self._S, I, axis=0), I, axis=1)
+        new._diag_np, new.n_features = self._diag_np[idx], int(idx.size)
+        new.mean_, new.scale_ = self.mean_[idx], self.scale_[idx]
+        return new
+
+    def to_dense(self):
+        return to_numpy(self._S, np.float64)
+
+    def dot(self, X):
+        raise InvalidParameterError("a covariance operator has no data matrix (A·x); use factor().")
+
+    rdot = data_columns = dot
+
+    def factor(self):
+        from ._covariance import Covariance
+
+        return Covariance(self.to_dense(), n_samples=self.n_samples, check_psd=False).factor()
+
+    def __repr__(self) -> str:
+        return (f"<ArrayAPICovariance p={self.n_features} {_describe(self.xp, self.device)}, "
+                f"{self.dtype}>")
 
 
 def _is_sparse_device_array(X) -> bool:

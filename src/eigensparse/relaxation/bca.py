@@ -34,6 +34,7 @@ import time
 import numba
 import numpy as np
 
+from .._validation import renamed
 from .problem import RelaxationSolution, dual_value, primal_value
 
 __all__ = ["bca_relaxation"]
@@ -149,7 +150,8 @@ def _symmetric_dual(V, rho):
 
 
 def bca_relaxation(S, rho, *, tol=1e-3, max_sweeps=200, warm_start=None, cd_tol=None,
-                   cd_max_iter=None, check_every=5, time_limit=None, callback=None) -> RelaxationSolution:
+                   cd_max_iter=None, check_every=5, max_time=None, callback=None,
+                   time_limit=None) -> RelaxationSolution:
     """Solve DSPCA on a dense Σ (features with Σ_ii <= ρ should be eliminated first).
 
     Parameters
@@ -166,9 +168,11 @@ def bca_relaxation(S, rho, *, tol=1e-3, max_sweeps=200, warm_start=None, cd_tol=
         1 when tol >= 1e-4, else 10; warm-started from the previous sweep).
     check_every : int
         Sweeps between two evaluations of the dual bound λmax(Σ+U) (O(p³) each).
-    time_limit : float or None
+    max_time : float or None
         Seconds; stop (not converged) after it.
     callback : callable(sweep, elapsed, primal, dual) or None
+    time_limit : float or None
+        Deprecated name of ``max_time``.
 
     Stops on the relative duality gap, or when the primal value stalls (two sweeps each
     gaining less than tol/50, relative): the primal converges in a few sweeps while the
@@ -188,6 +192,8 @@ def bca_relaxation(S, rho, *, tol=1e-3, max_sweeps=200, warm_start=None, cd_tol=
     >>> sol.converged, round(sol.dual, 2), leading_support(sol.Z, 0.1)[1].tolist()
     (True, 1.38, [0, 1, 2, 3])
     """
+    max_time = renamed(max_time, time_limit, new="max_time", old="time_limit",
+                       caller="bca_relaxation")
     S = np.ascontiguousarray(S, dtype=np.float64)
     p = S.shape[0]
     rho = float(rho)
@@ -246,7 +252,7 @@ def bca_relaxation(S, rho, *, tol=1e-3, max_sweeps=200, warm_start=None, cd_tol=
         if stall >= 2:
             converged, stopping = True, "primal stalled"
             break
-        if time_limit is not None and elapsed > time_limit:
+        if max_time is not None and elapsed > max_time:
             stopping = "time limit"
             break
     return RelaxationSolution(Z=best_Z, U=best_U, primal=best_primal, dual=best_dual,

@@ -11,13 +11,14 @@ import time
 
 import numpy as np
 
+from .._validation import renamed
 from .problem import RelaxationSolution, primal_value
 
 __all__ = ["first_order_relaxation"]
 
 
 def first_order_relaxation(S, rho, *, tol=1e-3, max_iter=100000, warm_start=None,
-                           time_limit=None, callback=None) -> RelaxationSolution:
+                           max_time=None, callback=None, time_limit=None) -> RelaxationSolution:
     """Solve DSPCA on a dense Σ with the smoothed first-order method (handbook Alg. 1).
 
     Parameters
@@ -30,9 +31,11 @@ def first_order_relaxation(S, rho, *, tol=1e-3, max_iter=100000, warm_start=None
     max_iter : int
     warm_start : ndarray (p, p) or None
         Initial dual U (clipped to the box); default 0.
-    time_limit : float or None
+    max_time : float or None
         Seconds; stop (not converged) after it.
     callback : callable(iteration, elapsed, primal, dual) or None
+    time_limit : float or None
+        Deprecated name of ``max_time``.
 
     Examples
     --------
@@ -43,6 +46,8 @@ def first_order_relaxation(S, rho, *, tol=1e-3, max_iter=100000, warm_start=None
     >>> sol.converged, round(sol.dual, 2), leading_support(sol.Z, 0.1)[1].tolist()
     (True, 1.38, [0, 1, 2, 3])
     """
+    max_time = renamed(max_time, time_limit, new="max_time", old="time_limit",
+                       caller="first_order_relaxation")
     S = np.ascontiguousarray(S, dtype=np.float64)
     S = 0.5 * (S + S.T)
     p = S.shape[0]
@@ -93,7 +98,7 @@ def first_order_relaxation(S, rho, *, tol=1e-3, max_iter=100000, warm_start=None
             if best_dual - best_primal <= tol * abs(best_dual):
                 converged = True
                 break
-            if time_limit is not None and elapsed > time_limit:
+            if max_time is not None and elapsed > max_time:
                 break
             if best_primal > 1.5 * phi_hat and k > 20:
                 phi_hat = best_primal

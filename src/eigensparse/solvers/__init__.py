@@ -9,7 +9,9 @@ single-component methods and :func:`get_solver` looks one up with a clear error.
 """
 from __future__ import annotations
 
-from ..registry import KindView, MethodSpec, get_method, register_method
+from .._validation import IntInterval
+from ..operators import Operator
+from ..registry import KindView, MethodSpec, checked, get_method, register_method
 from ._common import check_random_state, make_result, polish, polish_loadings
 
 __all__ = ["SOLVERS", "register", "get_solver", "polish", "polish_loadings",
@@ -18,14 +20,24 @@ __all__ = ["SOLVERS", "register", "get_solver", "polish", "polish_loadings",
 #: ``{name: MethodSpec}`` of the single-component methods registered so far
 SOLVERS = KindView("single")
 
+#: the constraints every solver's problem shares (a direct call is an entry point): the
+#: operator, and an exact cardinality (None too for a method that takes a penalty); that
+#: it is at most ``n_features`` depends on the operator (``_simple._check_problem``)
+PROBLEM_CONSTRAINTS = {"op": [Operator], "cardinality": [IntInterval(1, None, closed="left")]}
+
 
 def register(name: str, *, needs_data=False, penalized: bool = False, summary: str = "",
-             cost: str = "", takes_cardinality: bool = True):
+             cost: str = "", takes_cardinality: bool = True, constraints=None,
+             warm_start: bool = False, bounded: bool = False, partners: tuple = (),
+             deprecated: tuple = ()):
     """Decorator registering ``func`` as the single-component method ``name``.
 
     A thin entry into :func:`eigensparse.registry.register_method`: ``penalized`` is
     the spec's ``takes_penalty``, ``summary`` its ``description`` (default: the first
-    line of the docstring); ``needs_data`` may be a callable of the options dict.
+    line of the docstring); ``needs_data`` may be a callable of the options dict;
+    ``constraints``, ``warm_start``, ``bounded``, ``partners`` and ``deprecated`` are the spec's
+    (:class:`~eigensparse.registry.MethodSpec`). The function returned checks its
+    options against ``constraints`` when called directly.
 
     Examples
     --------
@@ -41,11 +53,18 @@ def register(name: str, *, needs_data=False, penalized: bool = False, summary: s
     >>> from eigensparse import registry; del registry._METHODS["first_s"]  # forget the toy
     """
 
+    problem = dict(PROBLEM_CONSTRAINTS)
+    if penalized:
+        problem["cardinality"] = [*problem["cardinality"], None]
+
     def deco(func):
-        register_method(MethodSpec(name, func, kind="single", takes_cardinality=takes_cardinality,
+        public = checked(func, {**problem, **(constraints or {})})
+        register_method(MethodSpec(name, public, kind="single", takes_cardinality=takes_cardinality,
                                    takes_penalty=penalized, needs_data=needs_data, cost=cost,
-                                   description=summary))
-        return func
+                                   description=summary, constraints=dict(constraints or {}),
+                                   warm_start=warm_start, bounded=bounded,
+                                   partners=tuple(partners), deprecated=tuple(deprecated)))
+        return public
 
     return deco
 

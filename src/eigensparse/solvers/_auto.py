@@ -1,67 +1,71 @@
-"""The default method ``"auto"``: a small portfolio that reaches the optimum on small
-problems and stays fast on large ones.
+"""The default method ``"auto"``: a portfolio that searches the whole problem's
+correlation structure, and a bound on the whole problem with every answer.
 
 What it does (one component, exact cardinality s), and why (s = 1 is solved exactly: the
 feature of largest variance):
 
-1. **Working set.** W = every feature when p <= ``DENSE_FEATURES`` (256), else the
-   ``max(256, 8s)`` features of largest variance together with the warm-start support. The
-   dense block B = Σ[W, W] comes from one ``op.block`` call (a slice when the operator
-   layer has formed the Gram matrix, see ``eigensparse.operators._gram``).
-2. **Warm start.** The approximate greedy path (handbook Alg. 3; ``WARM_START``): good on
-   spiked data, it is one of the starts, so the result is at least as good. On a matrix
-   held in memory (B, a :class:`Covariance` or a formed Gram matrix) it runs compiled
-   (:func:`~eigensparse.solvers._auto_kernels.approx_greedy_order`): each step's leading
-   eigenvector comes from a few Lanczos steps warm-started at the previous one, so the
-   path costs O(s²·m) instead of s eigendecompositions (the same order as the
-   operator version, 2–20× faster); otherwise O(s) columns of the operator. The full
-   greedy path costs about 10× more and did not change any result of the table below.
-   Starting vectors passed as ``init`` take the warm start's place (the refinement of a
-   deflation chain passes the component being re-solved).
-3. **Multistart truncated power** on B: the greedy solution, the classic
-   top-variance start, ``e_i`` for the features of largest column energy ‖B[:, i]‖
-   (which breaks the ties of a correlation matrix's unit diagonal), and Gaussian
-   starts truncated to s entries. Every iterate is s-sparse, so one step costs O(m·s)
-   (s rows of B scaled and added, then an O(m) selection), not the O(m²) of a dense
-   product: the compiled loop
-   (:func:`~eigensparse.solvers._auto_kernels.tpower_from_supports`) is 4–13× faster
-   than one BLAS-3 product per step for all starts (MNIST m = 400, s = 50: 4×; 20
-   newsgroups m = 100, s = 5–21: 10–13×). The number of starts N scales
-   with the problem under a fixed flop budget:
-   N = clip(``START_FLOPS`` / m², 16, 256) for a working set of m features (256 starts
-   up to m ≈ 25, 64 at m = 50, 16 from m = 100); random starts come from
-   ``random_state`` only, so the result is deterministic.
-4. **Swap polish.** On the best support, 1-swap local search: a lower bound on the
-   variance after each exchange (support feature i out, feature j in) is the top
-   eigenvalue of a 2×2 matrix (the old eigenvector without i, plus e_j), for all s·m
-   exchanges in O(s·m); the ``SWAP_EXACT`` best are evaluated exactly (λmax of the s×s
-   blocks in one stacked ``eigvalsh``) and the best improving one taken, until none
+1. **Working set.** W = every feature when p <= ``DENSE_FEATURES`` (256), and also
+   beyond, up to ``GLOBAL_FEATURES`` (4096), whenever Σ is held in memory (a
+   :class:`Covariance`, a formed Gram matrix, see ``eigensparse.operators._gram``) or
+   costs at most ``GLOBAL_FORM_FLOPS`` to form: ranking features by variance means
+   nothing on a correlation matrix, and the strongest sparse direction is often a group
+   of correlated features of moderate variance. Only when Σ is neither held nor cheap
+   (wide data, p in the thousands) is W a subset: the features of largest variance,
+   those of largest weight in Σ's leading eigenvectors (a key that sees correlated
+   groups), and the warm start.
+2. **Warm start.** The approximate greedy path (handbook Alg. 3; ``WARM_START``), run
+   compiled on B (:func:`~eigensparse.solvers._auto_kernels.approx_greedy_order`: each
+   step's leading eigenvector from a few Lanczos steps warm-started at the previous one).
+   Starting vectors passed as ``init`` take its place (the refinement of a deflation
+   chain passes the component being re-solved).
+3. **Starts.** The greedy support, the top-variance support, ``e_i`` for the features of
+   largest column energy ‖B[:, i]‖, Gaussian starts truncated to s entries, and the
+   best **neighbourhoods**: feature i with its s − 1 strongest partners |B_ij|, ranked
+   by a few batched power steps on their s×s blocks. A planted group is the neighbourhood of each of its members,
+   whatever the variances around it. The partners come from one compiled selection per
+   row, shared with the Gershgorin bound.
+4. **Multistart truncated power** on B from all starts at once: every iterate is
+   s-sparse, so one step costs O(m·s) (s rows of B scaled and added, then an O(m)
+   selection) in the compiled loop
+   (:func:`~eigensparse.solvers._auto_kernels.tpower_from_supports`). The number of
+   random starts scales with the problem under a fixed flop budget:
+   N = clip(``START_FLOPS`` / m², 16, 256), at least ``GLOBAL_MIN_STARTS`` beyond 256
+   features; they come from ``random_state`` only, so the result is deterministic.
+5. **Swap polish.** 1-swap local search from the best distinct candidates (one up to
+   ``SWAP_SMALL`` features, ``SWAP_STARTS`` above: two overlapping clusters of correlated
+   features can sit three swaps apart): a lower bound on the variance after each
+   exchange is the top eigenvalue of a 2×2 matrix, for all s·m exchanges in O(s·m); the
+   ``SWAP_EXACT`` best are evaluated exactly and the best improving one taken, until none
    improves.
-   Truncated power fixed points are often one swap away from the optimum on
-   correlation matrices; this step catches those.
-5. **Full problem.** For p > ``DENSE_FEATURES`` one product Σx checks that the answer
-   on W is a fixed point of the full iteration (no feature outside W would enter);
-   otherwise the best support found on W and the warm start's start
-   :func:`~eigensparse.solvers.tpower` on the full operator (its working sets certify
-   that no feature outside could enter, or move on). Finally the loadings are the
-   leading eigenvector of Σ[I, I] (``polish``).
+6. **Full problem.** When W is a subset, one product Σx checks that the answer is a
+   fixed point of the full iteration; otherwise :func:`~eigensparse.solvers.tpower` on
+   the full operator moves on from it. The loadings are the leading eigenvector of
+   Σ[I, I] (``polish``).
+7. **Bound.** Every result carries ``upper_bound`` ≥ v(s) of the whole problem, ``gap``
+   = upper_bound − variance and ``info["bound"]`` naming the bound
+   (:func:`~eigensparse.bounds.full_problem_bound`): the smaller of the trace bound and
+   the Gershgorin partner bound, and λmax(Σ) (proven by a Cholesky factor of t·I − Σ)
+   up to ``CHOLESKY_BOUND_FEATURES``; when W is a subset, the working-set split bound.
+   ``method="exact"`` certifies (or tightens) it.
 
-Measured on 297 small problems (p 12–22; Wishart, spiked, correlation matrices of
-breast cancer, wine, diabetes, pitprops, leukemia, MNIST and 20 newsgroups subsets;
-s ∈ {3, 5, 8}) against ``exhaustive``: see :func:`auto`'s docstring for the table.
-The 2-start ``tpower`` (the previous default) reached the optimum on 194 of them.
+The measurements behind these choices are in ``benchmarks/bench_global.py`` and
+``benchmarks/bench_defaults.py``.
 """
 from __future__ import annotations
+
+from numbers import Integral, Real
 
 import numpy as np
 
 from .._linalg import top_eigh
-from .._validation import Interval, InvalidParameterError, check_start_vectors, validate_params
-from ..operators import Covariance, Operator
+from .._validation import Interval, InvalidParameterError, check_start_vectors
+from ..bounds import BOUND_DENSE, BOUND_GERSHGORIN, _small_bounds, full_problem_bound
+from ..operators import Covariance, HotellingDeflated, Operator
 from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
-from ._auto_kernels import approx_greedy_order, tpower_from_supports
+from ._auto_kernels import (approx_greedy_order, neighbourhood_scores, row_partners,
+                            swap_search, tpower_from_supports)
 from ._greedy import _path
 from ._simple import _check_problem
 
@@ -87,6 +91,32 @@ WARM_STARTS = 16
 #: 200 000 changed no result on 48 problems with s in {12, 20, 30}, 4% faster on 20news)
 SWAP_EXACT = 32
 SWAP_FLOPS = 50_000
+#: beyond DENSE_FEATURES, the whole matrix is searched when it is held or costs at most
+#: GLOBAL_FORM_FLOPS multiply-adds to form, up to GLOBAL_FEATURES features
+GLOBAL_FEATURES = 4096
+GLOBAL_FORM_FLOPS = 4e9
+#: starts on the whole matrix beyond DENSE_FEATURES: at least GLOBAL_MIN_STARTS, plus the
+#: NEIGHBOURHOOD_STARTS best neighbourhoods (:func:`_neighbourhoods`)
+GLOBAL_MIN_STARTS = 16
+NEIGHBOURHOOD_STARTS = 32
+#: the swap search runs from this many best distinct candidates (two clusters of
+#: correlated features sharing one member can sit three swaps apart: communities
+#: covariance, s = 5)
+SWAP_STARTS = 8
+SWAP_SMALL = 32
+#: ... fewer as s·m grows (at most SWAP_START_FLOPS / (s·m), at least one); one for a warm
+#: re-solve (``init`` given: the refinement), which adds no neighbourhood starts either
+SWAP_START_FLOPS = 5_000
+#: batched power steps that rank the neighbourhoods before the best are solved exactly
+HOOD_POWER_STEPS = 2
+#: leading eigenvectors whose weights key the working set when Σ is not formed
+SPECTRAL_VECTORS = 8
+#: λmax(Σ) joins the cheap bound: exact up to EIG_BOUND_FEATURES features (one dense
+#: eigvalsh), a Lanczos estimate proven by a Cholesky factor up to CHOLESKY_BOUND_FEATURES
+EIG_BOUND_FEATURES = 128
+CHOLESKY_BOUND_FEATURES = 640
+#: relative margin on a reported upper bound: rounding never puts it below a value
+BOUND_MARGIN = 1e-10
 #: at most this many swap rounds
 SWAP_ROUNDS = 64
 #: distinct multistart supports compared (with the warm start's) before the swap search
@@ -109,21 +139,106 @@ def _dense_matrix(op: Operator):
     return None if S is None else np.ascontiguousarray(S, dtype=float)
 
 
+def _block_cost(op: Operator) -> float:
+    """Multiply-adds to form the whole p×p matrix with ``op.block`` (inf when unknown)."""
+    p = float(op.n_features)
+    if _dense_matrix(op) is not None:
+        return p * p
+    cost = getattr(op, "_product_cost", None)
+    if callable(cost):  # a data operator: about n·p² (dense), less for sparse rows
+        return float(cost()) * p / 2.0
+    parent = getattr(op, "parent", None)
+    if isinstance(parent, Operator):  # a deflation: the parent's block and a rank-one term
+        return _block_cost(parent) + 2.0 * p * p
+    return np.inf
+
+
+def _full_matrix(op: Operator):
+    """The whole p×p matrix when it is held in memory or cheap to form (at most
+    ``GLOBAL_FEATURES`` features and ``GLOBAL_FORM_FLOPS`` multiply-adds), else None."""
+    S = _dense_matrix(op)
+    if S is not None or op.n_features > GLOBAL_FEATURES:
+        return S
+    if _block_cost(op) > GLOBAL_FORM_FLOPS:
+        return None
+    S = np.asarray(op.block(np.arange(op.n_features)), dtype=float)
+    return np.ascontiguousarray(0.5 * (S + S.T))
+
+
+def _spectral_scores(op: Operator, k: int) -> np.ndarray:
+    """Each feature's weight in the leading ``k`` eigenvectors of Σ (the diagonal of the
+    rank-k approximation Σ_k = Σ λ_j u_j u_jᵀ): a key that sees correlated groups of
+    moderate variance, from a few dozen products with Σ."""
+    import scipy.sparse.linalg as spla
+
+    p = int(op.n_features)
+    k = max(1, min(int(k), p - 2))
+    lin = spla.LinearOperator((p, p), matvec=lambda v: op.matvec(np.ravel(v)),
+                              matmat=lambda V: op.matmat(V), dtype=float)
+    v0 = np.ones(p) / np.sqrt(p)  # deterministic
+    lam, U = spla.eigsh(lin, k=k, which="LA", v0=v0, tol=1e-4, maxiter=20 * p)
+    return (U * U) @ np.maximum(lam, 0.0)
+
+
 def _working_set(op: Operator, d: np.ndarray, s: int, given=None) -> tuple[np.ndarray, np.ndarray | None]:
     """The working set W (sorted feature indices) and, when it was needed to build W, the
     warm-start support in feature indices (else None: it is computed on Σ[W, W]).
     ``given`` (a list of supports from ``init``) replaces the warm start: the first is
-    the warm support, and all of them join W."""
+    the warm support, and all of them join W.
+
+    Used only when Σ is not held and not cheap to form (p > ``DENSE_FEATURES``): W is
+    the union of the features of largest variance, of largest weight in Σ's leading
+    eigenvectors (:func:`_spectral_scores`), and the warm start."""
     p = op.n_features
     if p <= DENSE_FEATURES:
         return np.arange(p), (None if given is None else given[0])
     m = min(p, max(WORKING_SET_MIN, WORKING_SET_PER_CARD * s))
     top = np.argsort(-d, kind="stable")[:m]
+    spec = np.argsort(-_spectral_scores(op, SPECTRAL_VECTORS), kind="stable")[:m]
+    top = np.union1d(top, spec)
     if given is not None:
         return np.union1d(top, np.concatenate(given)), given[0]
-    S = _dense_matrix(op)
-    warm = np.sort(approx_greedy_order(S, s) if S is not None else _path(op, s, WARM_START)[0])
+    warm = np.sort(_path(op, s, WARM_START)[0])
     return np.union1d(top, warm), warm
+
+
+def _partners(B: np.ndarray, s: int):
+    """``(d, P, J)`` of :func:`~eigensparse.bounds.partner_sums` on B (compiled: one
+    selection per row)."""
+    d = np.diag(B).copy()
+    t = min(s - 1, B.shape[0] - 1)
+    if t <= 0:
+        return d, np.zeros((B.shape[0], max(s - 1, 0))), np.zeros((B.shape[0], 0), dtype=np.int64)
+    J, V = row_partners(B, t)
+    P = np.cumsum(V, axis=1)
+    if P.shape[1] < s - 1:
+        P = np.hstack([P, np.repeat(P[:, -1:], s - 1 - P.shape[1], axis=1)])
+    return d, P, J
+
+
+def _neighbourhoods(B: np.ndarray, J: np.ndarray, limit: int):
+    """Starts from each feature's neighbourhood: feature i with its s − 1 strongest
+    partners ``J[i]`` (from :func:`~eigensparse.bounds.partner_sums`). Returns the
+    ``limit`` best distinct supports, as ``(supports, values)`` (sorted supports;
+    values: an approximate leading eigenvector of their s×s block), best first, ranked
+    by a lower bound on λmax of their block: the Rayleigh quotient after
+    ``HOOD_POWER_STEPS`` batched power steps from B[i, N_i]. A group of correlated
+    features of moderate variance is the neighbourhood of each of its members, whatever
+    the variances around it."""
+    sup = np.hstack([np.arange(B.shape[0])[:, None], J])
+    rq, v = neighbourhood_scores(B, J, HOOD_POWER_STEPS)
+    order = np.argsort(-rq, kind="stable")
+    out_sup, out_val, seen = [], [], set()
+    for k in order:
+        perm = np.argsort(sup[k])
+        key = sup[k][perm].tobytes()
+        if key not in seen:
+            seen.add(key)
+            out_sup.append(sup[k][perm])
+            out_val.append(v[k][perm])
+            if len(out_sup) == limit:
+                break
+    return np.array(out_sup), np.array(out_val)
 
 
 def _init_supports(init, p: int, s: int) -> tuple[list, np.ndarray]:
@@ -175,64 +290,21 @@ def _support_values(B: np.ndarray, supports: np.ndarray) -> np.ndarray:
     return np.linalg.eigvalsh(blocks)[:, -1]
 
 
-def _swap_bounds(B: np.ndarray, support: np.ndarray, lam: float, z: np.ndarray) -> np.ndarray:
-    """Lower bounds on λmax after swapping ``support[i]`` for feature ``j`` (s×m array).
-
-    The bound is the best vector in span{u, e_j}, u = z without entry i (z the leading
-    eigenvector of B[I, I], λ its eigenvalue): the top eigenvalue of the 2×2 matrix
-    [[a_i, b_ij], [b_ij, B_jj]] with a_i = uᵀB u/‖u‖², b_ij = B[j, I∖i]·u/‖u‖.
-    Costs O(s·m) for all swaps at once.
-    """
-    zi2 = np.minimum(z * z, 1.0 - 1e-12)
-    a = (lam * (1.0 - 2.0 * zi2) + zi2 * np.diag(B)[support]) / (1.0 - zi2)  # (s,)
-    g = B[:, support] @ z  # (m,)
-    b = (g[None, :] - B[support, :] * z[:, None]) / np.sqrt(1.0 - zi2)[:, None]  # (s, m)
-    c = np.diag(B)[None, :]
-    half = 0.5 * (a[:, None] - c)
-    bound = 0.5 * (a[:, None] + c) + np.sqrt(half * half + b * b)
-    bound[:, support] = -np.inf
-    return bound
-
-
-def _best_flat(a: np.ndarray, n: int) -> np.ndarray:
-    """Flat indices of the ``n`` largest entries of ``a``, largest first (ties: lower
-    index first); a partial selection, then a sort of those n only."""
-    flat = a.ravel()
-    if n < flat.size:
-        part = np.argpartition(-flat, n - 1)[:n]
-        thr = flat[part].min()
-        above = np.flatnonzero(flat > thr)
-        tied = np.flatnonzero(flat == thr)[: n - above.size]
-        part = np.concatenate([above, tied])
-    else:
-        part = np.arange(flat.size)
-    return part[np.lexsort((part, -flat[part]))]
-
-
-def _swap_search(B: np.ndarray, support: np.ndarray) -> tuple[np.ndarray, float, int]:
-    """1-swap local search from ``support`` on B: the ``SWAP_EXACT`` exchanges of best
-    lower bound (:func:`_swap_bounds`) are evaluated exactly; the best improving one is
-    taken, until none improves."""
+def _swap_search(B: np.ndarray, support: np.ndarray, exact: bool = True) -> tuple[np.ndarray, float, int]:
+    """1-swap local search from ``support`` on B (compiled:
+    :func:`~eigensparse.solvers._auto_kernels.swap_search`). Every exchange (support
+    feature i out, feature j in) is bounded from below by the top eigenvalue of a 2×2
+    matrix (u = the eigenvector z without entry i, plus e_j: [[a_i, b_ij], [b_ij, B_jj]]
+    with a_i = uᵀBu/‖u‖², b_ij = B[j, I∖i]·u/‖u‖), for all s·m exchanges in O(s·m); the
+    ``SWAP_EXACT`` best are evaluated (a few power steps, then exactly when no
+    improvement is proven) and the best improving one is taken, until none improves
+    (``exact=False``: until the power steps prove none, a cheaper search for the
+    further candidates)."""
     m, s = B.shape[0], support.size
-    support = np.sort(support)
-    lam, z = top_eigh(B[np.ix_(support, support)])
-    if s == m or s == 1:
-        return support, lam, 0
-    rounds = 0
-    for rounds in range(1, SWAP_ROUNDS + 1):
-        bound = _swap_bounds(B, support, lam, z)
-        n_exact = min(SWAP_EXACT, max(4, SWAP_FLOPS // s**3), s * (m - s))
-        flat = _best_flat(bound, n_exact)
-        pos, cand = np.unravel_index(flat, bound.shape)
-        trial = np.repeat(support[None], flat.size, axis=0)
-        trial[np.arange(flat.size), pos] = cand
-        vals = _support_values(B, trial)
-        best = int(np.argmax(vals))
-        if vals[best] <= lam * (1 + 1e-12) + 1e-300:
-            break
-        support = np.sort(trial[best])
-        lam, z = top_eigh(B[np.ix_(support, support)])
-    return support, lam, rounds
+    support = np.sort(np.asarray(support, dtype=np.int64))
+    n_exact = int(min(SWAP_EXACT, max(4, SWAP_FLOPS // s**3), max(s * (m - s), 1)))
+    lam, rounds = swap_search(B, support, n_exact, SWAP_ROUNDS, bool(exact))
+    return support, float(lam), int(rounds)
 
 
 def _is_fixed_point(op: Operator, support: np.ndarray, s: int) -> bool:
@@ -259,9 +331,13 @@ def _distinct_supports(supports: np.ndarray, f: np.ndarray, limit: int) -> list[
     return out
 
 
-@register("auto", cost="O(m·s) per truncated power step and start (compiled), m <= max(256, 8s)",
-          summary="Default: greedy warm start, multistart truncated power, 1-swap polish "
-                  "(reaches the optimum on small problems).")
+@register("auto", cost="O(m·s) per truncated power step and start (compiled); O(p²) partners",
+          summary="Default: greedy and neighbourhood starts, multistart truncated power, "
+                  "1-swap polish, a bound on the whole problem.",
+          constraints={"n_starts": [None, Interval(Integral, 1, None, closed="left")],
+                       "max_iter": [Interval(Integral, 1, None, closed="left")],
+                       "tol": [Interval(Real, 0, None, closed="left")], "swap": ["boolean"]},
+          warm_start=True, bounded=True, partners=("two_start_tpower",))
 def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: float = 1e-4,
          swap: bool = True, init=None, random_state=None):
     """The default sparse PCA method: a greedy + multistart + swap portfolio.
@@ -269,13 +345,14 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     Parameters
     ----------
     op : Operator
-        Represents the p×p covariance Σ (any operator: only ``diag``, ``block`` and,
-        for p > 256, the products of :func:`~eigensparse.solvers.tpower` are used).
+        Represents the p×p covariance Σ (any operator: ``diag``, ``block`` and, when Σ
+        is not formed, its products).
     cardinality : int
         Exact support size s, 1 <= s <= p.
     n_starts : int >= 1 or None
-        Starting points of the batched truncated power stage; None scales them with
-        the working-set size m: clip(1.6·10⁵/m², 16, 256).
+        Random and coordinate starting points of the batched truncated power stage
+        (the neighbourhood starts come on top); None scales them with the working-set
+        size m: clip(1.6·10⁵/m², 16, 256), at least 64 beyond 256 features.
     max_iter : int >= 1, default=200
         Iterations per start.
     tol : float >= 0, default=1e-4
@@ -298,35 +375,19 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     ComponentResult
         ``loadings`` (p,) with exactly s nonzeros (unless Σ[I, I] is reducible), the
         leading eigenvector of Σ[I, I]; ``variance`` λmax(Σ[I, I]). ``info``:
-        ``n_starts``, ``working_set`` (m), ``warm_start_variance``, ``multistart_variance``
-        (best start, on the working set), ``swap_rounds``, ``swap_gain`` (variance
-        added by the swap search), ``refined`` (full-problem tpower ran: the working
-        set's answer was not a fixed point of the full iteration).
+        ``n_starts``, ``neighbourhood_starts``, ``working_set`` (m),
+        ``warm_start_variance``, ``multistart_variance`` (best start, on the working
+        set), ``swap_rounds``, ``swap_gain`` (variance added by the swap search),
+        ``refined`` (full-problem tpower ran: the working set's answer was not a fixed
+        point of the full iteration), ``bound`` (the name of ``upper_bound``'s bound).
+        ``upper_bound`` bounds the whole problem; ``gap`` = upper_bound − variance.
 
     Notes
     -----
-    See the module docstring for the stages and their reasons. Measured against
-    ``exhaustive`` on 297 small problems (three random draws of 33 matrices: 6 Wishart,
-    6 spiked, 21 correlation or covariance matrices of subsets of real data — breast
-    cancer, wine, diabetes with products, pitprops, leukemia, MNIST, 20 newsgroups —
-    each with s ∈ {3, 5, 8}; p from 12 to 22), share of problems where the method
-    reaches the optimum, and mean time per problem (one thread, same run, one core
-    of a 2-core machine; the compiled kernels of this method are already loaded):
-
-    ==================================  ==========  ================
-    method                              optimal     ms per problem
-    ==================================  ==========  ================
-    ``approx_greedy``                   178/297     0.31
-    ``tpower`` (2 starts)               194/297     3.6
-    ``greedy``                          192/297     1.6
-    ``am`` (16 starts)                  278/297     5.9
-    ``am`` (64 starts)                  293/297     7.6
-    ``auto`` (this method)              297/297     1.5
-    ==================================  ==========  ================
-
-    Without the swap search and with 8 starts ``auto`` misses 20 of these; with the swap
-    search and 8 starts, 3: the many starts do most of the work on small problems, the
-    swap search is the cheap safety net for the larger ones, where starts are fewer.
+    See the module docstring for the stages and their reasons. It reaches the optimum
+    of ``exhaustive`` on every small problem of ``tests/solvers/test_against_exhaustive.py``
+    and the best of many ``am`` starts on real and planted problems of hundreds of
+    features (``benchmarks/bench_global.py``).
 
     Examples
     --------
@@ -340,21 +401,20 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     """
     s = _check_problem(op, cardinality, "auto")
     p = int(op.n_features)
-    validate_params({"n_starts": n_starts, "max_iter": max_iter, "tol": tol, "swap": swap},
-                    {"n_starts": [None, Interval("int", 1, None)],
-                     "max_iter": [Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
-                     "swap": [bool]}, where="auto")
     rng = check_random_state(random_state)
     given, A = (None, None) if init is None else _init_supports(init, p, s)
     if s == 1:  # exact: the feature of largest variance (ties: the lowest index)
         i = int(np.argmax(np.asarray(op.diag(), dtype=float)))
         z, lam = polish_loadings(op, [i])
         return make_result(op, z, "auto", variance=lam, n_iter=0, converged=True,
+                           upper_bound=float(lam), gap=0.0,
                            message="auto: s = 1, the feature of largest variance (exact)",
                            info={"n_starts": 0, "working_set": 1, "exact": True})
     W, B, warm = _working_block(op, s, given)
     m = W.size
     N = _n_starts(m) if n_starts is None else int(n_starts)
+    if m > DENSE_FEATURES and n_starts is None:
+        N = max(N, GLOBAL_MIN_STARTS)
     if given is not None and n_starts is None:  # a warm re-solve explores less
         N = min(N, WARM_STARTS)
     sup0, val0 = _start_supports(B, s, warm, N, rng)
@@ -364,32 +424,116 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         if extra:
             sup0 = np.vstack([sup0, extra])
             val0 = np.vstack([val0, [A[g, c] for c, g in enumerate(given[1:], start=1)]])
+    n_hood = 0
+    d_B, P, J = _partners(B, s)  # the bound's and the starts'
+    if given is None and s < m and J.shape[1] == s - 1:  # the correlation structure
+        hood_sup, hood_val = _neighbourhoods(B, J, NEIGHBOURHOOD_STARTS)
+        n_hood = hood_sup.shape[0]
+        sup0, val0 = np.vstack([sup0, hood_sup]), np.vstack([val0, hood_val])
     sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
     multi_value = float(f.max())
-    cands = _distinct_supports(sups, f, N_REFINE) + [warm]
+    n_cand = max(N_REFINE, SWAP_STARTS)
+    cands = _distinct_supports(sups, f, n_cand) + [warm]
     vals = _support_values(B, np.array(cands))
-    support, value = cands[int(np.argmax(vals))], float(vals.max())
+    best = int(np.argmax(vals))
+    support, value = cands[best], float(vals[best])
     rounds, before = 0, value
-    if swap and s < m:
-        support, value, rounds = _swap_search(B, support)
+    if swap and s < m:  # from the SWAP_STARTS best distinct candidates
+        value = -np.inf
+        n_swap = 1 if (m <= SWAP_SMALL or given is not None) else int(
+            min(SWAP_STARTS, max(1, SWAP_START_FLOPS // (s * m))))
+        for t, j in enumerate(np.argsort(-vals, kind="stable")[:n_swap]):
+            sup_j, val_j, r_j = _swap_search(B, cands[j], exact=t == 0)
+            rounds += r_j
+            if val_j > value * (1 + 1e-12) if value > 0 else val_j > value:
+                support, value = sup_j, val_j
     support, refined = _on_full_problem(op, W, support, warm)
     z, lam = polish_loadings(op, support)
-    info = {"n_starts": N, "working_set": m, "warm_start_variance": float(vals[-1]),
-            "multistart_variance": multi_value, "swap_rounds": rounds,
-            "swap_gain": value - before, "refined": refined}
+    ub, bound = _upper_bound(op, W, B, s, lam, d_B, P, eig=given is None)
+    info = {"n_starts": N, "neighbourhood_starts": n_hood, "working_set": m,
+            "warm_start_variance": float(vals[-1]), "multistart_variance": multi_value,
+            "swap_rounds": rounds, "swap_gain": value - before, "refined": refined,
+            "bound": bound}
     return make_result(op, z, "auto", variance=lam, n_iter=int(rounds), converged=True,
+                       upper_bound=ub, gap=None if ub is None else ub - lam,
                        message=f"auto: greedy + {N} starts on {m} features + {rounds} swap rounds",
                        info=info)
+
+
+def _is_psd(op: Operator) -> bool:
+    """False for a Hotelling deflation (Σ − c·xxᵀ of a non-eigenvector can be
+    indefinite) anywhere in the chain; every other operator here is PSD."""
+    while isinstance(op, Operator):
+        if isinstance(op, HotellingDeflated):
+            return False
+        op = getattr(op, "parent", None)
+    return True
+
+
+def _lambda_max_bound(B: np.ndarray) -> float | None:
+    """A proven upper bound on λmax(B): the exact value up to ``EIG_BOUND_FEATURES``
+    features (one dense eigvalsh); above, up to ``CHOLESKY_BOUND_FEATURES``, a Lanczos
+    estimate t raised until t·I − B has a Cholesky factor (then t >= λmax exactly);
+    None when it is not worth its cost."""
+    m = B.shape[0]
+    if m <= EIG_BOUND_FEATURES:
+        return float(np.linalg.eigvalsh(B)[-1])
+    if m > CHOLESKY_BOUND_FEATURES:
+        return None
+    import scipy.linalg as sla
+    import scipy.sparse.linalg as spla
+
+    v0 = np.ones(m) / np.sqrt(m)  # deterministic
+    theta, v = spla.eigsh(B, k=1, which="LA", v0=v0, tol=1e-10)
+    theta = float(theta[0])
+    res = float(np.linalg.norm(B @ v[:, 0] - theta * v[:, 0]))
+    scale = max(abs(theta), float(np.abs(np.diag(B)).max()), 1e-300)
+    t = theta + res + 1e-9 * scale
+    for _ in range(4):
+        try:
+            sla.cholesky(t * np.eye(m) - B, lower=True, check_finite=False)
+            return t
+        except np.linalg.LinAlgError:
+            t += 1e-3 * scale
+    return None
+
+
+def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, d_B, P,
+                 eig: bool = True):
+    """A valid upper bound on the whole problem's v(s) and its name (``None`` when none
+    is available): :func:`~eigensparse.bounds.full_problem_bound` on B when W is every
+    feature (with λmax(B) when B is small enough for a dense eigenvalue solve), its
+    working-set split otherwise. Never below the value found (rounding). ``eig=False``
+    (a warm re-solve of the refinement, which runs many) skips λmax."""
+    p = int(op.n_features)
+    psd = _is_psd(op)
+    if W.size >= p:
+        ub = float(_small_bounds(d_B, P, s, psd)[s])
+        name = BOUND_DENSE if psd else BOUND_GERSHGORIN
+        top = _lambda_max_bound(B) if psd and eig else None
+        if top is not None and top < ub:
+            ub, name = top, "largest eigenvalue of Σ"
+    else:
+        ub, name = full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
+    if not np.isfinite(ub):
+        return None, None
+    return max(float(ub), float(lam)) * (1 + BOUND_MARGIN), name
 
 
 def _working_block(op: Operator, s: int, given=None):
     """``(W, B, warm)``: the working set W (sorted feature ids), its symmetric
     C-contiguous block B = Σ[W, W], and the approximate-greedy support at cardinality s
-    (positions in W), or ``given[0]`` when supports are given."""
-    d = np.asarray(op.diag(), dtype=float)
-    W, warm = _working_set(op, d, s, given)
-    B = np.asarray(op.block(W), dtype=float)
-    B = np.ascontiguousarray(0.5 * (B + B.T))
+    (positions in W), or ``given[0]`` when supports are given. W is every feature when
+    p <= ``DENSE_FEATURES`` or when Σ is held or cheap to form (:func:`_full_matrix`)."""
+    p = int(op.n_features)
+    S = _full_matrix(op) if p > DENSE_FEATURES else None
+    if S is not None:
+        W, B, warm = np.arange(p), S, (None if given is None else given[0])
+    else:
+        d = np.asarray(op.diag(), dtype=float)
+        W, warm = _working_set(op, d, s, given)
+        B = np.asarray(op.block(W), dtype=float)
+        B = np.ascontiguousarray(0.5 * (B + B.T))
     if warm is None:
         warm = np.sort(approx_greedy_order(B, s))
     else:
@@ -433,7 +577,9 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     Returns
     -------
     ComponentResult
-        method ``"tpower"``; the better of the two fixed points, polished.
+        method ``"tpower"``; the better of the two fixed points, polished, with the
+        same bound on the whole problem as :func:`auto` (``upper_bound``, ``gap``,
+        ``info["bound"]``).
 
     Examples
     --------
@@ -454,6 +600,9 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
     support, refined = _on_full_problem(op, W, sups[int(np.argmax(f))], warm)
     z, lam = polish_loadings(op, support)
+    d_B, P, _ = _partners(B, s)
+    ub, bound = _upper_bound(op, W, B, s, lam, d_B, P, eig=False)
     return make_result(op, z, "tpower", variance=lam, converged=True,
+                       upper_bound=ub, gap=None if ub is None else ub - lam,
                        message="tpower's two starts on auto's working set",
-                       info={"working_set": W.size, "refined": refined})
+                       info={"working_set": W.size, "refined": refined, "bound": bound})

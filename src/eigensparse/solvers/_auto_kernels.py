@@ -276,3 +276,231 @@ def approx_greedy_order(B, s):
         order[k] = best
         chosen[best] = True
     return order
+
+
+@numba.njit(cache=True, nogil=True)
+def row_partners(B, t):
+    """Each row's ``t`` strongest partners: ``J[i]`` the indices j ≠ i of the t largest
+    |B_ij| (strongest first; ties to the lower index) and ``V[i]`` those |B_ij|. O(m)
+    per row on average (a selection, then a sort of the t chosen)."""
+    m = B.shape[0]
+    J = np.empty((m, t), dtype=np.int64)
+    V = np.empty((m, t))
+    a = np.empty(m)
+    scratch = np.empty(m)
+    for i in range(m):
+        for j in range(m):
+            a[j] = abs(B[i, j])
+        a[i] = -1.0  # below every |B_ij|: never its own partner
+        for j in range(m):
+            scratch[j] = a[j]
+        thr = _kth_largest(scratch, t - 1)
+        k = 0
+        for j in range(m):
+            if a[j] > thr:
+                J[i, k] = j
+                k += 1
+        for j in range(m):
+            if k >= t:
+                break
+            if a[j] == thr:
+                J[i, k] = j
+                k += 1
+        for u in range(1, t):  # insertion sort by |B_ij| descending, index ascending
+            ju = J[i, u]
+            vu = a[ju]
+            w = u - 1
+            while w >= 0 and (a[J[i, w]] < vu or (a[J[i, w]] == vu and J[i, w] > ju)):
+                J[i, w + 1] = J[i, w]
+                w -= 1
+            J[i, w + 1] = ju
+        for u in range(t):
+            V[i, u] = max(a[J[i, u]], 0.0)
+    return J, V
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_top(B, sup, s, with_vector, z):
+    """λmax of B[sup, sup] (s×s); its eigenvector into ``z`` when ``with_vector``."""
+    M = np.empty((s, s))
+    for a in range(s):
+        for b in range(s):
+            M[a, b] = B[sup[a], sup[b]]
+    if with_vector:
+        lam, Z = np.linalg.eigh(M)
+        for a in range(s):
+            z[a] = Z[a, s - 1]
+        return lam[s - 1]
+    return np.linalg.eigvalsh(M)[s - 1]
+
+
+#: power steps behind each exchange's lower bound in :func:`swap_search`
+LOWER_BOUND_STEPS = 3
+
+
+@numba.njit(cache=True, nogil=True)
+def _rayleigh_steps(B, sup, s, x, y, steps):
+    """A lower bound on λmax(B[sup, sup]): the Rayleigh quotient of ``x`` after
+    ``steps`` power steps (``x`` is overwritten; ``y`` scratch)."""
+    for _ in range(steps):
+        nrm = 0.0
+        for a in range(s):
+            acc = 0.0
+            ra = sup[a]
+            for b in range(s):
+                acc += B[ra, sup[b]] * x[b]
+            y[a] = acc
+            nrm += acc * acc
+        nrm = np.sqrt(nrm)
+        if not nrm > 0:
+            return -np.inf
+        for a in range(s):
+            x[a] = y[a] / nrm
+    num = 0.0
+    for a in range(s):
+        acc = 0.0
+        ra = sup[a]
+        for b in range(s):
+            acc += B[ra, sup[b]] * x[b]
+        num += x[a] * acc
+    return num
+
+
+@numba.njit(cache=True, nogil=True)
+def swap_search(B, support, n_exact, max_rounds, exact):
+    """1-swap local search on B from ``support`` (sorted, in place). Each round bounds
+    every exchange (support entry i out, feature j in) from below by the top
+    eigenvalue of a 2×2 matrix (the current eigenvector without i, plus e_j), evaluates
+    the ``n_exact`` exchanges of best bound by a tighter lower bound (a few power steps)
+    and takes the best when it proves an improvement; when none does and ``exact``,
+    they are evaluated exactly (λmax of their s×s block; ties to the lower flat index
+    i·m + j) and the best taken if it improves, until none does or ``max_rounds``
+    rounds ran. Returns ``(value, rounds)``."""
+    m = B.shape[0]
+    s = support.size
+    z = np.empty(s)
+    lam = _block_top(B, support, s, True, z)
+    if s == m or s == 1:
+        return lam, 0
+    n_flat = s * m
+    bound = np.empty(n_flat)
+    scratch = np.empty(n_flat)
+    g = np.empty(m)
+    a = np.empty(s)
+    root = np.empty(s)
+    chosen = np.empty(n_exact, dtype=np.int64)
+    x = np.empty(s)
+    y = np.empty(s)
+    trial = np.empty(s, dtype=np.int64)
+    in_sup = np.zeros(m, dtype=np.bool_)
+    rounds = 0
+    for rnd in range(1, max_rounds + 1):
+        rounds = rnd
+        for j in range(m):
+            in_sup[j] = False
+        for i in range(s):
+            in_sup[support[i]] = True
+        for j in range(m):
+            acc = 0.0
+            for i in range(s):
+                acc += B[j, support[i]] * z[i]
+            g[j] = acc
+        for i in range(s):
+            zi2 = min(z[i] * z[i], 1.0 - 1e-12)
+            a[i] = (lam * (1.0 - 2.0 * zi2) + zi2 * B[support[i], support[i]]) / (1.0 - zi2)
+            root[i] = np.sqrt(1.0 - zi2)
+        for i in range(s):
+            row = support[i]
+            for j in range(m):
+                f = i * m + j
+                if in_sup[j]:
+                    bound[f] = -np.inf
+                else:
+                    bij = (g[j] - B[row, j] * z[i]) / root[i]
+                    c = B[j, j]
+                    half = 0.5 * (a[i] - c)
+                    bound[f] = 0.5 * (a[i] + c) + np.sqrt(half * half + bij * bij)
+        n = min(n_exact, s * (m - s))
+        # the n largest bounds: a selection, then those n sorted (value desc, index asc)
+        for f in range(n_flat):
+            scratch[f] = bound[f]
+        thr = _kth_largest(scratch, n - 1)
+        k = 0
+        for f in range(n_flat):
+            if bound[f] > thr:
+                chosen[k] = f
+                k += 1
+        for f in range(n_flat):
+            if k >= n:
+                break
+            if bound[f] == thr:
+                chosen[k] = f
+                k += 1
+        for u in range(1, n):
+            cu = chosen[u]
+            vu = bound[cu]
+            w = u - 1
+            while w >= 0 and (bound[chosen[w]] < vu or (bound[chosen[w]] == vu and chosen[w] > cu)):
+                chosen[w + 1] = chosen[w]
+                w -= 1
+            chosen[w + 1] = cu
+        # first a lower bound per exchange (Rayleigh quotient after a few power steps from
+        # the current eigenvector with entry i moved to j): an improvement it proves is
+        # taken at once; only when none is proven are the exchanges evaluated exactly
+        best, best_val = -1, -np.inf
+        for u in range(n):
+            pos = chosen[u] // m
+            cand = chosen[u] % m
+            for i in range(s):
+                trial[i] = support[i]
+                x[i] = z[i]
+            trial[pos] = cand
+            x[pos] = 0.0
+            nx = 0.0
+            for i in range(s):
+                nx += x[i] * x[i]
+            x[pos] = np.sqrt(max(1.0 - nx, 0.0)) if nx < 1.0 else 0.0
+            v = _rayleigh_steps(B, trial, s, x, y, LOWER_BOUND_STEPS)
+            if v > best_val:
+                best, best_val = u, v
+        if exact and not best_val > lam * (1 + 1e-12) + 1e-300:
+            for u in range(n):
+                pos = chosen[u] // m
+                cand = chosen[u] % m
+                for i in range(s):
+                    trial[i] = support[i]
+                trial[pos] = cand
+                v = _block_top(B, trial, s, False, z)
+                if v > best_val:
+                    best, best_val = u, v
+        if not best_val > lam * (1 + 1e-12) + 1e-300:
+            break
+        support[chosen[best] // m] = chosen[best] % m
+        support.sort()
+        lam = _block_top(B, support, s, True, z)
+    return lam, rounds
+
+
+@numba.njit(cache=True, nogil=True)
+def neighbourhood_scores(B, J, steps):
+    """For each feature i, a lower bound on λmax of the block of N_i = {i} ∪ J[i]: the
+    Rayleigh quotient after ``steps`` power steps from B[i, N_i] (row i's signs).
+    Returns ``(rq, V)``: the bounds (m,) and the vectors (m, 1 + t), in the order of
+    N_i."""
+    m, t = J.shape
+    k = t + 1
+    rq = np.empty(m)
+    V = np.empty((m, k))
+    idx = np.empty(k, dtype=np.int64)
+    x = np.empty(k)
+    y = np.empty(k)
+    for i in range(m):
+        idx[0] = i
+        for a in range(t):
+            idx[a + 1] = J[i, a]
+        for a in range(k):
+            x[a] = B[i, idx[a]]
+        rq[i] = _rayleigh_steps(B, idx, k, x, y, steps)
+        for a in range(k):
+            V[i, a] = x[a]
+    return rq, V

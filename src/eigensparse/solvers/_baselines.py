@@ -20,13 +20,15 @@ work with every deflation scheme, ``deflation="disjoint"`` included.
 """
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
+
 
 import numpy as np
 
-from .._validation import InvalidParameterError, Interval, Options, validate_params
+from .._validation import Interval, InvalidParameterError, StrOptions
 from ..operators import Operator
 from . import register
+from ._simple import _check_problem
 from ._common import check_random_state, make_result
 from ._common import polish as _polish_support
 
@@ -34,19 +36,6 @@ __all__ = ["emspca", "spanspca"]
 
 #: up to this many features the leading eigenvectors come from a dense eigendecomposition
 DENSE_MAX_FEATURES = 500
-
-
-def _check(op, cardinality, method: str) -> int:
-    if not isinstance(op, Operator):
-        raise InvalidParameterError(
-            f"{method}: parameter 'op' must be an eigensparse Operator; got {type(op).__name__}.")
-    p = int(op.n_features)
-    if (not isinstance(cardinality, numbers.Integral) or isinstance(cardinality, bool)
-            or not 1 <= int(cardinality) <= p):
-        raise InvalidParameterError(
-            f"{method}: parameter 'cardinality' must be an int in [1, n_features={p}]; "
-            f"got {cardinality!r}.")
-    return int(cardinality)
 
 
 def _top_eigs(op: Operator, d: int, rng: np.random.Generator):
@@ -95,7 +84,13 @@ def _em_threshold(w0: np.ndarray, K: int, diag: np.ndarray, nonnegative: bool):
 
 
 @register("emspca", cost="O(p·n) per iteration (one Σ·x product)", summary="EM for sparse PCA (Sigg & Buhmann 2008): power-like EM with an "
-                            "L0-constrained M-step.")
+                            "L0-constrained M-step.",
+          constraints={"max_iter": [Interval(Integral, 1, None, closed="left")],
+                       "tol": [Interval(Real, 0, None, closed="left")],
+                       "n_starts": [Interval(Integral, 1, None, closed="left")],
+                       "init": [StrOptions({"pca", "random"})],
+                       "nonnegative": [bool],
+                       "polish": [bool]})
 def emspca(op: Operator, cardinality: int, *, max_iter: int = 200, tol: float = 1e-9,
            n_starts: int = 1, init: str = "pca", nonnegative: bool = False, polish: bool = True,
            random_state=None):
@@ -139,14 +134,7 @@ def emspca(op: Operator, cardinality: int, *, max_iter: int = 200, tol: float = 
     >>> res.support.tolist(), round(res.variance, 3)
     ([0, 1, 8], 2.475)
     """
-    K = _check(op, cardinality, "emspca")
-    validate_params(
-        {"max_iter": max_iter, "tol": tol, "n_starts": n_starts, "init": init,
-         "nonnegative": nonnegative, "polish": polish},
-        {"max_iter": [Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
-         "n_starts": [Interval("int", 1, None)], "init": [Options(("pca", "random"))],
-         "nonnegative": [bool], "polish": [bool]},
-        where="emspca")
+    K = _check_problem(op, cardinality, "emspca")
     rng = check_random_state(0 if random_state is None else random_state)
     p = op.n_features
     diag = op.diag()
@@ -209,7 +197,11 @@ def _sphere_samples(d: int, n: int, rng) -> np.ndarray:
 
 
 @register("spanspca", cost="O(p·d² + samples·p·d) on a rank-d sketch", summary="Sparse PCA through a rank-d approximation (Papailiopoulos, "
-                              "Dimakis & Korokythakis 2013): top-s supports in the span.")
+                              "Dimakis & Korokythakis 2013): top-s supports in the span.",
+          constraints={"rank": [Interval(Integral, 1, None, closed="left")],
+                       "n_samples": [Interval(Integral, 1, None, closed="left")],
+                       "n_check": [Interval(Integral, 1, None, closed="left")],
+                       "batch_size": [Interval(Integral, 1, None, closed="left")]})
 def spanspca(op: Operator, cardinality: int, *, rank: int = 3, n_samples: int = 4000,
              n_check: int = 16, batch_size: int = 512, random_state=None):
     """SpanSPCA: the best top-s support among vectors of the rank-``rank`` principal span.
@@ -244,12 +236,7 @@ def spanspca(op: Operator, cardinality: int, *, rank: int = 3, n_samples: int = 
     >>> res.support.tolist(), round(res.variance, 3)
     ([0, 1, 8], 2.475)
     """
-    s = _check(op, cardinality, "spanspca")
-    validate_params(
-        {"rank": rank, "n_samples": n_samples, "n_check": n_check, "batch_size": batch_size},
-        {"rank": [Interval("int", 1, None)], "n_samples": [Interval("int", 1, None)],
-         "n_check": [Interval("int", 1, None)], "batch_size": [Interval("int", 1, None)]},
-        where="spanspca")
+    s = _check_problem(op, cardinality, "spanspca")
     p = op.n_features
     if rank > p:
         raise InvalidParameterError(

@@ -24,9 +24,11 @@ xᵀΣx of the returned unit vector.
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
-from .._validation import Interval, validate_params
+from .._validation import Interval
 from ..operators import Operator
 from . import register
 from ._common import make_result
@@ -133,11 +135,12 @@ def _colpca(op, s, c, power_iter, tol, method):
                              "n_selection_loops": loops, "n_per_step": c})
 
 
-_POWER_CONSTRAINTS = {"power_iter": [Interval("int", 0, None)],
-                      "tol": [Interval("real", 0, None)]}
+_POWER_CONSTRAINTS = {"power_iter": [Interval(Integral, 0, None, closed="left")],
+                      "tol": [Interval(Real, 0, None, closed="left")]}
 
 
-@register("scol", cost="O(s·p) column products, then power iterations", summary="Scol-PCA (He-Monteiro-Park): one column per step, then power method.")
+@register("scol", cost="O(s·p) column products, then power iterations", summary="Scol-PCA (He-Monteiro-Park): one column per step, then power method.",
+          constraints=_POWER_CONSTRAINTS)
 def scol(op: Operator, cardinality: int, *, random_state=None, power_iter: int = 100,
          tol: float = 1e-10):
     """Scol-PCA (He, Monteiro & Park, Algorithm 1): greedy ±1 column selection, then
@@ -175,11 +178,12 @@ def scol(op: Operator, cardinality: int, *, random_state=None, power_iter: int =
     ([0, 1, 8], 2.475)
     """
     s = _check_problem(op, cardinality, "scol")
-    validate_params({"power_iter": power_iter, "tol": tol}, _POWER_CONSTRAINTS, where="scol")
     return _colpca(op, s, 1, int(power_iter), float(tol), "scol")
 
 
-@register("mcol", cost="O(s·p) column products, then power iterations", summary="Mcol-PCA (He-Monteiro-Park): c columns per step, then power method.")
+@register("mcol", cost="O(s·p) column products, then power iterations", summary="Mcol-PCA (He-Monteiro-Park): c columns per step, then power method.",
+          constraints={**_POWER_CONSTRAINTS,
+                       "n_per_step": [None, Interval(Integral, 1, None, closed="left")]})
 def mcol(op: Operator, cardinality: int, *, random_state=None, n_per_step: int | None = None,
          power_iter: int = 100, tol: float = 1e-10):
     """Mcol-PCA (He, Monteiro & Park, §2.3): like :func:`scol` but adds the ``c`` best
@@ -216,8 +220,5 @@ def mcol(op: Operator, cardinality: int, *, random_state=None, n_per_step: int |
     ([0, 1, 8], 2.475)
     """
     s = _check_problem(op, cardinality, "mcol")
-    validate_params({"power_iter": power_iter, "tol": tol, "n_per_step": n_per_step},
-                    {**_POWER_CONSTRAINTS, "n_per_step": [None, Interval("int", 1, None)]},
-                    where="mcol")
     c = max(1, s // 10) if n_per_step is None else int(n_per_step)
     return _colpca(op, s, c, int(power_iter), float(tol), "mcol")

@@ -6,10 +6,11 @@ import itertools
 import math
 import time
 import warnings
+from numbers import Real
 
 import numpy as np
 
-from .._validation import Interval, InvalidParameterError, validate_params
+from .._validation import Interval, InvalidParameterError
 from ..operators import Operator
 from . import register
 from ._common import make_result, polish_loadings
@@ -33,7 +34,11 @@ def _combination_batches(p: int, s: int, batch: int):
         yield flat.reshape(-1, s)
 
 
-@register("exhaustive", cost="O(C(p, s)·s³): every support", summary="Exact search over all supports of size s (small problems).")
+@register("exhaustive", cost="O(C(p, s)·s³): every support", summary="Exact search over all supports of size s (small problems).",
+          constraints={"max_supports": [Interval(Real, 1, None, closed="left")],
+                       "max_cost": [Interval(Real, 1, None, closed="left")],
+                       "max_time": [None, Interval(Real, 0, None, closed="neither")],
+                       "progress": [bool]})
 def exhaustive(op: Operator, cardinality: int, *, random_state=None,
                max_supports: int | float = 2_000_000, max_cost: float = 1e10,
                max_time: float | None = None, progress: bool = False):
@@ -89,11 +94,6 @@ def exhaustive(op: Operator, cardinality: int, *, random_state=None,
     ([0, 1, 8], 2.475, 2.475)
     """
     s = _check_problem(op, cardinality, "exhaustive")
-    validate_params({"max_supports": max_supports, "max_cost": max_cost, "max_time": max_time,
-                     "progress": progress},
-                    {"max_supports": [Interval("real", 1, None)], "max_cost": [Interval("real", 1, None)],
-                     "max_time": [None, Interval("real", 0, None, closed="neither")],
-                     "progress": [bool]}, where="exhaustive")
     p = op.n_features
     n_sup = math.comb(p, s)
     cost = n_sup * (2 * s * s + s ** 3) + p * p

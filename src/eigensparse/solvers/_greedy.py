@@ -29,9 +29,11 @@ O(kp + k²m + k³) for m surviving candidates, instead of (p−k) eigenvalue pro
 """
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
-from .._validation import Interval, validate_params
+from .._validation import Interval
 from ..operators import Operator
 from . import register
 from ._common import polish
@@ -236,7 +238,8 @@ def greedy(op: Operator, cardinality: int, *, random_state=None):
 
 
 @register("approx_greedy", cost="one Σ·x product per step over the path",
-          summary="Approximate greedy forward selection (handbook Alg. 3), whole path.")
+          summary="Approximate greedy forward selection (handbook Alg. 3), whole path.",
+          constraints={"n_candidates": [Interval(Integral, 1, None, closed="left")]})
 def approx_greedy(op: Operator, cardinality: int, *, random_state=None, n_candidates: int = 1):
     """Approximate greedy forward selection (handbook Algorithm 3), whole path 1..s.
 
@@ -273,7 +276,5 @@ def approx_greedy(op: Operator, cardinality: int, *, random_state=None, n_candid
     ([0, 1, 8], 2.475)
     """
     s = _check_problem(op, cardinality, "approx_greedy")
-    validate_params({"n_candidates": n_candidates},
-                    {"n_candidates": [Interval("int", 1, None)]}, where="approx_greedy")
     order, path_var = _path(op, s, "approx", int(n_candidates))
     return _finish(op, order, path_var, "approx_greedy", s)

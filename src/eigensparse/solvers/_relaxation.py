@@ -19,16 +19,16 @@ with ψ the ℓ0-penalized value (weak duality), K the features surviving elimin
 from __future__ import annotations
 
 import math
-import numbers
 import time
 import warnings
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
 from .._linalg import fix_sign
 from .._result import ComponentResult
-from .._validation import Interval, InvalidParameterError, validate_params
+from .._validation import Interval, InvalidParameterError
 from ..bounds import certify_support
 from ..operators import Operator
 from ..relaxation import (PrefixBlocks, RelaxationSolution, bca_relaxation, embed_warm_start,
@@ -68,7 +68,7 @@ class _RelaxationRun:
     """Every relaxation solved for one component (kept for the bounds), within the
     call's ``deadline`` (``time.perf_counter()`` seconds), with an optional tqdm bar."""
 
-    def __init__(self, op: Operator, engine: str, tol, max_iter, time_limit, support_tol, *,
+    def __init__(self, op: Operator, engine: str, tol, max_iter, solve_time, support_tol, *,
                  deadline=math.inf, bar=None):
         self.blocks = PrefixBlocks(op)
         self.deadline, self.bar = deadline, bar
@@ -77,8 +77,8 @@ class _RelaxationRun:
         self.options = {"tol": tol}
         if max_iter is not None:
             self.options[iter_name] = int(max_iter)
-        if time_limit is not None:
-            self.options["time_limit"] = time_limit
+        if solve_time is not None:
+            self.options["max_time"] = solve_time
         self.support_tol = support_tol
         self.trials: list[RelaxationTrial] = []
 
@@ -90,7 +90,7 @@ class _RelaxationRun:
         options = self.options
         if self.deadline < math.inf:  # each relaxation gets the time left (at least 1 ms)
             left = max(self.deadline - time.perf_counter(), 1e-3)
-            options = dict(options, time_limit=min(options.get("time_limit", math.inf), left))
+            options = dict(options, max_time=min(options.get("max_time", math.inf), left))
         sol = self.solver(S, rho, warm_start=ws, **options)
         z, supp = leading_support(sol.Z, self.support_tol)
         trial = RelaxationTrial(float(rho), k, sol, z, supp)
@@ -120,55 +120,50 @@ def _empty_result(op, rho, method, message, info):
                            message=message, info=info)
 
 
-def _check_args(op, cardinality, penalty, method, tol, support_tol):
-    if not isinstance(op, Operator):
-        raise InvalidParameterError(
-            f"{method}: parameter 'op' must be an eigensparse Operator; got {type(op).__name__}.")
+#: the options of both relaxation methods (their types; the solver's problem is checked
+#: by :data:`~eigensparse.solvers.PROBLEM_CONSTRAINTS` and :func:`_check_args`)
+_CONSTRAINTS = {
+    "penalty": [None, Interval(Real, 0, None, closed="left")],
+    "tol": [Interval(Real, 0, 1, closed="neither")],
+    "support_tol": [Interval(Real, 0, 1, closed="neither")],
+    "max_penalties": [Interval(Integral, 1, None, closed="left")],
+    "certify": ["boolean"],
+    "max_time": [None, Interval(Real, 0, None, closed="neither")],
+    "progress": ["boolean"],
+}
+
+
+def _check_args(op, cardinality, penalty, method):
+    """What the constraints cannot say: the cardinality fits the operator, and a
+    cardinality or a penalty is given."""
     p = op.n_features
-    if cardinality is not None and (not isinstance(cardinality, numbers.Integral)
-                                    or isinstance(cardinality, bool)
-                                    or not 1 <= int(cardinality) <= p):
+    if cardinality is not None and not 1 <= int(cardinality) <= p:
         raise InvalidParameterError(
             f"{method}: parameter 'cardinality' must be an int in [1, n_features={p}] or None "
             f"(with a penalty); got {cardinality!r}.")
-    if penalty is not None and (isinstance(penalty, bool) or not isinstance(penalty, numbers.Real)
-                                or not np.isfinite(penalty) or penalty < 0):
-        raise InvalidParameterError(
-            f"{method}: parameter 'penalty' must be a finite real number >= 0 (the ℓ1 penalty ρ); "
-            f"got {penalty!r}.")
     if cardinality is None and penalty is None:
         raise InvalidParameterError(
             f"{method}: give a target 'cardinality' (the penalty is then searched) or a "
             "'penalty' ρ >= 0.")
-    for name, val in (("tol", tol), ("support_tol", support_tol)):
-        if isinstance(val, bool) or not isinstance(val, numbers.Real) or not 0 < val < 1:
-            raise InvalidParameterError(
-                f"{method}: parameter {name!r} must be a real number in (0, 1); got {val!r}.")
 
 
 def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, method: str,
                          tol=1e-3, max_iter=None, support_tol=1e-3, max_penalties=40,
-                         certify=True, time_limit=None, max_time=None,
+                         certify=True, solve_time=None, max_time=None,
                          progress=False) -> ComponentResult:
     """One sparse component from the DSPCA relaxation (see :func:`dspca` / :func:`bca`).
 
     ``max_time`` (seconds, whole call): each relaxation gets the time left, the penalty
     search starts no solve after it, and the best component so far is returned with a
     RuntimeWarning (``converged=False``, ``info["stopped"] = "max_time"``). ``progress``
-    shows a tqdm bar over the relaxations solved (penalty, working set, cardinality)."""
-    _check_args(op, cardinality, penalty, method, tol, support_tol)
-    validate_params({"max_time": max_time, "progress": progress},
-                    {"max_time": [None, Interval("real", 0, None, closed="neither")],
-                     "progress": [bool]}, where=method)
-    if (isinstance(max_penalties, bool) or not isinstance(max_penalties, numbers.Integral)
-            or max_penalties < 1):
-        raise InvalidParameterError(
-            f"{method}: parameter 'max_penalties' must be an int >= 1; got {max_penalties!r}.")
+    shows a tqdm bar over the relaxations solved (penalty, working set, cardinality).
+    ``solve_time``: seconds per relaxation solve (dspca's deprecated ``time_limit``)."""
+    _check_args(op, cardinality, penalty, method)
     t_start = time.perf_counter()
     deadline = math.inf if max_time is None else t_start + float(max_time)
     bar = _progress_bar(method) if progress else None
     try:
-        run = _RelaxationRun(op, engine, tol, max_iter, time_limit, support_tol,
+        run = _RelaxationRun(op, engine, tol, max_iter, solve_time, support_tol,
                              deadline=deadline, bar=bar)
         dmax = float(run.blocks.dsorted[0])
         if cardinality is None:
@@ -185,6 +180,17 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
     x, lam = _sparse_component(op, run, chosen, cardinality, method)
     return _make_result(op, run, chosen, x, lam, cardinality, search_hit, certify, method,
                         t_start, max_time)
+
+
+def _deprecated_time_limit(time_limit):
+    """dspca's ``time_limit`` (seconds per relaxation solve), with a FutureWarning."""
+    if time_limit is not None:
+        import warnings
+
+        warnings.warn("dspca: option 'time_limit' (seconds per relaxation solve) is deprecated "
+                      "and will be removed; use 'max_time' (seconds for the whole call).",
+                      FutureWarning, stacklevel=4)
+    return time_limit
 
 
 def _progress_bar(method):
@@ -347,7 +353,10 @@ def _make_result(op, run, chosen, x, lam, s, search_hit, certify, method, t_star
 @register("dspca", penalized=True,
           cost="O(m³) per iteration (eigendecomposition) on m screened features",
           summary="DSPCA relaxation by Nesterov's smoothed first-order method (handbook §3.1), "
-                  "safe elimination, penalty search for a target cardinality.")
+                  "safe elimination, penalty search for a target cardinality.",
+          constraints={**_CONSTRAINTS, "max_iter": [Interval(Integral, 1, None, closed="left")],
+                       "time_limit": [None, Interval(Real, 0, None, closed="neither")]},
+          deprecated=("time_limit",))
 def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
           max_iter=20000, support_tol=1e-3, max_penalties=40, certify=True, time_limit=None,
           max_time=None, progress=False):
@@ -378,7 +387,8 @@ def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, to
     certify : bool, default=True
         Run the handbook Prop. 2 optimality test on the returned support.
     time_limit : float or None
-        Seconds per relaxation solve.
+        Deprecated (FutureWarning): seconds per relaxation solve; give ``max_time``, the
+        seconds of the whole call (each relaxation gets the time left).
     max_time : float or None
         Seconds for the whole call: when spent, the best component so far is returned
         with a RuntimeWarning (``converged=False``, ``info["stopped"] = "max_time"``).
@@ -407,12 +417,15 @@ def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, to
     return relaxation_component(op, cardinality, penalty, engine="first_order", method="dspca",
                                 tol=tol, max_iter=max_iter, support_tol=support_tol,
                                 max_penalties=max_penalties, certify=certify,
-                                time_limit=time_limit, max_time=max_time, progress=progress)
+                                solve_time=_deprecated_time_limit(time_limit), max_time=max_time,
+                                progress=progress)
 
 
 @register("bca", penalized=True, cost="O(m³) per sweep on the m features left by elimination",
           summary="DSPCA relaxation by block coordinate ascent (Zhang & El Ghaoui 2011), "
-                  "safe elimination, penalty search for a target cardinality.")
+                  "safe elimination, penalty search for a target cardinality.",
+          constraints={**_CONSTRAINTS, "max_sweeps": [Interval(Integral, 1, None, closed="left")]},
+          bounded=True)
 def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
         max_sweeps=200, support_tol=1e-3, max_penalties=40, certify=True, max_time=None,
         progress=False):

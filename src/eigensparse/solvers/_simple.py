@@ -8,13 +8,14 @@ chosen support I, so the reported variance is λmax(Σ[I, I]).
 """
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
+
 
 import numpy as np
 from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
-from .._validation import Interval, InvalidParameterError, validate_params
+from .._validation import Interval, InvalidParameterError
 from ..operators import Operator
 from . import register
 from ._common import check_random_state, make_result, polish, polish_loadings
@@ -26,18 +27,10 @@ DENSE_EIGH_MAX_FEATURES = 500
 
 
 def _check_problem(op, cardinality, method: str) -> int:
-    """Light boundary check shared by the solvers of this package family.
-
-    Returns the cardinality as an int. Public entry points validate too; this keeps a
-    direct call ``solver(op, s)`` from failing obscurely.
-    """
-    if not isinstance(op, Operator):
-        raise InvalidParameterError(
-            f"{method}: parameter 'op' must be an eigensparse Operator; got {type(op).__name__}."
-        )
+    """The cardinality as an int, at most ``n_features`` (the types of ``op`` and
+    ``cardinality`` are the solvers' :data:`~eigensparse.solvers.PROBLEM_CONSTRAINTS`)."""
     p = int(op.n_features)
-    if (not isinstance(cardinality, numbers.Integral) or isinstance(cardinality, bool)
-            or not 1 <= int(cardinality) <= p):
+    if not 1 <= int(cardinality) <= p:
         raise InvalidParameterError(
             f"{method}: parameter 'cardinality' must be an int in [1, n_features={p}]; "
             f"got {cardinality!r}."
@@ -113,7 +106,9 @@ def _leading_eigenvector(op: Operator, rng: np.random.Generator, tol: float, max
         raise
 
 
-@register("threshold", cost="O(p·n) per power iteration (leading eigenvector)", summary="Threshold the leading eigenvector of Σ, then polish.")
+@register("threshold", cost="O(p·n) per power iteration (leading eigenvector)", summary="Threshold the leading eigenvector of Σ, then polish.",
+          constraints={"tol": [Interval(Real, 0, None, closed="left")],
+                       "maxiter": [None, Interval(Integral, 1, None, closed="left")]})
 def threshold(op: Operator, cardinality: int, *, random_state=None, tol: float = 0.0,
               maxiter: int | None = None):
     """Keep the ``s`` largest |entries| of the leading eigenvector of Σ, then polish.
@@ -152,9 +147,6 @@ def threshold(op: Operator, cardinality: int, *, random_state=None, tol: float =
     ([0, 1, 6], 2.329, 4.219)
     """
     s = _check_problem(op, cardinality, "threshold")
-    validate_params({"tol": tol, "maxiter": maxiter},
-                    {"tol": [Interval("real", 0, None)],
-                     "maxiter": [None, Interval("int", 1, None)]}, where="threshold")
     rng = check_random_state(0 if random_state is None else random_state)
     lam, v, ok, how = _leading_eigenvector(op, rng, tol, maxiter)
     support = _top_s(np.abs(v), s)

@@ -14,14 +14,14 @@ bounded time, through the same dispatcher as :func:`eigensparse.sparse_pca`:
 :func:`plot_topics_diagnostics` draws the sorted word variances (the paper's Fig. 2)
 and variance against cardinality; :func:`write_json` saves a result atomically.
 """
-from ._passes import SCALINGS, word_statistics, working_set_covariance
-from ._pipeline import (DEFAULT_MAX_DF, DEFAULT_MIN_DF, DEFAULT_TIME_BUDGET,
-                        DEFAULT_TOPIC_CARDINALITY, DEFAULT_TOPIC_DEFLATION, DEFAULT_TOPIC_SCALING,
-                        extract_topics)
+from ._config import (DEFAULT_MAX_DF, DEFAULT_MAX_TIME, DEFAULT_MIN_DF, DEFAULT_TOPIC_CARDINALITY,
+                      DEFAULT_TOPIC_DEFLATION, DEFAULT_TOPIC_SCALING, SCALINGS, TopicConfig)
+from ._passes import word_statistics, working_set_covariance
+from ._pipeline import extract_topics
 from ._plot import plot_topics_diagnostics, variance_by_cardinality
 from ._result import Topic, TopicsResult, write_json
 
-__all__ = ["extract_topics", "TopicsResult", "Topic", "plot_topics_diagnostics", "write_json",
+__all__ = ["extract_topics", "TopicConfig", "TopicsResult", "Topic", "plot_topics_diagnostics", "write_json",
            "word_statistics", "working_set_covariance", "variance_by_cardinality", "SCALINGS",
            "DEFAULT_TOPIC_CARDINALITY", "DEFAULT_TOPIC_DEFLATION", "DEFAULT_TOPIC_SCALING",
-           "DEFAULT_MIN_DF", "DEFAULT_MAX_DF", "DEFAULT_TIME_BUDGET"]
+           "DEFAULT_MIN_DF", "DEFAULT_MAX_DF", "DEFAULT_MAX_TIME"]

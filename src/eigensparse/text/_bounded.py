@@ -27,60 +27,21 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn import get_config
 
-from .._validation import InvalidParameterError, Interval, Options, validate_params
-from ..operators import Covariance
+from .._result import ComponentResult
+from .._validation import Interval, InvalidParameterError, StrOptions, check_params
+from ..operators import Covariance, Operator
+from ..registry import methods
 
-__all__ = ["BoundedTopic", "TopicBudgetWarning", "solve_topic_bounded", "swap_gain_bound"]
+__all__ = ["TopicBudgetWarning", "solve_topic_bounded", "swap_gain_bound"]
 
 
 class TopicBudgetWarning(RuntimeWarning):
     """A topic's time budget ran out; the best answer found so far was returned."""
-
-
-@dataclass
-class BoundedTopic:
-    """One topic found by :func:`solve_topic_bounded`.
-
-    Attributes
-    ----------
-    support : ndarray of int, shape (s,)
-        Positions (rows of the working-set covariance) of the topic words, sorted.
-    loadings : ndarray of float, shape (s,)
-        Unit-norm loadings on ``support`` (largest |.| positive).
-    variance : float
-        xᵀΣx on the covariance given.
-    safe : bool
-        The swap test passed: no single exchange with a word left out can improve it.
-    capped : bool
-        The solve set reached ``max_working_set`` before the swap test passed.
-    timed_out : bool
-        The time budget ran out (a :class:`TopicBudgetWarning` was issued).
-    fallback : bool
-        ``method="bca"`` fell back to tpower on the capped set.
-    sizes : list of int
-        Solve-set sizes used, in order.
-    seconds : float
-    method : str
-        The solver of the returned answer.
-    info : dict
-        ``swap_gain`` (the bound of the last test), ``tau``, ``n_solves``.
-    """
-
-    support: np.ndarray
-    loadings: np.ndarray
-    variance: float
-    safe: bool
-    capped: bool
-    timed_out: bool
-    fallback: bool
-    sizes: list
-    seconds: float
-    method: str
-    info: dict = field(default_factory=dict)
 
 
 def swap_gain_bound(B: np.ndarray, tau: float) -> float:
@@ -106,17 +67,27 @@ def swap_gain_bound(B: np.ndarray, tau: float) -> float:
     return float(np.linalg.eigvalsh(sub)[:, -1].max()) + float(tau) - phi
 
 
-def _check(cov, cardinality, used, time_budget, max_working_set, initial_size, method, n_starts):
-    validate_params(
-        {"cardinality": cardinality, "time_budget": time_budget, "max_working_set": max_working_set,
+def _check(cov, cardinality, used, max_time, max_working_set, initial_size, method, n_starts):
+    if get_config()["skip_parameter_validation"]:  # the topic engine's solve: options checked
+        return _used_mask(cov, used)
+    check_params(
+        {"cardinality": cardinality, "max_time": max_time, "max_working_set": max_working_set,
          "initial_size": initial_size, "method": method, "n_starts": n_starts},
-        {"cardinality": Interval("int", 1, None), "time_budget": Interval("real", 0, None, "neither"),
-         "max_working_set": Interval("int", 1, None), "initial_size": [None, Interval("int", 1, None)],
-         "method": Options(("auto", "tpower", "bca")), "n_starts": Interval("int", 1, None)},
-        where="solve_topic_bounded")
-    if not isinstance(cov, Covariance):
-        raise InvalidParameterError("solve_topic_bounded: parameter 'cov' must be an "
-                                    f"eigensparse.Covariance; got {type(cov).__name__}.")
+        {"cardinality": [Interval(Integral, 1, None, closed="left")],
+         "max_time": [Interval(Real, 0, None, closed="neither")],
+         "max_working_set": [Interval(Integral, 1, None, closed="left")],
+         "initial_size": [None, Interval(Integral, 1, None, closed="left")],
+         "method": [StrOptions({m.name for m in methods() if m.bounded})],
+         "n_starts": [Interval(Integral, 1, None, closed="left")]}, "solve_topic_bounded")
+    if not isinstance(cov, Operator) or cov.has_data:
+        raise InvalidParameterError("solve_topic_bounded: parameter 'cov' must be a covariance "
+                                    "operator (eigensparse.Covariance, or a covariance on a device); "
+                                    f"got {type(cov).__name__}.")
+    return _used_mask(cov, used)
+
+
+def _used_mask(cov, used) -> np.ndarray:
+    """``used`` (a bool mask or positions) as a bool mask over ``cov``'s features."""
     m = cov.n_features
     mask = np.zeros(m, dtype=bool)
     if used is not None:
@@ -134,7 +105,7 @@ def _check(cov, cardinality, used, time_budget, max_working_set, initial_size, m
     return mask
 
 
-def _starts(op: Covariance, s: int, n_coord: int, warm) -> np.ndarray:
+def _starts(op: Operator, s: int, n_coord: int, warm) -> np.ndarray:
     """Columns: approximate greedy at s, e_i at the n_coord largest variances, warm."""
     from ..solvers._greedy import approx_greedy
 
@@ -151,7 +122,7 @@ def _starts(op: Covariance, s: int, n_coord: int, warm) -> np.ndarray:
     return np.column_stack(cols)
 
 
-def _solve(op: Covariance, s, method, n_starts, warm, seed, opts):
+def _solve(op: Operator, s, method, n_starts, warm, seed, opts):
     """One solve on the solve-set operator ``op`` (a restriction of the checked
     covariance: no copy, no second validation)."""
     from ..solvers import get_solver
@@ -186,16 +157,16 @@ def _warm_up(method: str, n_starts: int) -> None:
 
 
 def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float = 0.0,
-                        time_budget: float = 2.0, max_working_set: int = 1000,
+                        max_time: float = 2.0, max_working_set: int = 1000,
                         initial_size: int | None = None, method: str = "tpower",
                         n_starts: int = 6, relaxation_max_size: int = 400, random_state=None,
                         method_options: dict | None = None, warn: bool = True,
-                        callback=None) -> BoundedTopic:
+                        callback=None) -> ComponentResult:
     """One exact-cardinality topic from a working-set covariance, in bounded time.
 
     Parameters
     ----------
-    cov : Covariance
+    cov : Covariance or a covariance operator (e.g. on a device)
         The (deflated, if the deflation is not disjoint) covariance of the m working-set
         words.
     cardinality : int
@@ -205,14 +176,16 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
     tau_outside : float, default=0.0
         Largest variance among the words outside the working set (the pipeline's
         elimination threshold): the swap test also covers them.
-    time_budget : float, default=2.0
+    max_time : float, default=2.0
         Seconds for this topic; at the budget the best answer so far is returned with a
         :class:`TopicBudgetWarning` (the first solve always completes).
     max_working_set : int, default=1000
         Cap on the solve set (dense m × m blocks, tpower costs O(m²) per iteration).
     initial_size : int, optional
         First solve-set size (default max(8·s, 64)).
-    method : {"auto", "tpower", "bca"}, default="tpower"
+    method : str, default="tpower"
+        A method whose :class:`~eigensparse.registry.MethodSpec` is ``bounded``
+        (``"auto"``, ``"tpower"``, ``"bca"``).
     n_starts : int, default=6
         tpower starts: approximate greedy, ``n_starts − 2`` coordinate starts on the
         largest variances, and the warm start.
@@ -230,9 +203,18 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
 
     Returns
     -------
-    BoundedTopic
+    ComponentResult
+        Loadings on the m words of ``cov`` (unit norm, largest |.| positive);
+        ``converged`` is False when the time ran out. ``info``: ``working_set_safe`` (the
+        swap test passed: no single exchange with a word left out can improve it),
+        ``capped`` (the solve set reached ``max_working_set`` first), ``timed_out``,
+        ``fallback`` (``method="bca"`` fell back to tpower), ``solve_set_sizes``,
+        ``seconds``, ``swap_gain`` (the bound of the last test), ``tau``, ``n_solves``.
+        ``upper_bound``, ``gap`` (and ``info["bound"]``) are the solver's, when it gives
+        them and its solve saw every candidate word (a bound on the topic's problem over
+        the working set).
     """
-    used_mask = _check(cov, cardinality, used, time_budget, max_working_set, initial_size, method,
+    used_mask = _check(cov, cardinality, used, max_time, max_working_set, initial_size, method,
                        n_starts)
     _warm_up(method, n_starts)
     t0 = time.perf_counter()
@@ -254,7 +236,7 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
         idx = np.sort(cand[:size])
         sub = cov.restrict(idx)
         use = method
-        left = time_budget - (time.perf_counter() - t0)
+        left = max_time - (time.perf_counter() - t0)
         if method == "bca" and (size > relaxation_max_size or
                                 (per_cube is not None and per_cube * size**3 > left)):
             use, fallback = "tpower", True
@@ -267,6 +249,9 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
         sizes.append(int(size))
         if best is None or r.variance > best[2] * (1 + 1e-12):
             best = (idx[r.support], r.loadings[r.support], float(r.variance), use)
+            # the solver's bound holds for the topic's problem only when it saw every
+            # candidate word
+            bound = r if size >= cand.size else None
         if callback is not None:
             callback(int(size), best[2], time.perf_counter() - t0)
         tau = max(float(d[cand[size]]) if size < cand.size else 0.0, float(tau_outside))
@@ -281,22 +266,29 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
         # the next solve costs about dt·(growth)^2 (tpower: O(m²) per iteration) or
         # ^3 (bca); stop now rather than overrun the budget
         growth = (nxt_size / size) ** (3 if use == "bca" else 2)
-        if time.perf_counter() - t0 + dt * growth > time_budget:
+        if time.perf_counter() - t0 + dt * growth > max_time:
             timed_out = True
             break
         size = nxt_size
         nxt = np.sort(cand[:size])
         warm = np.searchsorted(nxt, sup)
     if timed_out and warn:
-        warnings.warn(f"topic solve stopped at its time budget ({time_budget:g} s) on {sizes[-1]} "
+        warnings.warn(f"topic solve stopped at its time budget ({max_time:g} s) on {sizes[-1]} "
                       f"words; returning the best answer so far (a swap with a word left out "
                       f"could add up to {gain:.3g}).", TopicBudgetWarning, stacklevel=2)
     ids, lv, var, used_method = best
-    o = np.argsort(ids)
-    ids, lv = ids[o], lv[o]
-    if lv[np.argmax(np.abs(lv))] < 0:
-        lv = -lv
-    return BoundedTopic(support=ids, loadings=lv, variance=var, safe=bool(gain <= 0),
-                        capped=capped, timed_out=timed_out, fallback=fallback, sizes=sizes,
-                        seconds=time.perf_counter() - t0, method=used_method,
-                        info={"swap_gain": float(gain), "tau": float(tau), "n_solves": n_solves})
+    x = np.zeros(cov.n_features)
+    x[ids] = lv
+    if x[np.argmax(np.abs(x))] < 0:
+        x = -x
+    info = {"working_set_safe": bool(gain <= 0), "capped": capped, "timed_out": timed_out,
+            "fallback": fallback, "solve_set_sizes": sizes, "seconds": time.perf_counter() - t0,
+            "swap_gain": float(gain), "tau": float(tau), "n_solves": n_solves, "penalty": None}
+    ub = gap = None
+    if bound is not None and bound.upper_bound is not None:
+        ub, gap = bound.upper_bound, bound.gap
+        if isinstance(bound.info, dict) and "bound" in bound.info:
+            info["bound"] = bound.info["bound"]
+    return ComponentResult(loadings=x, support=np.sort(ids), variance=var, method=used_method,
+                           n_iter=n_solves, converged=not timed_out, upper_bound=ub, gap=gap,
+                           message="bounded topic solve", info=info)

@@ -26,6 +26,7 @@ import numpy as np
 from .._validation import InvalidParameterError
 from ..io.corpus import open_corpus
 from ..io.uci import DEFAULT_CHUNK_NNZ
+from ._config import PASS_SCALINGS
 from ._kernels import accumulate_gram, row_sums
 
 __all__ = ["SCALINGS", "word_statistics", "working_set_covariance", "scale_matrix",
@@ -33,9 +34,8 @@ __all__ = ["SCALINGS", "word_statistics", "working_set_covariance", "scale_matri
 
 log = logging.getLogger("eigensparse.text")
 
-#: value transforms: raw counts, 0/1 occurrence, log(1 + count), tf-idf (smooth idf,
-#: rows normalised to unit ℓ2 norm, as scikit-learn's TfidfTransformer)
-SCALINGS = ("count", "binary", "log", "tfidf")
+#: the value transforms of the passes (:data:`eigensparse.text._config.PASS_SCALINGS`)
+SCALINGS = PASS_SCALINGS
 
 #: largest working set whose Gram matrix is kept with the corpus cache (8·m² bytes)
 _GRAM_CACHE_MAX = 4000
@@ -111,7 +111,7 @@ def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAU
     """One pass: per word Σv, Σv² and the document frequency, for values v after
     ``scaling`` (``"tfidf"`` needs ``idf``). Returns ``{"s1", "s2", "df"}``.
 
-    A corpus with ``reduce_blocks`` (:class:`eigensparse.text._dask.DaskCorpus`) runs
+    A corpus with ``reduce_blocks`` (:class:`eigensparse.text._cluster.ClusterCorpus`) runs
     the pass where its blocks are.
 
     Examples

@@ -1,72 +1,50 @@
-"""The out-of-core topic pipeline (Zhang & El Ghaoui 2011, §4): passes and a working
-set around the one dispatcher.
+"""The out-of-core topic engine (Zhang & El Ghaoui 2011, §4): passes and a working set
+around the one dispatcher, the same for every corpus (a file streamed, a matrix in
+memory, row blocks read by the workers of a Dask cluster) and every device.
 
 1. **pass 1** (:mod:`._passes`): every word's mean, variance and document frequency,
-   exactly, streamed over whole-document chunks (memory O(W) + one chunk);
+   exactly, over whole-document chunks (memory O(W) + one chunk; on a cluster, per
+   block on the workers);
 2. **pruning** (:mod:`._vocabulary`, scikit-learn's ``min_df``/``max_df``/``stop_words``/
-   ``max_features``) from the pass-1 document frequencies, then **screening**
-   (:mod:`._working_set`): the m kept words of largest variance, exact by safe
-   elimination for every penalty >= the largest variance left out;
-3. **pass 2**: the m × m covariance of the working set (memory O(m²) + one chunk);
-4. **solve**: the dispatcher (:mod:`eigensparse._dispatch`) resolves the method, the
-   cardinalities and the options, and runs the deflation loop or the joint method on
-   the working-set covariance, with the working set's per-component solve; when the
-   working set is too small it is enlarged and pass 2 repeated (``rereads``).
+   ``max_features``) from the pass-1 document frequencies, then the **working set**
+   (:func:`._working_set.select_working_set`, the one place its rule lives);
+3. **pass 2**: the m × m covariance of the working set (memory O(m²) + one chunk),
+   scaled to unit variances with ``scaling="unit"``, an operator of the operator layer
+   (on the device with ``device=``);
+4. **solve** (:func:`solve_topics`): the dispatcher (:mod:`eigensparse._dispatch`) on that
+   operator with the per-topic solve :class:`._working_set.TopicSolve`, which answers
+   :class:`~eigensparse._result.NeedsFeatures` when the working set must grow: pass 2 is
+   repeated on a larger set and the dispatcher resumes from the topics found.
 
 Memory never grows with the number of documents.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 import numpy as np
 
 from .._dispatch import (assemble, plan_components, progress_bar, resolve_method,
                          solve_components)
-from .._validation import InvalidParameterError, Interval, Options, validate_params
+from .._result import NeedsFeatures
+from .._validation import InvalidParameterError
 from ..io.corpus import Corpus, open_corpus
-from ..io.uci import DEFAULT_CHUNK_NNZ
-from ..multi import DEFLATIONS
-from ..operators import Covariance
-from ._passes import (SCALINGS, Clock, CorpusPasses, phase_line, progress_mode, word_statistics,
+from ._config import (DEFAULT_MAX_DF, DEFAULT_MAX_TIME, DEFAULT_MIN_DF, DEFAULT_TOPIC_CARDINALITY,
+                      DEFAULT_TOPIC_DEFLATION, DEFAULT_TOPIC_SCALING, PARAMETERS, SCALINGS,
+                      TopicConfig)
+from ._passes import (Clock, CorpusPasses, phase_line, progress_mode, word_statistics,
                       working_set_covariance)
 from ._result import TopicsResult
 from ._vocabulary import prune_vocabulary, stop_word_set
-from ._working_set import Enlarge, TopicSolve, WorkingSet, auto_working_set
+from ._working_set import TopicBudget, TopicSolve, WorkingSet, auto_working_set, vocabulary_bound
 
-__all__ = ["extract_topics", "word_statistics", "working_set_covariance", "SCALINGS",
-           "DEFAULT_TOPIC_CARDINALITY", "DEFAULT_TOPIC_DEFLATION", "DEFAULT_TOPIC_SCALING",
-           "DEFAULT_MIN_DF", "DEFAULT_MAX_DF", "DEFAULT_TIME_BUDGET"]
-
-#: words per topic when none is given
-DEFAULT_TOPIC_CARDINALITY = 5
-#: distinct topics: no word in two topics
-DEFAULT_TOPIC_DEFLATION = "disjoint"
-#: the value scaling (centered: ``center=True``): tf-idf finds planted mid-frequency
-#: topics (precision 0.96 on a 300k × 102k Zipf corpus) where counts find none
-DEFAULT_TOPIC_SCALING = "tfidf"
-#: vocabulary pruning (scikit-learn's meaning): words in fewer than 5 documents or in
-#: more than half of them cannot enter a topic
-DEFAULT_MIN_DF = 5
-DEFAULT_MAX_DF = 0.5
-#: seconds per topic for the bounded solve
-DEFAULT_TIME_BUDGET = 2.0
+__all__ = ["extract_topics", "solve_topics", "word_statistics", "working_set_covariance",
+           "SCALINGS", "DEFAULT_TOPIC_CARDINALITY", "DEFAULT_TOPIC_DEFLATION",
+           "DEFAULT_TOPIC_SCALING", "DEFAULT_MIN_DF", "DEFAULT_MAX_DF", "DEFAULT_MAX_TIME"]
 
 
-def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
-                   method: str | None = None, deflation: str = DEFAULT_TOPIC_DEFLATION,
-                   penalty: float | None = None, cardinality_tolerance: int = 0,
-                   center: bool = True, scaling: str = DEFAULT_TOPIC_SCALING,
-                   min_df=DEFAULT_MIN_DF, max_df=DEFAULT_MAX_DF, stop_words=None,
-                   max_features: int | None = None, time_budget: float = DEFAULT_TIME_BUDGET,
-                   working_set: int | None = None, max_working_set: int = 4000,
-                   cache: bool = True, cache_dir=None, verify: str = "hash",
-                   chunk_nnz: int = DEFAULT_CHUNK_NNZ, n_jobs: int = 1, random_state=0,
-                   progress: bool | None = None, method_options: dict | None = None,
-                   device: str | None = None, name: str | None = None,
-                   cardinality_rule: str = "fraction", cardinality_fraction: float = 0.9,
-                   stability: int | None = None) -> TopicsResult:
+def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
+                   **options) -> TopicsResult:
     """Sparse principal components of a bag-of-words corpus, out of core.
 
     Parameters
@@ -74,9 +52,12 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     docword : path-like, scipy.sparse matrix or Corpus
         A UCI ``docword.NAME.txt[.gz]`` file (streamed), a Matrix Market (``.mtx``) or
         scipy ``.npz`` file, a documents × words matrix, or an
-        :class:`eigensparse.io.Corpus`.
+        :class:`eigensparse.io.Corpus`. With ``client=`` a file is read by the workers
+        of the cluster, block by block.
     vocab : path-like or list of str, optional
         The vocabulary (UCI ``vocab.NAME.txt``: one word per line, exactly W lines).
+    config : TopicConfig, optional
+        Every option below in one object; keyword options replace its fields.
     n_topics : int, default=5
     cardinality : int, list of int or "auto", default=None
         Exact words per topic; None means 5, or, when ``penalty`` is given, a
@@ -102,12 +83,15 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
         Other methods always give the exact cardinality.
     center : bool, default=True
         Center the words (covariance); False gives the second-moment matrix XᵀX/n.
-    scaling : {"count", "binary", "log", "tfidf"}, default="tfidf"
-        Values used: raw counts, 0/1 occurrence, log(1 + count), or tf-idf (smooth idf,
+    scaling : {"count", "binary", "log", "tfidf", "unit"}, default="tfidf"
+        Values used: raw counts, 0/1 occurrence, log(1 + count), tf-idf (smooth idf,
         unit-ℓ2 documents over the whole vocabulary; needs one more pass for the
-        document frequencies unless they are cached). The default comes from the
-        scaling study (``docs/user_guide/topics.rst``): under count scaling the most
-        frequent words win and planted mid-frequency topics are not found.
+        document frequencies unless they are cached), or ``"unit"``: counts with every
+        word divided by its standard deviation (correlation PCA; every word then has
+        variance 1, so the working set cannot be proven by its variances and topics
+        are reported as not proven). The default comes from the scaling study
+        (``docs/user_guide/topics.rst``): under count scaling the most frequent words
+        win and planted mid-frequency topics are not found.
     min_df, max_df : int or float, default=5 and 0.5
         Vocabulary pruning as scikit-learn's vectorizers: a word in fewer than
         ``min_df`` documents or in more than ``max_df`` documents (an int: a count; a
@@ -119,14 +103,29 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     max_features : int, optional
         Keep only this many words: those of largest total count (count scaling) or
         document frequency (other scalings) after the other rules.
-    time_budget : float, default=2.0
-        Seconds per topic for the bounded solve (the default method and ``bca``): at the
-        budget the best topic so far is kept, with a
-        :class:`~eigensparse.text._bounded.TopicBudgetWarning`.
+    max_time : float, default=2.0
+        Seconds per topic, for every solve of the topic (re-reads of a growing working
+        set included: each solve gets the time left): at the limit the best topic so far
+        is kept, with a :class:`~eigensparse.text._bounded.TopicBudgetWarning` from the
+        bounded solve (the default method and ``bca``), and passed as ``max_time`` to a
+        method that takes one (e.g. ``"exact"``). ``time_budget`` is its deprecated
+        name (a FutureWarning).
+    refine : {"auto", True, False}, default="auto"
+        The cyclic refinement after the chain of topics, as :func:`eigensparse.sparse_pca`
+        (:func:`eigensparse.multi._refine.resolve_refine`).
     working_set : int, optional
         Initial working-set size m (default max(1000, 10·k·s)); enlarged when needed.
     max_working_set : int, default=4000
         Largest working set (memory 8·m² bytes).
+    working_set_rule : {"partner", "variance"}, default="partner"
+        Which words the working set holds (:func:`~eigensparse.text._working_set.select_working_set`):
+        ``"partner"``, the words of largest variance and those of largest partner score
+        (variance plus the s−1 strongest covariances, measured on the first 10,000
+        documents), so that a topic of co-occurring mid-frequency words is in it, and the
+        default method then searches the whole working set; ``"variance"``, the words of
+        largest variance only. A penalized request always uses ``"variance"``. Either
+        way each topic carries an upper bound on its problem over the whole pruned
+        vocabulary (``upper_bound``, ``gap``, ``info["bound"]``).
     cache, cache_dir, verify
         Binary cache of a UCI file (see :class:`eigensparse.io.UCICorpus`): the first
         pass writes it, later passes and runs read it.
@@ -148,9 +147,14 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
         name, or ``"matrix"`` for a matrix in memory).
     device : str, optional
         Solve on this array-API device (``"cuda"``; PyTorch or CuPy). The corpus stays
-        sparse on the host (the passes stream it); only the m × m working-set
-        covariance moves to the device, as a square-root factor the method's solves
-        run on (no working-set checks: ``working_set_safe`` is None).
+        sparse on the host (the passes stream it); the m × m working-set covariance is
+        an operator on the device (:class:`eigensparse.operators._xp.ArrayAPICovariance`),
+        solved by the same per-topic solve.
+    client : dask.distributed.Client or str, optional
+        Run the passes on a Dask cluster (a client or a scheduler address): the workers
+        read the corpus (a file: each worker its row block; a matrix: its blocks are
+        placed on the workers) and only per-block word statistics and working-set Gram
+        pieces come back (:mod:`eigensparse.operators.dask.blocks`).
     cardinality_rule, cardinality_fraction
         The rule of ``cardinality="auto"`` (``"fraction"`` or ``"knee"``; ``"cv"`` needs
         the rows of :func:`eigensparse.sparse_pca`).
@@ -174,41 +178,28 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     >>> [t.cardinality for t in res.topics], len({w for t in res.topics for w in t.words})
     ([4, 4], 8)
     """
-    validate_params(
-        {"n_topics": n_topics, "center": center, "scaling": scaling,
-         "working_set": working_set, "max_working_set": max_working_set, "cache": cache,
-         "chunk_nnz": chunk_nnz, "n_jobs": n_jobs, "progress": progress, "penalty": penalty,
-         "method": method, "verify": verify, "cardinality_tolerance": cardinality_tolerance,
-         "deflation": deflation, "stability": stability},
-        {"n_topics": Interval("int", 1, None), "center": [bool], "scaling": [Options(SCALINGS)],
-         "working_set": [None, Interval("int", 1, None)],
-         "max_working_set": Interval("int", 1, None), "cache": [bool],
-         "chunk_nnz": Interval("int", 1, None), "n_jobs": Interval("int", 1, 64),
-         "progress": [None, bool], "penalty": [None, Interval("real", 0, None)],
-         "method": [None, str], "verify": [Options(("hash", "stat"))],
-         "cardinality_tolerance": Interval("int", 0, None), "deflation": [Options(DEFLATIONS)],
-         "stability": [None, Interval("int", 2, None)]},
-        where="extract_topics")
-    validate_params({"time_budget": time_budget, "device": device, "name": name},
-                    {"time_budget": Interval("real", 0, None, "neither"),
-                     "device": [None, str], "name": [None, str]}, where="extract_topics")
-    resolve_method(method, method_options, penalty)  # fail before reading the data
-    mode = progress_mode(progress)
+    cfg = TopicConfig.from_options(config, **options).validate()
+    resolved = resolve_method(cfg.method, cfg.method_options, cfg.penalty, caller="extract_topics",
+                              parameters=PARAMETERS)  # fail before reading the data
+    mode = progress_mode(cfg.progress)
     clock, messages = Clock(), []
-    corpus = _open(docword, vocab, scaling, cache=cache, cache_dir=cache_dir, verify=verify)
-    min_df, max_df = _default_pruning_for(corpus.n_docs, min_df, max_df)
-    pruning = dict(min_df=min_df, max_df=max_df, stop_words=stop_words, max_features=max_features)
+    corpus = _open(docword, vocab, cfg)
+    min_df, max_df = _default_pruning_for(corpus.n_docs, cfg.min_df, cfg.max_df)
+    pruning = dict(min_df=min_df, max_df=max_df, stop_words=cfg.stop_words,
+                   max_features=cfg.max_features)
     _check_pruning(corpus, pruning)  # before any pass
-    plan = plan_components(method, n_features=corpus.n_words, n_components=n_topics,
-                           cardinality=cardinality, penalty=penalty, deflation=deflation,
-                           options=method_options, random_state=random_state,
+    plan = plan_components(cfg.method, n_features=corpus.n_words, n_components=cfg.n_topics,
+                           cardinality=cfg.cardinality, penalty=cfg.penalty,
+                           deflation=cfg.deflation, options=cfg.method_options,
+                           random_state=cfg.random_state, refine=cfg.refine,
                            default_cardinality=DEFAULT_TOPIC_CARDINALITY,
                            default_deflation=DEFAULT_TOPIC_DEFLATION,
-                           cardinality_rule=cardinality_rule,
-                           cardinality_fraction=cardinality_fraction)
+                           cardinality_rule=cfg.cardinality_rule,
+                           cardinality_fraction=cfg.cardinality_fraction, resolved=resolved)
     clock.lap("open")
-    passes = CorpusPasses(corpus, scaling, chunk_nnz=chunk_nnz, n_jobs=n_jobs, progress=mode,
-                          messages=messages)
+    scaling = cfg.pass_scaling
+    passes = CorpusPasses(corpus, scaling, chunk_nnz=cfg.chunk_nnz, n_jobs=cfg.n_jobs,
+                          progress=mode, messages=messages)
     stats = passes.statistics()
     clock.lap("pass 1: word statistics")
     pruned = prune_vocabulary(stats["df"], corpus.n_docs, words=corpus.words,
@@ -217,37 +208,134 @@ def extract_topics(docword, vocab=None, *, n_topics: int = 5, cardinality=None,
     phase_line(f"vocabulary: {pruned.describe()}", mode)
     n = corpus.n_docs
     mean = stats["s1"] / n
-    var = np.maximum(stats["s2"] / n - (mean * mean if center else 0.0), 0.0)
+    var = np.maximum(stats["s2"] / n - (mean * mean if cfg.center else 0.0), 0.0)
     eligible = np.where(pruned.keep, var, 0.0)
-    wset = WorkingSet(passes, eligible, mean if center else np.zeros(corpus.n_words),
-                      center=center, cap=0, clock=clock, messages=messages, progress=mode != "off")
-    m = _initial_size(wset, plan, working_set, max_working_set, corpus.name)
-    if plan.penalty is None:  # topics-search: the working set by partner scores
-        from ._screen import select_working_set
-
+    score, unit = eligible, None
+    if cfg.scaling == "unit":  # every kept word at unit variance: a scaling of the covariance
+        unit = np.sqrt(np.where(eligible > 0, eligible, 1.0))
+        var = (eligible > 0).astype(float)
+        eligible = var
+    wset = WorkingSet(passes, eligible, mean if cfg.center else np.zeros(corpus.n_words),
+                      center=cfg.center, cap=0, clock=clock, messages=messages,
+                      progress=mode != "off", score=score, unit=unit, device=cfg.device,
+                      config=cfg)
+    m = _initial_size(wset, plan, cfg.working_set, cfg.max_working_set, corpus.name)
+    if cfg.working_set_rule == "partner" and plan.penalty is None:
         smax = max([c for c in plan.cardinalities if c], default=DEFAULT_TOPIC_CARDINALITY)
-        wset.order = select_working_set(passes, eligible, m, smax).order
+        wset.rank(smax, m)
     clock.lap("screening")
     wset.load(m)
     phase_line(f"working set: {m:,} words (largest variance left out {wset.tau:.4g})", mode)
-    if device is not None:
-        results = _solve_on_device(wset, plan, n, device)
-    else:
-        results = _solve(wset, plan, cardinality_tolerance, n, mode, time_budget)
+    results = solve_topics(wset, plan, cfg, mode)
     clock.lap("solve")
     pruning_record = {"min_df": _jsonable(min_df), "max_df": _jsonable(max_df),
-                      "stop_words": _jsonable(stop_words), "max_features": max_features,
+                      "stop_words": _jsonable(cfg.stop_words), "max_features": cfg.max_features,
                       "kept": pruned.n_kept, "removed": dict(pruned.removed)}
-    res = _result(corpus, plan, results, wset, passes, clock, messages, scaling=scaling,
-                  center=center, mean=mean, var=var, pruning=pruning_record, device=device,
-                  df=stats["df"], name=name or corpus.name)
-    if stability is not None:
+    res = _result(corpus, plan, results, wset, passes, clock, messages, scaling=cfg.scaling,
+                  center=cfg.center, mean=mean, var=var, pruning=pruning_record,
+                  device=cfg.device, df=stats["df"], name=cfg.name or corpus.name)
+    if cfg.stability is not None:
         from ._stability import working_set_stability
 
-        res.info["stability"] = working_set_stability(res, passes, plan, n_resamples=stability,
-                                                      n_jobs=n_jobs, random_state=random_state)
+        res.info["stability"] = working_set_stability(res, passes, plan,
+                                                      n_resamples=cfg.stability,
+                                                      n_jobs=cfg.n_jobs,
+                                                      random_state=cfg.random_state)
         clock.lap("stability")
     return res
+
+
+def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") -> list:
+    """The topics of ``plan`` on the working-set covariance ``wset.op``: the dispatcher's
+    :func:`~eigensparse._dispatch.solve_components` with the per-topic solve
+    :class:`TopicSolve`; when it answers :class:`~eigensparse._result.NeedsFeatures` the
+    working set is enlarged (pass 2 again) and the dispatcher resumes from the topics
+    found. A joint method's components are checked the same way."""
+    found: list = []
+    budget = TopicBudget(cfg.max_time)
+    bar = progress_bar(plan, f"topics [{plan.method}]", leave=False) if mode == "bar" else None
+    try:
+        while True:
+            if plan.joint:
+                out = _solve_joint(wset, plan)
+            else:
+                solve = TopicSolve(wset, plan, cfg.cardinality_tolerance, wset.passes.corpus.n_docs,
+                                   budget=budget, found=found, bar=bar, mode=mode)
+                out = solve_components(wset.op, plan, solve=solve, found=found, progress=bar,
+                                       partners=True)
+            if not (out and isinstance(out[-1], NeedsFeatures)):
+                return _to_host(wset, _checked(wset, plan, out, budget))
+            found = wset.enlarge(out[-1], list(out[:-1]))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget) -> list:
+    """Every component with its working-set check: those the refinement replaced (its
+    re-solves and partner chains run on the working set as it is) are checked here,
+    on the undeflated covariance (exact for disjoint topics), and keep their chain
+    solve's record (``solve_set_sizes``, ``seconds``; ``timed_out`` when the topic's
+    time ran out in the chain or the refinement)."""
+    from dataclasses import replace
+
+    out = []
+    for j, r in enumerate(results):
+        info = dict(r.info or {})
+        if "working_set_safe" not in info:
+            pen = info.get("penalty", plan.penalty)
+            ok, safe, _ = wset.check(wset.op.block(r.support), pen, wset.ws.size)
+            chain = budget.records.get(j, {})
+            info.update({k: chain[k] for k in ("solve_set_sizes", "seconds", "capped")
+                         if k in chain})
+            info.update(working_set_safe=safe if ok else False, refined=True,
+                        timed_out=bool(chain.get("timed_out")) or j in budget.cut)
+            r = replace(r, info=info)
+            if plan.deflation == "disjoint" and r.cardinality:
+                # the bound of the refined topic's problem: the words of the other topics
+                # left out
+                others = np.zeros(wset.ws.size, dtype=bool)
+                for i, q in enumerate(results):
+                    if i != j:
+                        others[q.support] = True
+                r = vocabulary_bound(wset, replace(r, upper_bound=None, gap=None), wset.op,
+                                     r.cardinality, plan.deflation, used=others)
+        out.append(r)
+    return out
+
+
+def _to_host(wset: WorkingSet, results: list) -> list:
+    """Loadings as NumPy arrays (a device solve may return device arrays)."""
+    if wset.device is None:
+        return results
+    from dataclasses import replace
+
+    out = []
+    for r in results:
+        info = {**(r.info or {}), "device": str(wset.device)}
+        out.append(replace(r, loadings=np.asarray(wset.op.to_numpy(r.loadings), dtype=float),
+                           info=info))
+    return out
+
+
+def _solve_joint(wset: WorkingSet, plan) -> list:
+    """A joint method on the working set, whose components must each pass the check."""
+    from dataclasses import replace
+
+    t0 = time.perf_counter()
+    results = solve_components(wset.op, plan)
+    dt = (time.perf_counter() - t0) / max(1, len(results))
+    checks = [wset.check(wset.op.block(r.support), r.info.get("penalty"), wset.ws.size)
+              for r in results]
+    bad = [c for c in checks if not c[0]]
+    if bad and wset.ws.size < wset.cap:
+        return [NeedsFeatures(wset.grow(None, wset.ws.size, 1), bad[0][2])]
+    out = []
+    for r, (ok, safe, _) in zip(results, checks):
+        info = dict(r.info or {})
+        info.update(working_set_safe=safe if ok else False, seconds=dt)
+        out.append(replace(r, info=info))
+    return out
 
 
 def _jsonable(v):
@@ -277,8 +365,15 @@ def _check_pruning(corpus, pruning: dict) -> None:
     prune_vocabulary(empty, corpus.n_docs, words=[], counts=empty, **pruning)
 
 
-def _open(docword, vocab, scaling, **kw) -> Corpus:
-    corpus = open_corpus(docword, vocab, **kw)
+def _open(docword, vocab, cfg: TopicConfig) -> Corpus:
+    scaling = cfg.scaling
+    if cfg.client is not None:
+        from ._cluster import cluster_corpus
+
+        corpus = cluster_corpus(docword, vocab, client=cfg.client, name=cfg.name)
+    else:
+        corpus = open_corpus(docword, vocab, cache=cfg.cache, cache_dir=cfg.cache_dir,
+                             verify=cfg.verify)
     if not isinstance(corpus, Corpus):  # pragma: no cover
         raise InvalidParameterError("could not open the corpus.")
     if scaling in ("log", "tfidf") and not corpus.integer_counts:
@@ -321,62 +416,6 @@ def _initial_size(wset: WorkingSet, plan, working_set, max_working_set, name) ->
             f"penalty {penalty:g} keeps {m} words, more than max_working_set={max_working_set}; "
             "raise the penalty or max_working_set.")
     return m
-
-
-def _solve_on_device(wset: WorkingSet, plan, n: int, device: str) -> list:
-    """The dispatcher on the device: the m × m working-set covariance moved there as a
-    square-root factor R (Σ = RᵀR/m), the corpus never (it stays sparse on the host)."""
-    from ..operators._xp import ArrayAPIData, to_device
-
-    w, V = np.linalg.eigh(wset.S)
-    m = w.size
-    R = (V * np.sqrt(np.clip(w, 0.0, None) * m)).T  # rows: Σ = RᵀR / m
-    op = ArrayAPIData(to_device(R, device), center=False)
-    out = []
-    for r in solve_components(op, plan):
-        info = dict(r.info or {})
-        info.update(working_set_safe=None, device=str(device))
-        out.append(replace(r, loadings=np.asarray(op.to_numpy(r.loadings), dtype=float),
-                           info=info))
-    return out
-
-
-def _solve(wset: WorkingSet, plan, tolerance: int, n: int, mode: str, time_budget: float) -> list:
-    """The dispatcher on the working-set covariance, enlarging the set when asked."""
-    found: list = []
-    bar = progress_bar(plan, f"topics [{plan.method}]", leave=False) if mode == "bar" else None
-    solver = TopicSolve(wset, plan, tolerance, found, n, time_budget=time_budget, bar=bar,
-                        mode=mode)
-    try:
-        while True:
-            op = wset.op
-            try:
-                if not plan.joint:
-                    return solve_components(op, plan, solve=solver, found=found, progress=bar)
-                return _solve_joint(wset, plan, op)
-            except Enlarge as e:
-                found[:] = wset.enlarge(e.new_m, e.why, e.label, found)
-                solver.reset()
-    finally:
-        if bar is not None:
-            bar.close()
-
-
-def _solve_joint(wset: WorkingSet, plan, op) -> list:
-    """A joint method on the working set, whose components must each pass the check."""
-    t0 = time.perf_counter()
-    results = solve_components(op, plan)
-    dt = (time.perf_counter() - t0) / max(1, len(results))
-    checks = [wset.check(r.support, r.info.get("penalty"), wset.ws.size, wset.S) for r in results]
-    bad = [c for c in checks if not c[0]]
-    if bad and wset.ws.size < wset.cap:
-        raise Enlarge(wset.grow(None, wset.ws.size, 1), bad[0][2])
-    out = []
-    for r, (ok, safe, _) in zip(results, checks):
-        info = dict(r.info or {})
-        info.update(working_set_safe=safe if ok else False, seconds=dt)
-        out.append(replace(r, info=info))
-    return out
 
 
 def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, center, mean, var,

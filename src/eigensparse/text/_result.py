@@ -40,7 +40,8 @@ def topics_table(res, *, corpus=None, n_docs=None, n_words=None, scaling=None,
 
 @dataclass(frozen=True)
 class Topic:
-    """A read-only view of one component of a :class:`TopicsResult` as a topic.
+    """A read-only view of one component (:class:`eigensparse.ComponentResult`) of a
+    :class:`TopicsResult` as a topic.
 
     ``words``, ``word_ids`` (0-based columns of the corpus) and ``loadings`` are ordered
     by decreasing |loading|. ``variance`` is xᵀΣx on the (undeflated) covariance,
@@ -74,10 +75,23 @@ class Topic:
     seconds: float
     method: str
     info: dict = field(default_factory=dict)
+    #: the component this topic reads (:class:`eigensparse.ComponentResult`): its
+    #: ``upper_bound`` and ``gap`` when the solver gives them
+    result: Any = field(default=None, repr=False, compare=False)
 
     @property
     def cardinality(self) -> int:
         return int(len(self.word_ids))
+
+    @property
+    def upper_bound(self):
+        """The solver's upper bound on the topic's problem (None when it gives none)."""
+        return getattr(self.result, "upper_bound", None)
+
+    @property
+    def gap(self):
+        """The solver's gap (None when it gives none)."""
+        return getattr(self.result, "gap", None)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)  # the short repr of SparsePCAResult
@@ -185,7 +199,8 @@ class TopicsResult(SparsePCAResult):
                 explained_variance=float(self.explained_variance[j]),
                 explained_variance_ratio=float(self.explained_variance_ratio[j]),
                 penalty=self.penalty_of(j), working_set_safe=rinfo.get("working_set_safe"),
-                seconds=float(rinfo.get("seconds", 0.0)), method=self.method, info=info))
+                seconds=float(rinfo.get("seconds", 0.0)), method=self.method, info=info,
+                result=r))
         return out
 
     def solve_seconds(self) -> list[float]:

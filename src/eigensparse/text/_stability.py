@@ -80,6 +80,10 @@ def working_set_stability(result, passes, plan, *, n_resamples=20, n_jobs=None,
 
     def refit(rows, seed):
         S = _resample_covariance(Xw, rows, result.center)
+        if result.scaling == "unit":  # each word at unit variance in the resample too
+            d = np.sqrt(np.diag(S))
+            d[d == 0] = 1.0
+            S = S / np.outer(d, d)
         sub = plan.reseeded(seed, cards)
         op = require_data(sub, Covariance(S, n_samples=rows.size), factor=True)
         comps = np.zeros((len(cards), W))

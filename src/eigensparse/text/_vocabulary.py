@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable
+from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import InvalidParameterError, Interval, validate_params
+from .._validation import Interval, InvalidParameterError, check_params
 
 __all__ = ["VocabularyPruning", "prune_vocabulary", "stop_word_set"]
 
@@ -49,10 +50,9 @@ def stop_word_set(stop_words) -> frozenset:
 def _doc_count(value, name: str, n_docs: int) -> float:
     """A df bound as a number of documents (sklearn: Integral → count, Real → proportion)."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        validate_params({name: value}, {name: Interval("int", 0, None)}, where="prune_vocabulary")
+        check_params({name: value}, {name: [Interval(Integral, 0, None, closed="left")]}, "prune_vocabulary")
         return float(value)
-    validate_params({name: value}, {name: [Interval("int", 0, None), Interval("real", 0.0, 1.0)]},
-                    where="prune_vocabulary")
+    check_params({name: value}, {name: [Interval(Integral, 0, None, closed="left"), Interval(Real, 0.0, 1.0, closed="both")]}, "prune_vocabulary")
     return float(value) * n_docs
 
 
@@ -129,9 +129,9 @@ def prune_vocabulary(df, n_docs: int, *, min_df=1, max_df=1.0, stop_words=None, 
     if df.ndim != 1 or (df.size and (not np.issubdtype(df.dtype, np.number) or df.min() < 0)):
         raise InvalidParameterError("parameter 'df' must be a 1-d array of non-negative document "
                                     f"frequencies; got shape {df.shape}, dtype {df.dtype}.")
-    validate_params({"n_docs": n_docs, "max_features": max_features},
-                    {"n_docs": Interval("int", 1, None),
-                     "max_features": [None, Interval("int", 1, None)]}, where="prune_vocabulary")
+    check_params({"n_docs": n_docs, "max_features": max_features},
+                    {"n_docs": [Interval(Integral, 1, None, closed="left")],
+                     "max_features": [None, Interval(Integral, 1, None, closed="left")]}, "prune_vocabulary")
     lo = _doc_count(min_df, "min_df", n_docs)
     hi = _doc_count(max_df, "max_df", n_docs)
     if hi < lo:

@@ -11,7 +11,8 @@ covers the new size, else by another pass over the data (reported as a re-read).
 
 :class:`TopicSolve` is the per-component solve the pipeline hands to the dispatcher
 (:func:`eigensparse._dispatch.solve_components`): it solves on the top words of the
-working set, checks them, and asks for a larger set by raising :class:`Enlarge`.
+working set, checks them, and answers :class:`~eigensparse._result.NeedsFeatures` when
+the working set must grow (the dispatcher stops; the pipeline re-reads and resumes).
 """
 from __future__ import annotations
 
@@ -22,19 +23,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._result import ComponentResult
-from .._validation import InvalidParameterError
+from .._dispatch import require_data
+from .._result import NeedsFeatures
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
 from ._bounded import TopicBudgetWarning, solve_topic_bounded, swap_gain_bound
+from ._config import DEFAULT_WORKING_SET
 from ._passes import phase_line, say
 
-__all__ = ["WorkingSet", "TopicSolve", "Enlarge", "coarse_penalty_search", "auto_working_set",
-           "BOUNDED_METHODS"]
-
-#: methods whose cardinality solves run in bounded time per topic
-#: (:func:`eigensparse.text._bounded.solve_topic_bounded`)
-BOUNDED_METHODS = ("auto", "tpower", "bca")
+__all__ = ["WorkingSet", "TopicSolve", "TopicBudget", "select_working_set", "coarse_penalty_search",
+           "auto_working_set"]
 
 #: a cardinality method's component is accepted when no swap with a word outside the
 #: working set can add more than this fraction of its variance (see ``WorkingSet.check``)
@@ -44,20 +42,57 @@ _SWAP_RTOL = 0.01
 def auto_working_set(n_topics: int, smax: int) -> int:
     """Initial working-set size: 1,000 words (the scaling study's choice: planted-topic
     precision 0.96 on a 300k × 102k Zipf corpus), more for large requests."""
-    return int(max(1000, 10 * n_topics * smax))
+    return int(max(DEFAULT_WORKING_SET, 10 * n_topics * smax))
 
 
-class Enlarge(Exception):
-    """Raised by :class:`TopicSolve` when the working set must grow to ``new_m`` words
-    (beyond the computed covariance): the pipeline re-reads and resumes."""
+def select_working_set(score: np.ndarray, m: int, config=None, *, ranking=None) -> tuple:
+    """The working set of pass 2: ``(ids, tau)``, the sorted ids of the ``m`` words the
+    covariance is built on, and the largest score of a word left out (0 when none is).
 
-    def __init__(self, new_m: int, why: str, label: str = ""):
-        super().__init__(why)
-        self.new_m, self.why, self.label = int(new_m), why, label
+    The one place the rule lives (``config.working_set_rule`` of the
+    :class:`~eigensparse.text.TopicConfig`):
+
+    - ``"variance"``: the m words of largest ``score`` (the variance of the kept words,
+      pruned words at 0). Safe elimination makes this set exact for every penalty
+      >= ``tau`` (see the module docstring).
+    - ``"partner"`` (the default for cardinality topics): the first m words of
+      ``ranking``, the priority order of
+      :func:`eigensparse.text._screen.rank_by_partners` (the words of largest variance
+      and those of strongest partners, measured on a document sample), so a topic of
+      co-occurring mid-frequency words enters the working set. Without a ranking (a
+      penalized request, whose working set must hold every word above the penalty; a
+      distributed corpus) the variance rule.
+
+    Whatever the rule, the pipeline's threshold is the largest variance left out.
+    """
+    rule = getattr(config, "working_set_rule", "variance")
+    order = ranking if rule == "partner" and ranking is not None else np.argsort(-score, kind="stable")
+    ids = np.sort(order[:m])
+    if m >= score.size:
+        return ids, 0.0
+    outside = np.ones(score.size, dtype=bool)
+    outside[ids] = False
+    return ids, float(score[outside].max(initial=0.0))
 
 
 class WorkingSet:
-    """The m words of largest variance and their covariance S (m × m).
+    """The working set of words (:func:`select_working_set`) and its covariance.
+
+    Parameters
+    ----------
+    passes : CorpusPasses
+    var : ndarray (W,)
+        Variance of every word after the scaling (0 for pruned words): the safe
+        elimination threshold and the swap test read it.
+    mean : ndarray (W,)
+        Word means (zeros when not centering).
+    score : ndarray (W,), optional
+        The selection score (default ``var``; ``scaling="unit"`` ranks by the count
+        variances, every word's variance being 1).
+    unit : ndarray (W,), optional
+        Per-word divisors of the covariance (``scaling="unit"``: the standard deviations).
+    device : str, optional
+        Keep the covariance on this array-API device (an operator of the operator layer).
 
     Attributes
     ----------
@@ -65,53 +100,85 @@ class WorkingSet:
         Sorted word ids.
     tau : float
         Largest variance among the words left out (0 when none is).
-    S : ndarray (m × m)
-        Covariance (centered with the exact word means when ``center``) of ``ws``.
+    op : Operator
+        The covariance of ``ws`` (host :class:`~eigensparse.Covariance` or its device
+        counterpart).
     sizes : list of int
         Every size used; ``rereads`` says why the data were read again.
     """
 
     def __init__(self, passes, var, mean, *, center: bool, cap: int, clock, messages,
-                 progress: bool):
+                 progress: bool, score=None, unit=None, device=None, config=None):
         self.passes, self.var, self.mean, self.center = passes, var, mean, center
-        self.order = np.argsort(-var, kind="stable")
+        self.score = var if score is None else score
+        self.unit, self.device, self.config = unit, device, config
         self.W, self.cap, self.clock = var.size, cap, clock
         self.messages, self.progress = messages, progress
         self.sizes: list = []
         self.rereads: list = []
         self.ws = self.S = self.op = None
         self.tau = 0.0
+        #: the priority order of the ``"partner"`` rule (:meth:`rank`), None until ranked
+        self.ranking = None
+        self.rank_info = None
+
+    def rank(self, cardinality: int, m: int) -> None:
+        """The partner rule's priority order (:func:`~eigensparse.text._screen.rank_by_partners`,
+        one partial pass over a document sample), kept for every later :meth:`load`."""
+        from ._screen import rank_by_partners
+
+        r = rank_by_partners(self.passes, self.score, m, cardinality, unit=self.unit)
+        self.ranking = r.order if r.info["rule"] == "partner" else None
+        self.rank_info = {**r.info, "sample_docs": r.sample_docs, "seconds": r.seconds}
 
     def threshold(self, m: int) -> float:
-        """τ of the m top words: the largest variance left out."""
-        # topics-search: ``order`` may rank by partner score, not variance
-        return float(self.var[self.order[m:]].max()) if m < self.W else 0.0
+        """τ of the m top words of the working set: the largest variance left out."""
+        if self.ws is None or m >= self.ws.size:
+            return self.tau
+        rest = self.ws[self._ws_order[m:]]
+        return max(self.tau, float(self.var[rest].max(initial=0.0)))
 
     def load(self, m: int, label: str = "pass 2: covariance") -> None:
-        """Select the m top words and build their covariance (one pass, or the cache)."""
-        self.ws, self.tau = np.sort(self.order[:m]), self.threshold(m)
+        """Select the working set (:func:`select_working_set`) and build its covariance
+        (one pass, or the cache), as an operator (on the device when asked)."""
+        self.ws, _ = select_working_set(self.score, m, self.config, ranking=self.ranking)
+        outside = np.ones(self.W, dtype=bool)
+        outside[self.ws] = False
+        #: the largest variance of a word left out, whatever rule chose the set
+        self.tau = float(self.var[outside].max(initial=0.0))
+        #: positions in ws by decreasing score (the solve sets inside the working set)
+        self._ws_order = np.argsort(-self.score[self.ws], kind="stable")
         G = self.passes.gram(self.ws, label)
         if self.center:
             mu = self.mean[self.ws]
             G = G - np.outer(mu, mu)
+        if self.unit is not None:
+            d = 1.0 / self.unit[self.ws]
+            G = G * d[:, None] * d[None, :]
         self.S = G
-        #: the checked operator on S (built once per load; solves restrict it)
-        self.op = Covariance(G, n_samples=self.passes.corpus.n_docs, check_psd=False)
+        n = self.passes.corpus.n_docs
+        if self.device is None:
+            self.op = Covariance(G, n_samples=n, check_psd=False)
+        else:
+            from ..operators._xp import ArrayAPICovariance, to_device
+
+            self.op = ArrayAPICovariance(to_device(G, self.device), n_samples=n)
         self.sizes.append(int(self.ws.size))
         self.clock.lap(label)
 
     def top_positions(self, m: int) -> np.ndarray:
-        """Positions in ``ws`` of the m words of largest variance."""
-        return np.searchsorted(self.ws, np.sort(self.order[:m]))
+        """Positions in ``ws`` of the m words of largest score."""
+        return np.sort(self._ws_order[:m])
 
-    def check(self, support_pos, pen, m_solve: int, S_now: np.ndarray):
+    def check(self, block, pen, m_solve: int):
         """(ok, safe, why): does a solve on the m_solve top words suffice?
 
         Penalized: ρ >= τ, the largest variance left out (safe elimination: exact).
-        Otherwise a swap test on the (deflated) covariance S_now: exchanging support word
-        i for an outside word j gives at most λmax(S[I∖i]) + S_jj <= λmax(S[I∖i]) + τ,
-        so no single swap can gain more than τ − (φ − λmax(S[I∖i])); accepted when that
-        is <= 0 (safe=True) or below _SWAP_RTOL·φ (safe=None).
+        Otherwise a swap test on the (deflated) covariance ``block`` of the support:
+        exchanging support word i for an outside word j gives at most
+        λmax(S[I∖i]) + S_jj <= λmax(S[I∖i]) + τ, so no single swap can gain more than
+        τ − (φ − λmax(S[I∖i])); accepted when that is <= 0 (safe=True) or below
+        _SWAP_RTOL·φ (safe=None).
         """
         tau_ = self.threshold(m_solve)
         if tau_ <= 0.0:
@@ -121,10 +188,10 @@ class WorkingSet:
                 return True, True, ""
             return False, False, (f"penalty {pen:.4g} is below the largest variance left out "
                                   f"({tau_:.4g}): words outside could enter")
-        gain = swap_gain_bound(S_now[np.ix_(support_pos, support_pos)], tau_)
+        gain = swap_gain_bound(block, tau_)
         if gain <= 0.0:
             return True, True, ""
-        phi = float(np.linalg.eigvalsh(S_now[np.ix_(support_pos, support_pos)])[-1])
+        phi = float(np.linalg.eigvalsh(block)[-1])
         if gain <= _SWAP_RTOL * phi:
             return True, None, ""
         return False, None, (f"swapping a topic word for a word left out (variance <= {tau_:.4g}) "
@@ -137,78 +204,172 @@ class WorkingSet:
             need = max(int(math.ceil(1.25 * np.count_nonzero(self.var >= pen))) + smax, need)
         return min(max(need, m_solve + 1), self.cap)
 
-    def enlarge(self, new_m: int, why: str, label: str, found: list) -> list:
-        """Re-read the data for the new_m top words; ``found`` (results on the old
+    def enlarge(self, request, found: list) -> list:
+        """Re-read the data for the working set ``request.size`` asks
+        (:class:`~eigensparse._result.NeedsFeatures`); ``found`` (results on the old
         working set) re-expressed on the new one."""
-        msg = f"{label}re-reading the data: working set {self.ws.size} -> {new_m} words ({why})."
+        label = f"topic {request.component + 1}: "
+        msg = (f"{label}re-reading the data: working set {self.ws.size} -> {request.size} words "
+               f"({request.why}).")
         say(msg, self.progress, self.messages)
         self.rereads.append(msg)
         self.clock.lap("solve")
         old = self.ws
-        self.load(new_m, "pass 2 (re-read): covariance")
+        self.load(request.size, "pass 2 (re-read): covariance")
         out = []
         for r in found:
             pos = np.searchsorted(self.ws, old[r.support])
             x = np.zeros(self.ws.size)
-            x[pos] = r.loadings[r.support]
+            x[pos] = np.asarray(r.loadings, dtype=float)[r.support]
             out.append(replace(r, loadings=x, support=pos))
         return out
 
 
+def _dense_covariance(op, n):
+    """``op`` when it is a covariance operator (host or device), else its dense matrix
+    as one (e.g. a Schur-deflated working-set covariance)."""
+    if isinstance(op, Covariance) or (not op.has_data and hasattr(op, "xp")):
+        return op
+    return Covariance(op.to_dense(), n_samples=n, check_psd=False)
+
+
+def vocabulary_bound(wset: WorkingSet, r, cov, s: int, deflation: str, used=None):
+    """``r`` with ``upper_bound``, ``gap`` and ``info["bound"]`` on the topic's problem
+    over the whole (pruned) vocabulary (:func:`~eigensparse.text._screen.full_vocabulary_bound`):
+    the covariance ``cov`` of the working-set words the topic may use (remaining or
+    deflated), the variances of the words left out, and the solver's bound on the
+    working set (kept as ``info["working_set_upper_bound"]``). Unchanged for a deflation
+    that may leave Σ indefinite (``"hotelling"``)."""
+    from ._screen import full_vocabulary_bound
+
+    if deflation == "hotelling" or s is None:
+        return r
+    B = cov.to_dense()
+    if wset.device is not None:
+        B = wset.op.to_numpy(B)
+    outside = np.ones(wset.W, dtype=bool)
+    outside[wset.ws] = False
+    inside = r.upper_bound
+    ub, name = full_vocabulary_bound(np.asarray(B, dtype=float), s, wset.var[outside],
+                                     used=used, inside=inside)
+    info = {**(r.info or {}), "bound": name, "working_set_upper_bound": inside}
+    return replace(r, upper_bound=ub, gap=ub - float(r.variance), info=info)
+
+
+class TopicBudget:
+    """Each topic's time: ``max_time`` seconds of solving, shared by every solve of the
+    topic (its solves on a growing working set, the refinement's re-solves), and the
+    record of its chain solve.
+
+    Examples
+    --------
+    >>> from eigensparse.text._working_set import TopicBudget
+    >>> b = TopicBudget(5.0)
+    >>> b.start(0); 4.9 < b.left(0) <= 5.0
+    True
+    >>> b.stop(0); sorted(b.used), b.cut
+    ([0], set())
+    """
+
+    #: the least time a solve is given once the topic's time is spent (it returns its
+    #: first answer)
+    FLOOR = 1e-3
+
+    def __init__(self, max_time: float):
+        self.max_time = float(max_time)
+        self.used: dict = {}
+        self.records: dict = {}
+        #: topics whose time was spent before a re-solve of the refinement started
+        self.cut: set = set()
+        self._since: dict = {}
+
+    def start(self, t: int) -> None:
+        """A solve of topic t begins (its time runs)."""
+        self._since[t] = time.perf_counter()
+
+    def stop(self, t: int) -> None:
+        """The solve of topic t ended: its time is charged to the topic."""
+        since = self._since.pop(t, None)
+        if since is not None:
+            self.used[t] = self.used.get(t, 0.0) + time.perf_counter() - since
+
+    def left(self, t: int) -> float:
+        """Seconds left to topic t (at least :attr:`FLOOR`)."""
+        since = self._since.get(t)
+        running = 0.0 if since is None else time.perf_counter() - since
+        return max(self.max_time - self.used.get(t, 0.0) - running, self.FLOOR)
+
+    def record(self, t: int, info) -> None:
+        self.records[t] = dict(info or {})
+
+
 class TopicSolve:
-    """The per-component solve of the topic pipeline, for
-    :func:`eigensparse._dispatch.solve_components` (``solve(sub, s, t)``).
+    """The per-topic solve of the topic pipeline: ``solve(sub, s, t)`` of
+    :func:`eigensparse._dispatch.solve_components` on the working-set covariance.
 
     Solves on the top words of the working set (all of it for cardinality methods; a
     few times s for a penalized method's own exact search; the coarse penalty search
     of the 2011 paper when ``tolerance`` > 0), checks the answer
-    (:meth:`WorkingSet.check`), retries on more words inside the covariance, and raises
-    :class:`Enlarge` when the data must be read again. Each result's info carries
-    ``"working_set_safe"`` and ``"seconds"``.
+    (:meth:`WorkingSet.check`) and retries on more words inside the covariance. When
+    the data must be read again it answers :class:`~eigensparse._result.NeedsFeatures`
+    (the dispatcher stops, the pipeline enlarges the working set and resumes). Each
+    result's info carries ``"working_set_safe"`` and ``"seconds"``.
+
+    Every solve of topic t gets the time left of the topic's ``max_time``
+    (:class:`TopicBudget`: the seconds its solves took, across re-reads of the working
+    set). A second call for a topic already found is the refinement's re-solve: it is
+    answered on the working set as it is (never a request for more words), within the
+    same time.
     """
 
-    def __init__(self, wset: WorkingSet, plan, tolerance: int, found: list, n_docs: int, *,
-                 time_budget: float = 2.0, bar=None, mode: str = "off"):
-        self.wset, self.plan, self.tol, self.found, self.n = wset, plan, tolerance, found, n_docs
-        self.time_budget, self.bar, self.mode = time_budget, bar, mode
+    def __init__(self, wset: WorkingSet, plan, tolerance: int, n_docs: int, *,
+                 budget: "TopicBudget", found=(), bar=None, mode: str = "off"):
+        self.wset, self.plan, self.tol, self.n = wset, plan, tolerance, n_docs
+        self.budget, self.max_time, self.bar, self.mode = budget, budget.max_time, bar, mode
         cards = [c for c in plan.cardinalities if c is not None]
         self.smax = max(cards, default=1)
         spec = plan.spec
         self.coarse = spec.takes_penalty and plan.penalty is None and tolerance > 0
         #: exact-cardinality topics in bounded time (the default method; bca without a
         #: tolerance): :func:`~eigensparse.text._bounded.solve_topic_bounded`
-        self.bounded = (spec.name in BOUNDED_METHODS and plan.penalty is None
+        self.bounded = (spec.bounded and plan.penalty is None
                         and not self.coarse)
         self.m_solve = wset.ws.size
         if spec.takes_penalty and plan.penalty is None and not self.coarse:
             self.m_solve = min(wset.ws.size, max(40, 4 * self.smax))
-        self.seconds = 0.0
+        #: positions of the working set no topic of the chain uses yet (disjoint topics)
+        self.remaining = np.arange(wset.ws.size)
+        for r in found:
+            self.remaining = np.setdiff1d(self.remaining, r.support, assume_unique=True)
+        self.next_t = len(found)
+        self.may_grow = plan.auto is None
 
-    def reset(self):
-        """After a re-read: solve on the whole (new) working set."""
-        self.m_solve = self.wset.ws.size
+    def _time_left(self, t: int, chain: bool) -> float:
+        return self.budget.left(t)
 
-    def _remaining(self) -> np.ndarray:
-        m = self.wset.ws.size
-        if self.plan.deflation != "disjoint" or not self.found:
-            return np.arange(m)
-        used = np.concatenate([r.support for r in self.found])
-        return np.setdiff1d(np.arange(m), used)
+    def _options(self, left: float) -> dict:
+        opts = dict(self.plan.options)
+        if "max_time" in self.plan.spec.options and "max_time" not in opts:
+            opts["max_time"] = left
+        return opts
 
-    def _coarse(self, S_cur, avail, s, t):
-        """The coarse penalty search; None when it misses the tolerance."""
+    def _coarse(self, S_cur, avail, s, t, left):
+        """The coarse penalty search; None when it misses the tolerance, a
+        :class:`NeedsFeatures` when it needs words beyond the working set."""
         wset, plan = self.wset, self.plan
-        out = coarse_penalty_search(plan.spec, S_cur, avail, s, self.tol, wset.tau, self.n,
-                                    plan.seeds[t], plan.options)
+        S = S_cur.to_dense() if not isinstance(S_cur, np.ndarray) else S_cur
+        opts = self._options(left)
+        out = coarse_penalty_search(plan.spec, S, avail, s, self.tol, wset.tau, self.n,
+                                    plan.seeds[t], opts)
         if out is None:  # needs words beyond the working set
-            if wset.ws.size < wset.cap:
-                raise Enlarge(wset.grow(None, wset.ws.size, self.smax), "the penalty search needs "
-                              f"a penalty below the largest variance left out ({wset.tau:.4g})",
-                              f"topic {t + 1}: ")
+            if wset.ws.size < wset.cap and self.may_grow:
+                return NeedsFeatures(wset.grow(None, wset.ws.size, self.smax),
+                                     "the penalty search needs a penalty below the largest "
+                                     f"variance left out ({wset.tau:.4g})", t)
             say(f"topic {t + 1}: the working set reached its limit ({wset.ws.size} words) before "
                 "the penalty search reached the cardinality.", wset.progress, wset.messages)
-            out = coarse_penalty_search(plan.spec, S_cur, avail, s, self.tol, 0.0, self.n,
-                                        plan.seeds[t], plan.options)
+            out = coarse_penalty_search(plan.spec, S, avail, s, self.tol, 0.0, self.n,
+                                        plan.seeds[t], opts)
         sub, r = out
         wset.messages.append(f"topic {t + 1}: penalty {r.info['penalty']:.4g} gives "
                              f"{r.cardinality} words after {r.info.get('coarse_search_solves', 0)} "
@@ -220,116 +381,123 @@ class TopicSolve:
             return None
         return sub, r
 
-    def _solve_once(self, S_cur, remaining, s, t):
-        """(positions solved on, ComponentResult on them)."""
-        from .._dispatch import require_data
-
-        if self.coarse and s is not None:
-            out = self._coarse(S_cur, remaining, s, t)
-            if out is not None:
-                return out
-        sub = self.wset.top_positions(self.m_solve)
-        if self.plan.deflation == "disjoint":
-            sub = np.intersect1d(sub, remaining, assume_unique=True)
-        op = require_data(self.plan, Covariance(S_cur[np.ix_(sub, sub)], n_samples=self.n,
-                                                     check_psd=False),
-                          factor=True)
-        return sub, self.plan.spec.func(op, s, random_state=self.plan.seeds[t], **self.plan.options)
-
     def _postfix(self, size, variance, seconds):
         if self.bar is not None:
             self.bar.set_postfix_str(f"solve set {size} words, variance {variance:.4g}",
                                      refresh=True)
 
-    def _solve_bounded(self, sub_op, s, t):
-        """One topic by :func:`solve_topic_bounded` on the working set: exact cardinality,
-        the solve set grown (warm-started) until the swap test passes, capped at the
-        working set, stopped at the time budget with a :class:`TopicBudgetWarning`."""
+    def _solve_bounded(self, sub_op, s, t, left):
+        """One topic by :func:`solve_topic_bounded` on the (remaining, deflated) working
+        set: exact cardinality, the solve set grown (warm-started) until the swap test
+        passes, capped at the working set, stopped at the time left with a
+        :class:`TopicBudgetWarning`."""
         wset, plan = self.wset, self.plan
-        disjoint = plan.deflation == "disjoint"
-        remaining = self._remaining()
-        m = wset.ws.size
-        cov = wset.op if disjoint or t == 0 else Covariance(sub_op.to_dense(), n_samples=self.n)
-        used = np.ones(m, dtype=bool)
-        used[remaining] = False
+        cov = _dense_covariance(sub_op, self.n)
         opts = {k: v for k, v in plan.options.items() if k != "init"}
-        b = solve_topic_bounded(cov, s, used=used,
-                                tau_outside=wset.tau, time_budget=self.time_budget,
-                                max_working_set=m, method=plan.method, random_state=plan.seeds[t],
-                                method_options=opts, warn=False, callback=self._postfix)
-        head = f"topic {t + 1}: {s} words in {b.seconds:.2f} s (solve set {b.sizes[-1]} of {m} words"
-        phase_line(head + (", exact by the swap test)" if b.safe else ")"), self.mode)
-        if b.timed_out:
-            msg = (f"topic {t + 1}: stopped at its time budget ({self.time_budget:g} s) on "
-                   f"{b.sizes[-1]} words; the best answer so far is returned (a swap with a word "
-                   f"left out could add up to {b.info['swap_gain']:.3g} to its variance).")
+        # a working set chosen by partners: the default method searches all of it (its
+        # neighbourhood starts see the co-occurring words a set grown by variance misses)
+        whole = wset.ranking is not None and plan.method == "auto"
+        r = solve_topic_bounded(cov, s, tau_outside=wset.tau, max_time=left,
+                                max_working_set=cov.n_features, method=plan.method,
+                                random_state=plan.seeds[t], method_options=opts, warn=False,
+                                callback=self._postfix,
+                                initial_size=cov.n_features if whole else None)
+        r = vocabulary_bound(wset, r, cov, s, plan.deflation)
+        info = r.info
+        m, size = wset.ws.size, info["solve_set_sizes"][-1]
+        head = f"topic {t + 1}: {s} words in {info['seconds']:.2f} s (solve set {size} of {m} words"
+        phase_line(head + (", exact by the swap test)" if info["working_set_safe"] else ")"),
+                   self.mode)
+        if info["timed_out"]:
+            msg = (f"topic {t + 1}: stopped at its time budget ({self.max_time:g} s) on "
+                   f"{size} words; the best answer so far is returned (a swap with a word "
+                   f"left out could add up to {info['swap_gain']:.3g} to its variance).")
             say(msg, self.mode != "off", wset.messages)
             warnings.warn(msg, TopicBudgetWarning, stacklevel=2)
-        elif not b.safe:
-            wset.messages.append(f"topic {t + 1}: not proven exact on {b.sizes[-1]} words (a swap "
-                                 f"could add up to {b.info['swap_gain']:.3g}).")
-        x = np.zeros(m)
-        x[b.support] = b.loadings
-        # topics-search: neighbourhood starts on the whole working set, and a bound on
-        # the whole (pruned) vocabulary
-        from ._screen import full_vocabulary_bound, neighbourhood_topic
+        elif not info["working_set_safe"]:
+            wset.messages.append(f"topic {t + 1}: not proven exact on {size} words (a swap "
+                                 f"could add up to {info['swap_gain']:.3g}).")
+        return r
 
-        S_now = wset.S if disjoint or t == 0 else cov.to_dense()
-        nb_sup, nb_x, nb_var = neighbourhood_topic(S_now, s, used=used, random_state=plan.seeds[t])
-        if nb_var > b.variance * (1 + 1e-9):
-            x[:] = 0.0
-            x[nb_sup] = nb_x
-            b = replace(b, support=nb_sup, loadings=nb_x, variance=nb_var, method="tpower",
-                        safe=bool(swap_gain_bound(S_now[np.ix_(nb_sup, nb_sup)], wset.tau) <= 0))
-        out = x[remaining] if disjoint else x
-        info = {"working_set_safe": bool(b.safe), "seconds": b.seconds, "penalty": None,
-                "solve_set_sizes": list(b.sizes), "capped": b.capped, "timed_out": b.timed_out,
-                "fallback": b.fallback, "swap_gain": b.info["swap_gain"]}
-        if disjoint or t == 0:  # topics-search: the bound of the undeflated problem
-            outside = np.ones(wset.W, dtype=bool)
-            outside[wset.ws] = False
-            ub = full_vocabulary_bound(S_now, s, wset.var[outside], used=used)
-            info.update(upper_bound=ub, gap=max(ub - b.variance, 0.0) / ub if ub > 0 else 0.0)
-        return ComponentResult(loadings=out, support=np.flatnonzero(out), variance=b.variance,
-                               method=b.method, n_iter=b.info["n_solves"], converged=not b.timed_out,
-                               message="bounded topic solve", info=info)
+    def __call__(self, sub_op, s, t, init=None):
+        self.budget.start(t)
+        try:
+            return self._solve(sub_op, s, t, init)
+        finally:
+            self.budget.stop(t)
 
-    def __call__(self, sub_op, s, t):
-        if self.bounded and s is not None:
-            return self._solve_bounded(sub_op, s, t)
-        wset = self.wset
-        disjoint = self.plan.deflation == "disjoint"
-        remaining = self._remaining()
-        S_cur = wset.S if disjoint or t == 0 else sub_op.to_dense()
+    def _solve(self, sub_op, s, t, init):
+        chain = t >= self.next_t
+        left = self._time_left(t, chain)
+        if not chain and left <= self.budget.FLOOR:
+            self.budget.cut.add(t)
+        if not chain:  # a refinement's re-solve: the method on the operator it is given
+            op = require_data(self.plan, sub_op, factor=True)
+            extra = {} if init is None else {"init": init}
+            r = self.plan.spec.solve(op, s, random_state=self.plan.seeds[t],
+                                     **self._options(left), **extra)
+        elif self.bounded and s is not None:
+            r = self._solve_bounded(sub_op, s, t, left)
+        else:
+            r = self._solve_chain(sub_op, s, t)
+            if isinstance(r, NeedsFeatures):
+                return r
+        if chain:
+            self.budget.record(t, r.info)
+            self.next_t = t + 1
+            if self.plan.deflation == "disjoint":
+                self.remaining = np.setdiff1d(self.remaining, self.remaining[r.support],
+                                              assume_unique=True)
+        return r
+
+    def _solve_chain(self, sub_op, s, t):
+        """Topic t of the deflation chain: solved on the top words, checked, retried on
+        more words of the working set, or a request for more (:class:`NeedsFeatures`)."""
+        wset, plan = self.wset, self.plan
+        disjoint = plan.deflation == "disjoint"
+        # positions of sub_op's features in the working set
+        pos_of = self.remaining if disjoint else np.arange(wset.ws.size)
+        t0 = time.perf_counter()
         while True:
-            t0 = time.perf_counter()
-            sub, r = self._solve_once(S_cur, remaining, s, t)
-            x = np.zeros(wset.ws.size)
+            left = self._time_left(t, True)
+            out = None
+            if self.coarse and s is not None:
+                out = self._coarse(sub_op, np.arange(sub_op.n_features), s, t, left)
+                if isinstance(out, NeedsFeatures):
+                    return out
+            if out is None:
+                top = np.intersect1d(wset.top_positions(self.m_solve), pos_of, assume_unique=True)
+                sub = np.searchsorted(pos_of, top)
+                part = sub_op if sub.size == sub_op.n_features else sub_op.restrict(sub)
+                op = require_data(plan, part, factor=True)
+                r = plan.spec.solve(op, s, random_state=plan.seeds[t], **self._options(left))
+            else:
+                sub, r = out
+            x = np.zeros(sub_op.n_features)
             x[sub] = np.asarray(r.loadings, dtype=float)
             supp = np.flatnonzero(x)
             pen = r.info.get("penalty") if isinstance(r.info, dict) else None
-            pen = self.plan.penalty if pen is None else pen
-            ok, safe, why = wset.check(supp, pen, self.m_solve, S_cur)
+            pen = plan.penalty if pen is None else pen
+            ok, safe, why = wset.check(sub_op.block(supp), pen, self.m_solve)
             if self.bar is not None:
                 self.bar.set_postfix_str(f"working set {self.m_solve} words" + (
                     "" if pen is None else f", penalty {pen:.4g}"), refresh=True)
-            self.seconds += time.perf_counter() - t0
-            if ok or self.m_solve >= wset.cap:
+            if ok or self.m_solve >= wset.cap or self.budget.left(t) <= self.budget.FLOOR:
                 break
             new_m = wset.grow(pen, self.m_solve, self.smax)
             if new_m > wset.ws.size:
-                raise Enlarge(new_m, why, f"topic {t + 1}: ")
+                if not self.may_grow:
+                    break
+                return NeedsFeatures(new_m, why, t)
             wset.messages.append(f"topic {t + 1}: solving again on {new_m} words ({why}).")
             self.m_solve = new_m
         if not ok:
-            say(f"topic {t + 1}: the working set reached its limit ({self.m_solve} words); "
-                f"the component is not proven exact ({why}).", wset.progress, wset.messages)
+            say(f"topic {t + 1}: the working set reached its limit ({self.m_solve} words) or its "
+                f"time; the component is not proven exact ({why}).", wset.progress, wset.messages)
             safe = False
         info = dict(r.info) if isinstance(r.info, dict) else {}
-        info.update(working_set_safe=safe, seconds=self.seconds, penalty=pen)
-        self.seconds = 0.0
-        out = x[remaining] if disjoint else x
-        return replace(r, loadings=out, support=np.flatnonzero(out), info=info)
+        info.update(working_set_safe=safe, seconds=time.perf_counter() - t0, penalty=pen)
+        return replace(r, loadings=x, support=supp, info=info)
 
 
 # --- the coarse penalty search of the 2011 paper (a penalized method on the working set)
@@ -365,7 +533,7 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
         if max_time is not None:
             trial_opts["max_time"] = max(deadline - time.perf_counter(), 1e-3)
         op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
-        r = spec.func(op, None, random_state=seed, **trial_opts, penalty=float(rho))
+        r = spec.solve(op, None, random_state=seed, **trial_opts, penalty=float(rho))
         return int(np.count_nonzero(r.loadings)), (r, keep), None
 
     out = penalty_search(solve, s, breakpoints=bp, tolerance=tol,
@@ -377,7 +545,7 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
     solves = out.n_solves
     if opts.get("certify") and time.perf_counter() < deadline:
         op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
-        r = spec.func(op, None, random_state=seed, **opts, penalty=float(rho))
+        r = spec.solve(op, None, random_state=seed, **opts, penalty=float(rho))
         solves += 1
     info = dict(r.info) if isinstance(r.info, dict) else {}
     info["penalty"] = float(rho)

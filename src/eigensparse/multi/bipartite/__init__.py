@@ -29,8 +29,8 @@ Algorithm (the paper's)
    with the largest **true** objective Tr(XᵀAX) on the unsketched operator (evaluated
    through a growing cache of the principal submatrix of Σ over the variables seen).
 
-Candidates are processed in vectorized batches; ``time_budget`` stops the search early
-(as the paper does; ``max_time`` is the same budget), which is reported in the results
+Candidates are processed in vectorized batches; ``max_time`` stops the search early
+(as the paper does), which is reported in the results
 (``converged=False``, ``info["stopped_early"]``) and by a RuntimeWarning.
 
 Local improvement (``refine=True``, beyond the paper; every step is monotone)
@@ -56,12 +56,13 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 
 from ..._linalg import fix_sign
 from ..._result import ComponentResult
-from ..._validation import InvalidParameterError, Interval, Options, validate_params
+from ..._validation import Interval, InvalidParameterError, StrOptions, renamed
 from ...operators import Operator
 from ...solvers._common import check_random_state
 from .. import register_joint
@@ -78,13 +79,29 @@ _SAMPLINGS = ("adaptive", "uniform")
 _SKETCHES = ("auto", "dense", "eigsh", "randomized")
 
 
+#: the options of :func:`bipartite` (scikit-learn constraints)
+_CONSTRAINTS = {
+    "op": [Operator],
+    "rank": [None, Interval(Integral, 1, None, closed="left")],
+    "n_candidates": [None, Interval(Integral, 1, None, closed="left")],
+    "epsilon": [None, Interval(Real, 0, 1, closed="neither")],
+    "max_time": [None, Interval(Real, 0, None, closed="neither")],
+    "time_budget": [None, Interval(Real, 0, None, closed="neither")],
+    "refine": ["boolean"], "n_refine": [Interval(Integral, 1, None, closed="left")],
+    "sampling": [StrOptions(set(_SAMPLINGS))],
+    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "sketch": [StrOptions(set(_SKETCHES))], "matcher": [StrOptions(set(MATCHERS))],
+}
+
+
 @register_joint("bipartite", cost="O(candidates·p·k) matchings on a rank-d sketch",
                 summary="Joint disjoint components by bipartite matchings on a "
-                                      "low-rank sketch (Asteris et al. 2015), locally improved.")
+                        "low-rank sketch (Asteris et al. 2015), locally improved.",
+                constraints=_CONSTRAINTS, deprecated=("time_budget",))
 def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsilon=None,
-              time_budget=None, refine=True, n_refine=8, sampling="adaptive", batch_size=256,
+              max_time=None, refine=True, n_refine=8, sampling="adaptive", batch_size=256,
               sketch="auto", matcher="auto", random_state=None,
-              max_time=None) -> list[ComponentResult]:
+              time_budget=None) -> list[ComponentResult]:
     """Sparse components with pairwise disjoint supports, found jointly.
 
     Parameters
@@ -106,13 +123,12 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
         the result is then within a factor (1 − ε) of the optimum for the sketch (exact
         for ``rank`` = rank of Σ). Exponential in rank × n_components; refused when the
         net has more than 5·10⁷ points. Exclusive with ``n_candidates``.
-    time_budget : float > 0, default=None
+    max_time : float > 0, default=None
         Seconds for the whole call; the candidate search stops early (80% of the budget
         when ``refine``), the refinement stops at the deadline. None: no limit. When
         it stops the search early, a RuntimeWarning says so.
-    max_time : float > 0, default=None
-        The same budget under the name the other methods use (exclusive with
-        ``time_budget``).
+    time_budget : float > 0, default=None
+        Deprecated name of ``max_time`` (FutureWarning).
     refine : bool, default=True
         Run the monotone local improvement (polish, re-match on Σ, swaps) on the best
         candidate.
@@ -154,18 +170,17 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
     ([[0, 1], [2, 3]], [1.954, 1.882])
     """
     t0 = time.perf_counter()
-    caps, rank, matcher, time_budget = _check_args(op, cardinalities, rank, n_candidates,
-                                                   epsilon, time_budget, max_time, refine, n_refine, sampling, batch_size,
-                                      sketch, matcher)
+    max_time = renamed(max_time, time_budget, new="max_time", old="time_budget", caller="bipartite")
+    caps, rank, matcher = _check_args(op, cardinalities, rank, n_candidates, epsilon, matcher)
     p, k = int(op.n_features), caps.size
     rng = check_random_state(random_state)
     interchangeable = bool(np.all(caps == caps[0]))
     net = None
     if epsilon is not None:
         net, n_net = build_net(rank, epsilon, k, interchangeable)
-    deadline = math.inf if time_budget is None else t0 + float(time_budget)
-    search_deadline = (math.inf if time_budget is None
-                       else t0 + float(time_budget) * (0.8 if refine else 1.0))
+    deadline = math.inf if max_time is None else t0 + float(max_time)
+    search_deadline = (math.inf if max_time is None
+                       else t0 + float(max_time) * (0.8 if refine else 1.0))
     # 1. sketch
     lam, U, lam_next, sketch_used = sketch_operator(op, rank, sketch, rng)
     t_sketch = time.perf_counter() - t0
@@ -210,7 +225,7 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
         "gram_size": int(gram.size),
         "search": "epsilon-net" if net is not None else sampling,
         "epsilon": epsilon,
-        "stopped_early": _warn_if_stopped(stopped, time_budget, search.n_eval),
+        "stopped_early": _warn_if_stopped(stopped, max_time, search.n_eval),
         "matcher": matcher,
         "time_sketch": t_sketch,
         "time_search": t_search,
@@ -221,34 +236,11 @@ def bipartite(op: Operator, cardinalities, *, rank=None, n_candidates=None, epsi
                        info)
 
 
-def _check_args(op, cardinalities, rank, n_candidates, epsilon, time_budget, max_time, refine,
-                n_refine, sampling, batch_size, sketch, matcher):
-    """(cardinalities as an int array, the sketch rank, the matcher to use, the time
-    budget: ``time_budget`` or its alias ``max_time``)."""
-    if not isinstance(op, Operator):
-        raise InvalidParameterError(
-            f"bipartite: parameter 'op' must be an eigensparse Operator; got {type(op).__name__}.")
+def _check_args(op, cardinalities, rank, n_candidates, epsilon, matcher):
+    """(cardinalities as an int array, the sketch rank, the matcher to use): what depends
+    on the operator, beyond the option types of :data:`_CONSTRAINTS`."""
     p = int(op.n_features)
     caps = check_cardinalities(cardinalities, p)
-    validate_params(
-        {"rank": rank, "n_candidates": n_candidates, "epsilon": epsilon,
-         "time_budget": time_budget, "max_time": max_time, "refine": refine, "n_refine": n_refine,
-         "sampling": sampling, "batch_size": batch_size, "sketch": sketch, "matcher": matcher},
-        {"rank": [None, Interval("int", 1, None)],
-         "n_candidates": [None, Interval("int", 1, None)],
-         "epsilon": [None, Interval("real", 0, 1, closed="neither")],
-         "time_budget": [None, Interval("real", 0, None, closed="neither")],
-         "max_time": [None, Interval("real", 0, None, closed="neither")],
-         "refine": [bool], "n_refine": [Interval("int", 1, None)],
-         "sampling": [Options(_SAMPLINGS)],
-         "batch_size": [Interval("int", 1, None)],
-         "sketch": [Options(_SKETCHES)], "matcher": [Options(MATCHERS)]},
-        where="bipartite",
-    )
-    if max_time is not None:
-        if time_budget is not None:
-            raise InvalidParameterError("bipartite: give 'max_time' or 'time_budget', not both.")
-        time_budget = max_time
     max_rank = max_sketch_rank(op)
     if rank is None:
         rank = min(4, max_rank)
@@ -263,13 +255,13 @@ def _check_args(op, cardinalities, rank, n_candidates, epsilon, time_budget, max
         raise InvalidParameterError(
             "bipartite: give either 'epsilon' (enumerate an ε-net) or 'n_candidates' (random "
             f"sampling), not both; got epsilon={epsilon!r}, n_candidates={n_candidates!r}.")
-    return caps, rank, resolve_matcher(matcher), time_budget
+    return caps, rank, resolve_matcher(matcher)
 
 
-def _warn_if_stopped(stopped, time_budget, n_eval) -> bool:
+def _warn_if_stopped(stopped, max_time, n_eval) -> bool:
     """``stopped`` as a bool, with a RuntimeWarning when the time budget stopped the search."""
     if stopped:
-        warnings.warn(f"bipartite: stopped by the time budget ({time_budget:g} s) after {n_eval} "
+        warnings.warn(f"bipartite: stopped by the time budget (max_time={max_time:g} s) after {n_eval} "
                       "candidates; returning the best components so far.", RuntimeWarning,
                       stacklevel=3)
     return bool(stopped)

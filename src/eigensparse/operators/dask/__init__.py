@@ -2,7 +2,10 @@
 
 - :mod:`.client`: connecting to a scheduler, choosing the client, scattering rows;
 - :mod:`.kernels`: the per-block functions that run on the workers;
-- :mod:`.operator`: :class:`DaskData`, the operator that builds and reduces them.
+- :mod:`.operator`: :class:`DaskData`, the operator that builds and reduces them;
+- :mod:`.blocks`: :class:`~.blocks.RowBlocks`, row blocks read by the workers themselves
+  (e.g. each its documents of a file) and sums over them added on the workers (the
+  topic engine's passes on a cluster, :mod:`eigensparse.text._cluster`).
 
 Reading a UCI bag-of-words file straight into Dask blocks is an input concern and
 lives in :func:`eigensparse.io.dask_chunks.from_uci_chunks`.

@@ -13,7 +13,9 @@ from urllib.parse import urlsplit
 import numpy as np
 import scipy.sparse as sp
 
-from ..._validation import InvalidParameterError
+from numbers import Real
+
+from ..._validation import Interval, IntInterval, InvalidParameterError, validate_params
 
 __all__ = ["DaskComputeError", "connect", "is_dask_array", "scatter_rows", "resolve_client",
            "import_dask", "wrap_block"]
@@ -106,6 +108,7 @@ def _split_address(address: str) -> tuple[str, str, int | None]:
     return scheme, host, port
 
 
+@validate_params({"timeout": [Interval(Real, 0, None, closed="neither")]})
 def connect(address: str, *, timeout: float = 10.0):
     """A ``dask.distributed.Client`` on the scheduler at ``address``, or a clear error.
 
@@ -131,8 +134,7 @@ def connect(address: str, *, timeout: float = 10.0):
     ...     print(type(err).__name__)
     InvalidParameterError
     """
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0 \
-            or not math.isfinite(timeout):
+    if not math.isfinite(timeout):
         raise InvalidParameterError(f"parameter 'timeout' must be a positive number of seconds; got {timeout!r}.")
     scheme, host, port = _split_address(address)
     try:
@@ -197,6 +199,7 @@ def resolve_client(client):
 # ---------------------------------------------------------------------------
 # in-memory data onto the cluster, block by block
 # ---------------------------------------------------------------------------
+@validate_params({"rows_per_block": [None, IntInterval(1, None, closed="left")]})
 def scatter_rows(X, *, client=None, rows_per_block: int | None = None, lineage: bool = False):
     """A row-chunked Dask array of an in-memory matrix whose blocks live on the workers.
 
@@ -244,10 +247,6 @@ def scatter_rows(X, *, client=None, rows_per_block: int | None = None, lineage: 
     if rows_per_block is None:
         workers = len(client.scheduler_info().get("workers", {})) if client is not None else 1
         rows_per_block = max(1000, -(-n // max(4 * workers, 1)))
-    if isinstance(rows_per_block, bool) or not isinstance(rows_per_block, (int, np.integer)) \
-            or rows_per_block < 1:
-        raise InvalidParameterError(
-            f"parameter 'rows_per_block' must be a positive int; got {rows_per_block!r}.")
     blocks = []
     for start in range(0, max(n, 1), rows_per_block):
         part = X[start:start + rows_per_block]

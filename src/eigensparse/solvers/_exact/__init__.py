@@ -10,20 +10,22 @@ import math
 import sys
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..._validation import Interval, Options, validate_params
+from ..._validation import Interval, Options, StrOptions, check_params
 from ...operators import Operator
 from .. import register
 from .._common import make_result, polish_loadings
 from .._simple import _check_problem
-from ._bounds import soft_eig_bound, gershgorin_bound
+from ._bounds import (block_split_bound, free_block_bound, gershgorin_bound, soft_eig_bound,
+                      trace_bound)
 from ._incumbent import initial_incumbent
-from ._search import Search
+from ._search import ProcessNodePool, Search
 
-__all__ = ["exact", "ExactSearchWarning"]
+__all__ = ["exact", "ExactSearchWarning", "root_upper_bound"]
 
 #: penalties tried at the root (fractions of the largest |Σ_ij|, i ≠ j)
 _ROOT_GRID = 24
@@ -33,8 +35,12 @@ class ExactSearchWarning(UserWarning):
     """The exact search stopped (time or node budget) before certifying optimality."""
 
 
-def _root_penalty(search: Search, allowed: np.ndarray, scale) -> tuple[float, float]:
-    """The penalty ρ minimising the root split bound over a grid, then a finer grid."""
+def _root_penalty(search: Search, allowed: np.ndarray, scale,
+                  deadline: float = math.inf) -> tuple[float, float]:
+    """The penalty ρ minimising the root split bound over a grid, then a finer grid.
+
+    Stops trying penalties once ``deadline`` (a ``time.perf_counter`` value) has passed;
+    ρ = 0 (interlacing) is always tried, so the value returned is a valid bound."""
     A = np.asarray(allowed, dtype=np.intp)
     B = search.S[np.ix_(A, A)]
     if scale is not None:
@@ -49,42 +55,63 @@ def _root_penalty(search: Search, allowed: np.ndarray, scale) -> tuple[float, fl
 
     if off <= 0:
         return bound(0.0), 0.0
+    # coarse grid in an order that brackets the minimum early (every value is a bound)
     grid = np.linspace(0.0, off, _ROOT_GRID)
-    vals = [bound(r) for r in grid]
+    vals = np.full(grid.size, np.inf)
+    for i in (0, *range(grid.size // 4, grid.size, 4), *range(1, grid.size)):
+        if np.isinf(vals[i]):
+            if i and time.perf_counter() >= deadline:
+                break
+            vals[i] = bound(grid[i])
     i = int(np.argmin(vals))
     fine = np.linspace(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)], 9)
-    fvals = [bound(r) for r in fine]
+    fvals = np.full(fine.size, np.inf)
+    for j in range(fine.size):
+        if time.perf_counter() >= deadline:
+            break
+        fvals[j] = bound(fine[j])
     j = int(np.argmin(fvals))
     return (fvals[j], float(fine[j])) if fvals[j] < vals[i] else (vals[i], float(grid[i]))
 
 
-def _root_setup(search: Search, allowed: np.ndarray) -> tuple[float, float]:
+def _root_setup(search: Search, allowed: np.ndarray,
+                deadline: float = math.inf) -> tuple[float, float]:
     """Choose the clipping weights (uniform, or √Σ_ii: thresholding correlations) and ρ
     by the smaller root bound; sets ``search.scale``. Returns (root bound, ρ)."""
-    best = (*_root_penalty(search, allowed, None), None)
+    best = (*_root_penalty(search, allowed, None, deadline), None)
     d = search.d
-    if np.ptp(d[allowed]) > 1e-12 * max(float(d.max()), 1e-300):
+    if np.ptp(d[allowed]) > 1e-12 * max(float(d.max()), 1e-300) and \
+            time.perf_counter() < deadline:
         w = np.sqrt(np.maximum(d, 0.0))
-        b, r = _root_penalty(search, allowed, w)
+        b, r = _root_penalty(search, allowed, w, deadline)
         if b < best[0]:
             best = (b, r, w)
     search.scale = best[2]
     return best[0], best[1]
 
 
-def _screen(search: Search, allowed: np.ndarray, rho: float, rounds: int = 3) -> np.ndarray:
+def _screen(search: Search, allowed: np.ndarray, rho: float, rounds: int = 3,
+            deadline: float = math.inf) -> np.ndarray:
     """Root screening: drop every variable j whose node ({j}, A) has a bound <= the
     incumbent (no support containing j beats it, so the optimum lies in A \\ {j}).
-    Repeated while it removes something (a smaller A tightens the others' bounds)."""
+    Repeated while it removes something (a smaller A tightens the others' bounds).
+    Variables not yet examined when ``deadline`` passes are kept (keeping is always safe)."""
     s, cut = search.s, search.cut
     for _ in range(rounds):
         keep = []
         for j in allowed:
+            if time.perf_counter() >= deadline:
+                keep.append(True)
+                continue
             F = np.array([j], dtype=np.intp)
             R = allowed[allowed != j]
             if s == 1:
                 ok = search.d[j] > cut
-            elif min(gershgorin_bound(search.absS, search.d, F, R, s - 1), np.inf) <= cut:
+            elif gershgorin_bound(search.absS, search.d, F, R, s - 1) <= cut:
+                ok = False
+            elif block_split_bound(search.S, F, R, s - 1, float(search.d[j]),
+                                   free_block_bound(search.S, search.absS, search.d, R,
+                                                    s - 1)) <= cut:
                 ok = False
             else:
                 ok = soft_eig_bound(search.S, F, R, s - 1, rho, search.scale)[0] > cut
@@ -94,6 +121,72 @@ def _screen(search: Search, allowed: np.ndarray, rho: float, rounds: int = 3) ->
             return allowed if keep.sum() < s else allowed[keep]
         allowed = allowed[keep]
     return allowed
+
+
+def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
+    """A proven upper bound on max { λmax(Σ[S, S]) : |S| = s }: the root bound of the search.
+
+    The smallest of the bounds of :mod:`._bounds` at the root (F = ∅, every variable
+    allowed): the trace bound (sum of the s largest Σ_ii), the Gershgorin bound (largest
+    Σ_ii plus the s − 1 largest |Σ_ij| of a row) and the soft-thresholded eigenvalue bound
+    λmax(Σ − U) + g(U) over a grid of clipping levels ρ, thresholding Σ itself and, when
+    the diagonal is not constant, the correlations (U = clip(Σ, ±ρ√(Σ_iiΣ_jj))). ρ = 0 is
+    always tried (λmax(Σ), interlacing), so the result is never above λmax(Σ). No
+    heuristic, no tree: cost a few dozen p×p symmetric eigenproblems at most, fewer when
+    ``max_time`` runs out (the bound is then looser, never invalid).
+
+    Parameters
+    ----------
+    S : array-like (p, p) or Operator
+        Σ, symmetric positive semi-definite (an operator is densified with ``to_dense()``).
+    s : int
+        Cardinality, 1 <= s <= p.
+    max_time : float > 0 or None
+        Seconds to spend at most on the ρ grid (after the first eigenproblem); None: the
+        whole grid.
+
+    Returns
+    -------
+    float
+        u with u >= λmax(Σ[S, S]) for every support |S| = s.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse.datasets import load_pitprops
+    >>> from eigensparse.solvers._exact import root_upper_bound
+    >>> S = np.asarray(load_pitprops().data)
+    >>> u = root_upper_bound(S, 5)
+    >>> bool(3.406 <= u <= np.linalg.eigvalsh(S)[-1])
+    True
+    """
+    t0 = time.perf_counter()
+    if isinstance(S, Operator):
+        S = S.to_dense()
+    S = np.asarray(S, dtype=float)
+    if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] == 0:
+        raise ValueError(f"root_upper_bound: S must be a non-empty square matrix, got shape "
+                         f"{S.shape}")
+    if not np.all(np.isfinite(S)):
+        raise ValueError("root_upper_bound: S must be finite (it contains NaN or inf)")
+    p = S.shape[0]
+    check_params({"s": s, "max_time": max_time},
+                 {"s": [Interval(Integral, 1, p, closed="both")],
+                  "max_time": [None, Interval(Real, 0, None, closed="neither")]},
+                 "root_upper_bound")
+    deadline = math.inf if max_time is None else t0 + float(max_time)
+    S = 0.5 * (S + S.T)
+    if s == p:
+        return float(np.linalg.eigvalsh(S)[-1])
+    search = Search(S, int(s), -np.inf, np.zeros(0, dtype=np.intp), 0.0)
+    allowed = np.arange(p)
+    none = np.zeros(0, dtype=np.intp)
+    with threadpool_limits(limits=1):
+        b = min(trace_bound(search.d, none, allowed, s),
+                gershgorin_bound(search.absS, search.d, none, allowed, s))
+        if s > 1:
+            b = min(b, _root_setup(search, allowed, deadline)[0])
+    return float(b)
 
 
 def _progress_callback(enabled, s):
@@ -123,10 +216,17 @@ def _progress_callback(enabled, s):
 
 
 @register("exact", summary="Certified optimum by branch and bound (eigenvalue, Gershgorin and "
-                           "soft-threshold bounds); anytime with an honest gap.")
+                           "soft-threshold bounds); anytime with an honest gap.",
+          constraints={"max_time": [Interval(Real, 0, None, closed="neither")],
+                       "max_nodes": [None, Interval(Integral, 1, None, closed="left")],
+                       "tol": [Interval(Real, 0, None, closed="left")],
+                       "n_jobs": [Options(Integral, {-1}), Interval(Integral, 1, None, closed="left")],
+                       "progress": [bool, StrOptions({"auto"})],
+                       "n_starts": [Interval(Integral, 1, None, closed="left")],
+                       "screen": [bool]})
 def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float = 600.0,
           max_nodes=None, tol: float = 1e-9, n_jobs: int = 1, progress="auto",
-          n_starts: int = 64, screen: bool = True):
+          n_starts: int = 64, screen: bool = True, backend: str = "threads"):
     """Certified optimal sparse component: max λmax(Σ[S, S]) over supports with |S| = s.
 
     A best-first branch and bound over supports (Berk & Bertsimas 2019 design: a strong
@@ -161,7 +261,14 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         (upper_bound − variance) <= tol·upper_bound. Nodes are pruned when their bound is
         <= incumbent·(1 + tol), so a certified value is within that factor of the optimum.
     n_jobs : int, default=1
-        Threads evaluating the nodes of a batch (LAPACK releases the GIL); -1: all cores.
+        Workers evaluating the nodes of a batch; -1: all cores.
+    backend : {"threads", "processes"}, default="threads"
+        What the ``n_jobs`` workers are. Threads share the search (LAPACK releases the
+        GIL, the Python around it does not); processes each hold a copy of Σ and receive
+        nodes (F, R, ρ, parent bound) as small picklable tuples, evaluate them at the
+        incumbent of the batch's start and send back the supports they find, which are
+        offered in the batch's order (see :class:`._search.ProcessNodePool`). Starting the
+        processes costs a fixed overhead; worth it only on searches of many nodes.
     progress : bool or "auto", default="auto"
         A tqdm bar showing the relative gap close; "auto": only when stderr is a terminal.
     n_starts : int >= 1, default=64
@@ -206,16 +313,6 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
     """
     t0 = time.perf_counter()
     s = _check_problem(op, cardinality, "exact")
-    validate_params(
-        {"max_time": max_time, "max_nodes": max_nodes, "tol": tol, "n_jobs": n_jobs,
-         "progress": progress, "n_starts": n_starts, "screen": screen},
-        {"max_time": [Interval("real", 0, None, closed="neither")],
-         "max_nodes": [None, Interval("int", 1, None)], "tol": [Interval("real", 0, None)],
-         "n_jobs": [Options([-1]), Interval("int", 1, None)],
-         "progress": [bool, Options(["auto"])], "n_starts": [Interval("int", 1, None)],
-         "screen": [bool]},
-        where="exact",
-    )
     if not math.isfinite(max_time):
         max_time = 1e18
     deadline = t0 + float(max_time)
@@ -229,10 +326,11 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
     # loaded cores for 100x100 eigenproblems)
     with threadpool_limits(limits=1):
         return _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
-                      screen, t0)
+                      screen, t0, backend)
 
 
-def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts, screen, t0):
+def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts, screen, t0,
+           backend="threads"):
     """Incumbent, root penalty, screening and the tree search (see :func:`exact`)."""
     p = S.shape[0]
 
@@ -241,16 +339,20 @@ def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
     allowed = np.arange(p)
     rho, root_bound, n_screened = 0.0, None, 0
     if s < p:
-        root_bound, rho = _root_setup(search, allowed)
+        root_bound, rho = _root_setup(search, allowed, deadline)
         if screen and root_bound > search.cut:
-            allowed = _screen(search, allowed, rho)
+            # screening may use at most half of what is left: the tree needs the rest
+            now = time.perf_counter()
+            allowed = _screen(search, allowed, rho, deadline=now + 0.5 * max(deadline - now, 0))
             n_screened = p - allowed.size
-        search.root(allowed, rho)
+        search.root(allowed, rho, deadline=deadline, bound=root_bound)
     update, bar = _progress_callback(progress, s)
     pool = None
     workers = (len(__import__("os").sched_getaffinity(0)) if n_jobs == -1 else n_jobs)
     try:
-        if workers > 1:
+        if workers > 1 and backend == "processes":
+            pool = ProcessNodePool(search, workers)
+        elif workers > 1:
             from concurrent.futures import ThreadPoolExecutor
             pool = ThreadPoolExecutor(workers)
         done = search.run(deadline=deadline, max_nodes=max_nodes, pool=pool, progress=update,

@@ -26,8 +26,8 @@ import math
 import numpy as np
 from scipy import linalg as sla
 
-__all__ = ["gershgorin_bound", "trace_bound", "soft_eig_bound", "top_eig", "block_lmax",
-           "enumerate_completions"]
+__all__ = ["gershgorin_bound", "trace_bound", "soft_eig_bound", "block_split_bound", "top_eig",
+           "block_lmax", "enumerate_completions", "free_block_bound"]
 
 
 def top_eig(M: np.ndarray) -> tuple[float, np.ndarray]:
@@ -100,6 +100,55 @@ def trace_bound(d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
     dr = d[R]
     top = np.sum(np.partition(dr, dr.size - k)[dr.size - k:]) if k < dr.size else dr.sum()
     return float(d[F].sum() + top)
+
+
+def free_block_bound(S: np.ndarray, absS: np.ndarray, d: np.ndarray, R: np.ndarray, k: int,
+                     lam_R: float | None = None) -> float:
+    """Upper bound on max { λmax(Σ[T, T]) : T ⊆ R, |T| = k } (the free part alone).
+
+    The smallest of: the trace bound (the k largest Σ_jj, j ∈ R; Σ ⪰ 0 so λmax <= Tr);
+    the Gershgorin bound of :func:`gershgorin_bound` with F = ∅ (each row's Σ_ii plus its
+    k − 1 largest |Σ_ij|, j ∈ R \\ {i}); and, when given, ``lam_R`` = λmax(Σ[R, R]),
+    valid by interlacing (I) since T ⊆ R. Each is valid for every such T, so their
+    minimum is. ∎
+    """
+    if k <= 0:
+        return 0.0
+    if k == 1:
+        return float(d[R].max())
+    none = np.zeros(0, dtype=np.intp)
+    b = min(trace_bound(d, none, R, k), gershgorin_bound(absS, d, none, R, k))
+    if lam_R is not None:
+        b = min(b, float(lam_R))
+    return b
+
+
+def block_split_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam_F: float,
+                      lam_T: float) -> float:
+    """Bound on v(F, F ∪ R) that uses the fixed-in rows jointly (a 2×2 block bound).
+
+    With S = F ∪ T (T ⊆ R, |T| = k), write Σ[S, S] = [[Σ_FF, Σ_FT], [Σ_TF, Σ_TT]]. Returns
+    λmax of the 2×2 matrix [[a, c], [c, b]] = ((a + b) + √((a − b)² + 4c²)) / 2 with
+    a = ``lam_F`` >= λmax(Σ_FF), b = ``lam_T`` >= λmax(Σ_TT) for every admissible T (e.g.
+    :func:`free_block_bound`), and c² = the sum of the k largest ‖Σ[F, j]‖₂², j ∈ R.
+
+    Proof. A unit x supported on S splits as x = (αu, βw), u ∈ R^F and w ∈ R^T unit,
+    α² + β² = 1. Then xᵀΣx = α²uᵀΣ_FFu + 2αβ uᵀΣ_FTw + β²wᵀΣ_TTw
+    <= α²a + 2|α||β| ‖Σ_FT‖₂ + β²b. And ‖Σ_FT‖₂ <= ‖Σ_FT‖_F = (Σ_{j∈T} ‖Σ[F, j]‖₂²)^{1/2}
+    <= c, since T has k members of R. So xᵀΣx <= yᵀ[[a, c], [c, b]]y with the unit
+    y = (|α|, |β|), at most the λmax of that matrix. This holds for every T, hence for
+    v(F, F ∪ R). ∎  With F = ∅ it is b; it is strong deep in the tree, where Σ_FF is
+    known exactly and only k rows are free.
+    """
+    if F.size == 0:
+        return float(lam_T)
+    if k <= 0:
+        return float(lam_F)
+    col = np.einsum("ij,ij->j", S[np.ix_(F, R)], S[np.ix_(F, R)])
+    c2 = float(np.sum(np.partition(col, col.size - k)[col.size - k:])) if k < col.size \
+        else float(col.sum())
+    a, b = float(lam_F), float(lam_T)
+    return 0.5 * (a + b + math.sqrt((a - b) ** 2 + 4.0 * c2))
 
 
 def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,

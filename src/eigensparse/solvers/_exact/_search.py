@@ -24,15 +24,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._bounds import (enumerate_completions, gershgorin_bound, soft_eig_bound, trace_bound,
-                      block_lmax)
+from ._bounds import (block_lmax, block_split_bound, enumerate_completions, free_block_bound,
+                      gershgorin_bound, soft_eig_bound, top_eig, trace_bound)
 
-__all__ = ["Search"]
+__all__ = ["Search", "ProcessNodePool"]
 
 #: nodes with at most this many completions are closed by an exact batched scan
 ENUM_MAX = 300
 #: every this many bounded nodes propose F + the heaviest free variables as a support
 PROPOSE_EVERY = 8
+#: whether the 2×2 block bound runs before the eigenvalue bound
+USE_BLOCK = True
 #: factor between the penalties tried when the inherited one does not prune
 RHO_STEP = 1.6
 
@@ -68,7 +70,9 @@ class Search:
     leaves: int = 0
     closed_supports: int = 0
     heap: list = field(default_factory=list)
-    bound_calls: dict = field(default_factory=lambda: {"cheap": 0, "eig": 0, "enum": 0})
+    bound_calls: dict = field(default_factory=lambda: {"cheap": 0, "block": 0,
+                                                        "block_pruned": 0, "eig": 0,
+                                                        "enum": 0})
 
     def __post_init__(self):
         self.absS = np.abs(self.S)
@@ -109,6 +113,13 @@ class Search:
         cut = self.cut
         if min(trace_bound(self.d, F, R, k), gershgorin_bound(self.absS, self.d, F, R, k)) <= cut:
             return None
+        if USE_BLOCK and F.size:
+            self.bound_calls["block"] += 1
+            lam_F = top_eig(self.S[np.ix_(F, F)])[0]
+            lam_T = free_block_bound(self.S, self.absS, self.d, R, k)
+            if block_split_bound(self.S, F, R, k, lam_F, lam_T) <= cut:
+                self.bound_calls["block_pruned"] += 1
+                return None
         bound, rho, v = self._eig_bound(F, R, k, rho, cut)
         bound = min(bound, parent_bound)
         vr = np.abs(v[F.size:])
@@ -145,6 +156,15 @@ class Search:
                 break
         return best, best_rho, v
 
+    def _evaluate_before(self, deadline, w):
+        """:meth:`evaluate` while time is left; past ``deadline`` the child is kept open
+        with its parent's bound (valid: its supports are among the parent's) and any free
+        variable to branch on, so a batch never runs far past the budget."""
+        F, R, rho, parent_bound = w
+        if time.perf_counter() >= deadline and R.size > self.s - F.size > 0:
+            return parent_bound, rho, int(R[0])
+        return self.evaluate(F, R, rho, parent_bound)
+
     # ------------------------------------------------------------------ tree
     def push(self, F, R, item):
         bound, rho, j = item
@@ -160,10 +180,17 @@ class Search:
         ub = self.upper_bound
         return max(ub - self.incumbent, 0.0) / max(abs(ub), 1e-300)
 
-    def root(self, allowed: np.ndarray, rho: float):
-        item = self.evaluate(np.zeros(0, dtype=np.intp), np.asarray(allowed, dtype=np.intp), rho)
+    def root(self, allowed: np.ndarray, rho: float, *, deadline: float = math.inf,
+             bound: float = np.inf):
+        """Open the root (F = ∅, A = ``allowed``). Past ``deadline`` it is opened with the
+        given ``bound`` (a valid root bound) instead of being evaluated."""
+        F, A = np.zeros(0, dtype=np.intp), np.asarray(allowed, dtype=np.intp)
+        if time.perf_counter() >= deadline and A.size > self.s > 0 and bound > self.cut:
+            item = (float(bound), rho, int(A[0]))
+        else:
+            item = self.evaluate(F, A, rho, bound)
         if item is not None:
-            self.push(np.zeros(0, dtype=np.intp), np.asarray(allowed, dtype=np.intp), item)
+            self.push(F, A, item)
 
     def run(self, *, deadline: float, max_nodes: int, batch: int = 8, pool=None, progress=None):
         """Expand nodes best-first until the gap closes, the time or the node budget runs out.
@@ -181,13 +208,85 @@ class Search:
                 Rj = R[R != j]
                 work.append((np.append(F, j), Rj, rho, -neg))  # j in
                 work.append((F, Rj, rho, -neg))                # j out
-            if pool is not None and len(work) > 1:
-                items = list(pool.map(lambda w: self.evaluate(*w), work))
+            if isinstance(pool, ProcessNodePool) and len(work) > 1:
+                items = pool.evaluate(self, deadline, work)
+            elif pool is not None and len(work) > 1:
+                items = list(pool.map(lambda w: self._evaluate_before(deadline, w), work))
             else:
-                items = [self.evaluate(*w) for w in work]
+                items = [self._evaluate_before(deadline, w) for w in work]
             for (F, R, _, _), item in zip(work, items):
                 if item is not None and item[0] > self.cut:
                     self.push(F, R, item)
             if progress is not None:
                 progress(self)
         return True
+
+
+# ------------------------------------------------------------------ processes
+_WORKER: Search | None = None
+
+
+def _worker_init(S, s, tol, scale):
+    """Each worker process holds its own :class:`Search` on Σ (sent once)."""
+    global _WORKER
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+    _WORKER = Search(S, s, -np.inf, np.zeros(0, dtype=np.intp), tol, scale)
+
+
+def _worker_eval(args):
+    """Evaluate one node in a worker at the incumbent it is sent; returns the node's item,
+    the worker's incumbent and support (when it improved) and the counters it spent.
+
+    ``index`` is the node counter the sequential search would have before this node, so
+    the periodic incumbent proposals fall on the same nodes whichever worker runs them."""
+    deadline, incumbent, index, w = args
+    ws = _WORKER
+    ws.incumbent, ws.best = incumbent, np.zeros(0, dtype=np.intp)
+    ws.nodes = index
+    n0, l0, c0 = ws.nodes, ws.leaves, ws.closed_supports
+    b0 = dict(ws.bound_calls)
+    # deadlines are perf_counter values of the parent; send the time left instead
+    item = ws._evaluate_before(time.perf_counter() + deadline, w)
+    calls = {key: ws.bound_calls[key] - b0.get(key, 0) for key in ws.bound_calls}
+    found = (ws.incumbent, ws.best) if ws.incumbent > incumbent else None
+    return item, found, (ws.nodes - n0, ws.leaves - l0, ws.closed_supports - c0, calls)
+
+
+class ProcessNodePool:
+    """Evaluates the nodes of a batch in worker processes (the GIL is not shared).
+
+    A node (F, R, ρ, parent bound) is a tuple of small arrays and floats, so it pickles
+    cheaply; Σ is sent once per worker. Incumbent exchange: every node of a batch is
+    evaluated at the incumbent of the batch's start, and the supports the workers find are
+    offered back in the batch's order, so the result does not depend on which worker ran
+    what or when (given the batch, the pruning is the same).
+    """
+
+    def __init__(self, search: Search, workers: int):
+        from concurrent.futures import ProcessPoolExecutor
+        import multiprocessing as mp
+
+        self.executor = ProcessPoolExecutor(
+            workers, mp_context=mp.get_context(), initializer=_worker_init,
+            initargs=(search.S, search.s, search.tol, search.scale))
+
+    def evaluate(self, search: Search, deadline: float, work):
+        left = deadline - time.perf_counter()
+        args = [(left, search.incumbent, search.nodes + i, w) for i, w in enumerate(work)]
+        out = list(self.executor.map(_worker_eval, args))
+        items = []
+        for item, found, (nodes, leaves, closed, calls) in out:
+            search.nodes += nodes
+            search.leaves += leaves
+            search.closed_supports += closed
+            for key, v in calls.items():
+                search.bound_calls[key] = search.bound_calls.get(key, 0) + v
+            if found is not None:
+                search._offer(*found)
+            items.append(item)
+        return items
+
+    def shutdown(self):
+        self.executor.shutdown(cancel_futures=True)

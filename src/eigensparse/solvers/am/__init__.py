@@ -63,10 +63,12 @@ working sets), and in float32 the convergence tolerance is at least 1e-6.
 """
 from __future__ import annotations
 
-from ..._validation import Interval, InvalidParameterError, Options, validate_params
+from numbers import Integral, Real
+
+from ..._validation import Interval, InvalidParameterError, StrOptions
 from ...operators import Operator
 from .. import register
-from .engine import AM_DEFAULT_STARTS, _check_op, _greedy_and_coordinate_starts, _run_am
+from .engine import AM_DEFAULT_STARTS, _greedy_and_coordinate_starts, _run_am
 from .formulations import FORMULATIONS, INITS, STRATEGIES, Formulation, SparsityPiece, VariancePiece
 from .steps import (hard_threshold, l0_penalty_threshold, l1_penalty_threshold,
                     soft_threshold_l1_ball)
@@ -85,7 +87,18 @@ def _formulation_needs_data(options: dict) -> bool:
 
 @register("am", penalized=True, needs_data=_formulation_needs_data,
           cost="O(p·b) per iteration for b starts (one Σ·V block product)",
-          summary="Alternating maximization (24am), 8 formulations, many starts at once.")
+          summary="Alternating maximization (24am), 8 formulations, many starts at once.",
+          constraints={"formulation": [StrOptions(set(FORMULATIONS))],
+                       "penalty": [None, Interval(Real, 0, None, closed="left")],
+                       "n_starts": [None, Interval(Integral, 1, None, closed="left")],
+                       "strategy": [StrOptions(set(STRATEGIES))],
+                       "batch_size": [None, Interval(Integral, 1, None, closed="left")],
+                       "max_iter": [Interval(Integral, 1, None, closed="left")],
+                       "tol": [Interval(Real, 0, None, closed="left")],
+                       "polish": [bool],
+                       "screen": [bool, StrOptions({"auto"})],
+                       "record_path": [bool],
+                       "init": [StrOptions(set(INITS)), "array-like"]})
 def am(op: Operator, cardinality=None, *, formulation: str = "l2_l0_con", penalty=None,
        n_starts=None, strategy: str = "otf", batch_size=None, max_iter: int = 200,
        tol: float = 1e-7, init="auto", polish: bool = True, screen="auto",
@@ -202,18 +215,6 @@ def am(op: Operator, cardinality=None, *, formulation: str = "l2_l0_con", penalt
     >>> int(res.support.size), round(res.variance, 3)
     (9, 4.116)
     """
-    _check_op(op, "am")
-    validate_params(
-        {"formulation": formulation, "penalty": penalty, "n_starts": n_starts,
-         "strategy": strategy, "batch_size": batch_size, "max_iter": max_iter, "tol": tol,
-         "polish": polish, "screen": screen, "record_path": record_path},
-        {"formulation": [Options(FORMULATIONS)], "penalty": [None, Interval("real", 0, None)],
-         "n_starts": [None, Interval("int", 1, None)], "strategy": [Options(STRATEGIES)],
-         "batch_size": [None, Interval("int", 1, None)], "max_iter": [Interval("int", 1, None)],
-         "tol": [Interval("real", 0, None)], "polish": [bool],
-         "screen": [bool, Options(["auto"])], "record_path": [bool]},
-        where="am",
-    )
     return _run_am(op, cardinality, formulation=formulation, penalty=penalty, n_starts=n_starts,
                strategy=strategy, batch_size=batch_size, max_iter=max_iter, tol=tol,
                init=init, polish=polish, screen=screen, record_path=record_path,
@@ -221,7 +222,17 @@ def am(op: Operator, cardinality=None, *, formulation: str = "l2_l0_con", penalt
 
 
 @register("tpower", cost="O(p·b) per iteration for b starts (one Σ·V block product)",
-          summary="Truncated power method (Yuan & Zhang): AM for l2_l0_con.")
+          summary="Truncated power method (Yuan & Zhang): AM for l2_l0_con.",
+          constraints={"n_starts": [None, Interval(Integral, 1, None, closed="left")],
+                       "strategy": [StrOptions(set(STRATEGIES))],
+                       "batch_size": [None, Interval(Integral, 1, None, closed="left")],
+                       "max_iter": [Interval(Integral, 1, None, closed="left")],
+                       "tol": [Interval(Real, 0, None, closed="left")],
+                       "polish": [bool],
+                       "screen": [bool, StrOptions({"auto"})],
+                       "record_path": [bool],
+                       "init": [StrOptions(set(INITS)), "array-like"]},
+          bounded=True)
 def tpower(op: Operator, cardinality, *, n_starts=None, init="auto", strategy: str = "otf",
            batch_size=None, max_iter: int = 200, tol: float = 1e-7, polish: bool = True,
            screen="auto", record_path: bool = False, random_state=None):
@@ -248,17 +259,6 @@ def tpower(op: Operator, cardinality, *, n_starts=None, init="auto", strategy: s
     >>> res.support.tolist(), round(res.variance, 3)
     ([0, 1, 8], 2.475)
     """
-    _check_op(op, "tpower")
-    validate_params(
-        {"n_starts": n_starts, "strategy": strategy, "batch_size": batch_size,
-         "max_iter": max_iter, "tol": tol, "polish": polish, "screen": screen,
-         "record_path": record_path},
-        {"n_starts": [None, Interval("int", 1, None)], "strategy": [Options(STRATEGIES)],
-         "batch_size": [None, Interval("int", 1, None)], "max_iter": [Interval("int", 1, None)],
-         "tol": [Interval("real", 0, None)], "polish": [bool],
-         "screen": [bool, Options(["auto"])], "record_path": [bool]},
-        where="tpower",
-    )
     if cardinality is None:
         raise InvalidParameterError("tpower: parameter 'cardinality' is required (an int in "
                                     f"[1, n_features={op.n_features}]); got None.")

@@ -316,12 +316,6 @@ def _finish(op, x, method, *, s, do_polish, **fields):
     return make_result(op, z, method, **fields)
 
 
-def _check_op(op, method):
-    if not isinstance(op, Operator):
-        raise InvalidParameterError(
-            f"{method}: parameter 'op' must be an eigensparse Operator; got {type(op).__name__}.")
-
-
 def _penalty_bound(form: Formulation, op: Operator, d: np.ndarray) -> float:
     """A penalty above which every start collapses to x = 0 (|v_i| <= ‖a_i‖₂ for L2;
     <= ‖a_i‖₁ <= √n‖a_i‖₂ for L1)."""
@@ -347,11 +341,9 @@ def _greedy_and_coordinate_starts(op: Operator, cardinality) -> np.ndarray:
 
 
 def _check_init(init, p):
+    """None for a named start (one of ``INITS``: the solvers' constraints), else the
+    array of starting vectors, checked against ``p``."""
     if isinstance(init, str):
-        if init not in INITS:
-            raise InvalidParameterError(
-                f"parameter 'init' must be one of {', '.join(map(repr, INITS))} or an array of "
-                f"shape (p,) or (p, n_starts) with p={p}; got {init!r}.")
         return None
     return check_start_vectors(init, p, valid=f"one of {', '.join(map(repr, INITS))} or a "
                                               "numeric array")
@@ -382,8 +374,7 @@ def _check_problem(op, cardinality, penalty, form, formulation, method):
     # the data requirement of the L1-variance formulations is checked once, by the
     # dispatcher (the registry's needs_data of ``am``)
     if cardinality is not None:
-        if (not isinstance(cardinality, numbers.Integral) or isinstance(cardinality, bool)
-                or not 1 <= int(cardinality) <= p):
+        if not 1 <= int(cardinality) <= p:
             raise InvalidParameterError(
                 f"{method}: parameter 'cardinality' must be an int in [1, n_features={p}] or "
                 f"None; got {cardinality!r}.")

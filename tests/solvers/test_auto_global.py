@@ -1,0 +1,117 @@
+"""The default method beyond 256 features: the whole problem's correlation structure,
+not the features of largest variance, and a bound on the whole problem on every result."""
+import numpy as np
+import pytest
+
+import eigensparse as es
+from eigensparse.solvers import _auto, get_solver
+from eigensparse.solvers._auto import auto
+
+
+def hidden_spike(seed, p=1000, k=10, loud=300, n=5000, rho=0.12, loud_var=1.7):
+    """k unit-variance features with pairwise correlation rho (λmax ≈ 1 + (k−1)·rho ≈
+    2.08) hidden among p − k unit-variance features, ``loud`` of them louder
+    (variance ``loud_var``) and independent: the planted support is not among the
+    features of largest variance, and no single statistic of a feature reveals it."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    X[:, :loud] *= np.sqrt(loud_var)
+    support = np.sort(rng.choice(np.arange(loud, p), k, replace=False))
+    f = rng.standard_normal(n)
+    X[:, support] = np.sqrt(1 - rho) * X[:, support] + np.sqrt(rho) * f[:, None]
+    return X, support
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_planted_spike_behind_louder_features_is_found(seed):
+    X, support = hidden_spike(seed)
+    S = np.cov(X, rowvar=False)
+    planted = np.linalg.eigvalsh(S[np.ix_(support, support)])[-1]
+    assert np.sort(np.diag(S))[-1] < planted  # every feature alone is far below it
+    assert np.intersect1d(np.argsort(-np.diag(S))[:256], support).size == 0  # not loud
+    r = auto(es.Covariance(S), 10, random_state=0)
+    np.testing.assert_array_equal(r.support, support)
+    assert r.variance == pytest.approx(planted, rel=1e-9)
+    assert r.upper_bound >= r.variance
+
+
+def test_planted_spike_on_the_correlation_matrix():
+    X, support = hidden_spike(2, p=600, loud=200)
+    r = es.sparse_pca(X, n_components=1, cardinality=10, scale=True, random_state=0)
+    np.testing.assert_array_equal(r.results[0].support, support)
+
+
+def _factor_correlation(seed, p=320, n_groups=12):
+    """A correlation matrix of overlapping factor groups (features sharing members
+    between groups), from data: correlation structure of moderate strength, all
+    variances 1."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    F = rng.standard_normal((n, n_groups))
+    L = np.zeros((n_groups, p))
+    for g in range(n_groups):
+        members = rng.choice(p, rng.integers(6, 25), replace=False)
+        L[g, members] = rng.uniform(0.3, 1.0, members.size) * rng.choice([-1, 1], members.size)
+    X = F @ L + rng.standard_normal((n, p))
+    return np.corrcoef(X, rowvar=False)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("s", [5, 12])
+def test_default_matches_many_starts_of_am_on_correlation_matrices(seed, s):
+    R = _factor_correlation(seed)
+    op = es.Covariance(R)
+    best = get_solver("am").func(op, s, n_starts=400, random_state=0).variance
+    r = auto(op, s, random_state=seed)
+    assert r.variance >= best * (1 - 1e-9)
+    assert r.info["working_set"] == R.shape[0]  # the whole problem
+    assert r.variance <= r.upper_bound
+
+
+def test_bound_holds_against_exhaustive_search():
+    rng = np.random.default_rng(4)
+    for t in range(6):
+        X = rng.standard_normal((30, 12)) @ rng.standard_normal((12, 12))
+        S = np.cov(X, rowvar=False)
+        for s in (2, 4, 7):
+            opt = get_solver("exhaustive").func(es.Covariance(S), s).variance
+            r = auto(es.Covariance(S), s, random_state=t)
+            assert r.variance == pytest.approx(opt, rel=1e-9)
+            assert r.upper_bound >= opt
+            assert r.gap == pytest.approx(r.upper_bound - r.variance)
+            assert r.info["bound"]
+
+
+def test_bound_on_a_hotelling_deflation_is_gershgorin_only():
+    # Σ − c·xxᵀ of a sparse x can be indefinite: the trace and split bounds need PSD
+    rng = np.random.default_rng(5)
+    S = np.cov(rng.standard_normal((40, 300)) @ rng.standard_normal((300, 300)), rowvar=False)
+    x = auto(es.Covariance(S), 5, random_state=0).loadings
+    D = es.operators.HotellingDeflated(es.Covariance(S), x)
+    r = auto(D, 5, random_state=0)
+    assert r.info["bound"].startswith("Gershgorin")
+    for method in ("tpower", "approx_greedy"):
+        assert r.upper_bound >= get_solver(method).func(D, 5).variance
+
+
+def test_working_set_path_bound_and_spectral_key(monkeypatch):
+    # Σ "too costly" to form: the working set is keyed by variance and by Σ's leading
+    # eigenvectors, and the bound splits the problem at the working set
+    monkeypatch.setattr(_auto, "GLOBAL_FORM_FLOPS", 0.0)
+    X, support = hidden_spike(3, p=700, loud=400, rho=0.4, n=300)  # wide: Σ not formed
+    op = es.as_operator(X)
+    assert op.gram() is None
+    r = auto(op, 10, random_state=0)
+    assert r.info["working_set"] < 700
+    np.testing.assert_array_equal(r.support, support)
+    assert r.info["bound"].startswith("working-set split")
+    full = auto(es.Covariance(op.to_dense()), 10, random_state=0)
+    assert r.upper_bound >= full.variance
+
+
+def test_deterministic_for_a_random_state():
+    R = _factor_correlation(7, p=400)
+    a = auto(es.Covariance(R), 8, random_state=3)
+    b = auto(es.Covariance(R), 8, random_state=3)
+    np.testing.assert_array_equal(a.loadings, b.loadings)
+    assert a.upper_bound == b.upper_bound
