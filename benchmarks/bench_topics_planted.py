@@ -6,13 +6,10 @@ individual variances rank in the hundreds, below many frequent independent words
 each topic has more variance than any five frequent words. Then, each in a fresh process
 and from the ``.gz`` (cold, no cache) unless said otherwise:
 
-- ``before``: the working set of the 1,000 words of largest variance and the per-topic
-  solve set grown by variance (the correlation-aware selection and the neighbourhood
-  search switched off in the child);
-- ``ws only``: the partner-score working set (:mod:`eigensparse.text._screen`), the
-  per-topic solve grown by variance;
-- ``after``: :func:`eigensparse.text.extract_topics`'s defaults (partner-score working
-  set and neighbourhood starts on it);
+- ``before``: ``working_set_rule="variance"``: the working set of the 1,000 words of
+  largest variance and the per-topic solve set grown by variance;
+- ``after``: :func:`eigensparse.text.extract_topics`'s defaults (the partner rule of
+  the working set, :mod:`eigensparse.text._screen`, and the default method on all of it);
 - ``am 2000``: ``method="am"`` with 2,000 starts on the same working set (the peer; from
   the cache of ``after``: its solve time is what compares).
 
@@ -37,7 +34,7 @@ import sys
 import tempfile
 import time
 
-VARIANTS = ("before", "ws only", "after", "am 2000")
+VARIANTS = ("before", "after", "am 2000")
 
 
 def _child(args) -> None:
@@ -46,21 +43,14 @@ def _child(args) -> None:
     import numpy as np
 
     warnings.simplefilter("ignore")
-    from eigensparse.text import _screen, extract_topics
+    from eigensparse.text import extract_topics
 
-    if args.variant in ("before",):
-        def by_variance(passes, var, m, cardinality, **kw):
-            order = np.argsort(-np.asarray(var), kind="stable")
-            return _screen.WorkingSetSelection(order, np.sort(order[:m]), order[:m], None, 0, 0.0)
-        _screen.select_working_set = by_variance
-    if args.variant in ("before", "ws only"):
-        _screen.neighbourhood_topic = lambda S, s, **kw: (np.arange(s), np.ones(s) / s**0.5,
-                                                          -np.inf)
+    rule = {"working_set_rule": "variance"} if args.variant == "before" else {}
     opts = {"n_starts": 2000} if args.variant == "am 2000" else None
     t = time.perf_counter()
     res = extract_topics(args.docword, args.vocab, n_topics=5, cardinality=5,
                          method="am" if args.variant == "am 2000" else None,
-                         method_options=opts, cache_dir=args.cache_dir, progress=False)
+                         method_options=opts, cache_dir=args.cache_dir, progress=False, **rule)
     out = {"seconds": time.perf_counter() - t, "timings": res.timings,
            "topics": [[int(i) for i in tp.word_ids] for tp in res.topics],
            "variance": [float(tp.variance) for tp in res.topics]}
