@@ -40,8 +40,6 @@ VARIANTS = ("before", "after", "am 2000")
 def _child(args) -> None:
     import warnings
 
-    import numpy as np
-
     warnings.simplefilter("ignore")
     from eigensparse.text import extract_topics
 
