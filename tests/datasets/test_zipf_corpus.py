@@ -71,3 +71,46 @@ def test_default_generator_unchanged_and_validation(tmp_path):
         make_synthetic_corpus(tmp_path / "b", n_docs=20, n_words=400, topic_share=1.0)
     with pytest.raises(InvalidParameterError, match="scale"):
         make_zipf_corpus(tmp_path / "b", scale=0)
+
+
+@pytest.fixture(scope="module")
+def hidden(tmp_path_factory):
+    d = tmp_path_factory.mktemp("hidden")
+    c = make_zipf_corpus(d, mode="hidden", n_docs=6000, n_words=20000, random_state=0)
+    X, _ = read_uci_bow(c.docword, c.vocab)
+    return c, X
+
+
+def test_hidden_mode_topics_are_best_yet_not_of_largest_variance(hidden):
+    """mode="hidden": five topics of five words; under the topic pipeline's defaults
+    (tf-idf, centered, min_df=5, max_df=0.5) no planted word is among the 20 words of
+    largest variance and most rank in the hundreds, yet every planted topic has more
+    variance than the best five words among the 200 non-planted words of largest variance."""
+    import eigensparse as es
+    from eigensparse.text._passes import scale_matrix
+
+    c, X = hidden
+    assert len(c.topics) == 5 and all(len(t) == 5 for t in c.topics)
+    assert c.params["topic_ranks"] == [2000, 3000] and c.params["topic_share"] == 0.9
+    Y = scale_matrix(X, "tfidf").tocsc()
+    n = Y.shape[0]
+    df = np.diff(Y.indptr)
+    mu = np.asarray(Y.mean(axis=0)).ravel()
+    var = np.asarray(Y.multiply(Y).mean(axis=0)).ravel() - mu**2
+    var = np.where((df >= 5) & (df <= 0.5 * n), var, 0.0)
+    rank = np.empty(var.size, dtype=int)
+    rank[np.argsort(-var, kind="stable")] = np.arange(var.size)
+    planted = np.concatenate(c.topics)
+    assert rank[planted].min() >= 20 and np.median(rank[planted]) >= 100
+    noise = np.setdiff1d(np.argsort(-var)[:200], planted)
+    S_noise = np.cov(Y[:, noise].toarray(), rowvar=False, bias=True)
+    am = es.registry.get_method("am").func
+    best_noise = am(es.Covariance(S_noise), 5, n_starts=200, random_state=0).variance
+    for t in c.topics:
+        lam = np.linalg.eigvalsh(np.cov(Y[:, t].toarray(), rowvar=False, bias=True))[-1]
+        assert lam > 1.2 * best_noise
+
+
+def test_mode_validation(tmp_path):
+    with pytest.raises(InvalidParameterError, match="mode"):
+        make_zipf_corpus(tmp_path, scale=0.01, mode="easy")

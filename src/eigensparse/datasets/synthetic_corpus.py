@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from .._validation import Interval, InvalidParameterError, validate_params
+from .._validation import Interval, InvalidParameterError, StrOptions, validate_params
 
 __all__ = ["SyntheticCorpus", "make_synthetic_corpus", "make_zipf_corpus", "topic_precision",
-           "PLANTED_TOPICS", "ZIPF_CORPUS_DEFAULTS"]
+           "PLANTED_TOPICS", "ZIPF_CORPUS_DEFAULTS", "HIDDEN_TOPICS_DEFAULTS"]
 
 #: the five topics of Table 1 of Zhang & El Ghaoui (2011), used as the first planted
 #: topics (further topics get generated names)
@@ -590,10 +590,21 @@ ZIPF_CORPUS_DEFAULTS = dict(
     topic_prevalence=(0.02, 0.019, 0.018, 0.017, 0.016, 0.015, 0.014, 0.013))
 
 
-@validate_params({"scale": [Interval(Real, 0, 1, closed="right")]},
+#: ``make_zipf_corpus(mode="hidden")``: five topics of five co-occurring words of Zipf
+#: ranks 2,000–3,000 (each topic in 1 % of the documents, 90 % of its words'
+#: occurrences): each word's variance ranks in the hundreds among the kept words while
+#: frequent independent words hold the largest variances, yet each planted topic's
+#: variance is well above that of any five frequent words
+HIDDEN_TOPICS_DEFAULTS = dict(n_topics=5, topic_size=5, topic_ranks=(2000, 3000), topic_share=0.9,
+                              topic_prevalence=(0.01,))
+
+
+@validate_params({"scale": [Interval(Real, 0, 1, closed="right")],
+                  "mode": [StrOptions({"default", "hidden"})]},
                  prefer_skip_nested_validation=False)  # the overrides are checked there
 def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, random_state=0,
-                     progress: bool = False, **overrides) -> SyntheticCorpus:
+                     progress: bool = False, mode: str = "default",
+                     **overrides) -> SyntheticCorpus:
     """A corpus with realistic statistics whose planted topics raw statistics hide.
 
     Zipf word frequencies (p_r ∝ (r + 10)^−1, falling as r^−2.2 beyond rank 3,000 so
@@ -617,9 +628,16 @@ def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, rando
         words) to generate: ``scale=0.1`` gives 30,000 × 32,464.
     random_state : int or None
     progress : bool
+    mode : {"default", "hidden"}, default="default"
+        ``"hidden"``: the planted topics of :data:`HIDDEN_TOPICS_DEFAULTS` instead —
+        groups of co-occurring mid-frequency words whose individual variances rank in
+        the hundreds (under tf-idf, after ``min_df=5, max_df=0.5``), below many
+        frequent independent words, so a working set or a solve set grown by variance
+        misses them, while each group is a sparse direction of larger variance than
+        any group of frequent words. The truth is ``SyntheticCorpus.topics``.
     **overrides
         Any parameter of :func:`make_synthetic_corpus` (replaces the defaults in
-        :data:`ZIPF_CORPUS_DEFAULTS`).
+        :data:`ZIPF_CORPUS_DEFAULTS`, and those of the mode).
 
     Returns
     -------
@@ -635,6 +653,8 @@ def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, rando
     True True True
     """
     kw = dict(ZIPF_CORPUS_DEFAULTS)
+    if mode == "hidden":
+        kw.update(HIDDEN_TOPICS_DEFAULTS)
     kw["n_docs"] = max(1000, int(round(kw["n_docs"] * scale)))
     kw["n_words"] = max(8000, int(round(kw["n_words"] * np.sqrt(scale))))
     kw.update(overrides)

@@ -58,6 +58,7 @@ TOPIC_CONSTRAINTS = {
     "max_time": [Interval(Real, 0, None, closed="neither")],
     "working_set": [IntInterval(1, None, closed="left"), None],
     "max_working_set": [IntInterval(1, None, closed="left")],
+    "working_set_rule": [StrOptions({"partner", "variance"})],
     "cache": ["boolean"],
     "verify": [StrOptions({"hash", "stat"})],
     "chunk_nnz": [IntInterval(1, None, closed="left")],
@@ -98,6 +99,7 @@ class TopicConfig:
     refine: object = "auto"
     working_set: int | None = None
     max_working_set: int = 4000
+    working_set_rule: str = "partner"
     cache: bool = True
     cache_dir: object = None
     verify: str = "hash"

@@ -36,7 +36,7 @@ from ._passes import (Clock, CorpusPasses, phase_line, progress_mode, word_stati
                       working_set_covariance)
 from ._result import TopicsResult
 from ._vocabulary import prune_vocabulary, stop_word_set
-from ._working_set import TopicBudget, TopicSolve, WorkingSet, auto_working_set
+from ._working_set import TopicBudget, TopicSolve, WorkingSet, auto_working_set, vocabulary_bound
 
 __all__ = ["extract_topics", "solve_topics", "word_statistics", "working_set_covariance",
            "SCALINGS", "DEFAULT_TOPIC_CARDINALITY", "DEFAULT_TOPIC_DEFLATION",
@@ -117,6 +117,15 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
         Initial working-set size m (default max(1000, 10·k·s)); enlarged when needed.
     max_working_set : int, default=4000
         Largest working set (memory 8·m² bytes).
+    working_set_rule : {"partner", "variance"}, default="partner"
+        Which words the working set holds (:func:`~eigensparse.text._working_set.select_working_set`):
+        ``"partner"``, the words of largest variance and those of largest partner score
+        (variance plus the s−1 strongest covariances, measured on the first 10,000
+        documents), so that a topic of co-occurring mid-frequency words is in it, and the
+        default method then searches the whole working set; ``"variance"``, the words of
+        largest variance only. A penalized request always uses ``"variance"``. Either
+        way each topic carries an upper bound on its problem over the whole pruned
+        vocabulary (``upper_bound``, ``gap``, ``info["bound"]``).
     cache, cache_dir, verify
         Binary cache of a UCI file (see :class:`eigensparse.io.UCICorpus`): the first
         pass writes it, later passes and runs read it.
@@ -213,6 +222,9 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
                       progress=mode != "off", score=score, unit=unit, device=cfg.device,
                       config=cfg)
     m = _initial_size(wset, plan, cfg.working_set, cfg.max_working_set, corpus.name)
+    if cfg.working_set_rule == "partner" and plan.penalty is None:
+        smax = max([c for c in plan.cardinalities if c], default=DEFAULT_TOPIC_CARDINALITY)
+        wset.rank(smax, m)
     clock.lap("screening")
     wset.load(m)
     phase_line(f"working set: {m:,} words (largest variance left out {wset.tau:.4g})", mode)
@@ -281,6 +293,15 @@ def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget) -> list
             info.update(working_set_safe=safe if ok else False, refined=True,
                         timed_out=bool(chain.get("timed_out")) or j in budget.cut)
             r = replace(r, info=info)
+            if plan.deflation == "disjoint" and r.cardinality:
+                # the bound of the refined topic's problem: the words of the other topics
+                # left out
+                others = np.zeros(wset.ws.size, dtype=bool)
+                for i, q in enumerate(results):
+                    if i != j:
+                        others[q.support] = True
+                r = vocabulary_bound(wset, replace(r, upper_bound=None, gap=None), wset.op,
+                                     r.cardinality, plan.deflation, used=others)
         out.append(r)
     return out
 

@@ -45,19 +45,34 @@ def auto_working_set(n_topics: int, smax: int) -> int:
     return int(max(DEFAULT_WORKING_SET, 10 * n_topics * smax))
 
 
-def select_working_set(score: np.ndarray, m: int, config=None) -> tuple:
+def select_working_set(score: np.ndarray, m: int, config=None, *, ranking=None) -> tuple:
     """The working set of pass 2: ``(ids, tau)``, the sorted ids of the ``m`` words the
     covariance is built on, and the largest score of a word left out (0 when none is).
 
-    The one place the rule lives (today: the m words of largest ``score``, the variance
-    of the kept words, pruned words at 0; ``config`` is the
-    :class:`~eigensparse.text.TopicConfig` a rule may read). Safe elimination makes
-    this set exact for every penalty >= ``tau`` (see the module docstring).
+    The one place the rule lives (``config.working_set_rule`` of the
+    :class:`~eigensparse.text.TopicConfig`):
+
+    - ``"variance"``: the m words of largest ``score`` (the variance of the kept words,
+      pruned words at 0). Safe elimination makes this set exact for every penalty
+      >= ``tau`` (see the module docstring).
+    - ``"partner"`` (the default for cardinality topics): the first m words of
+      ``ranking``, the priority order of
+      :func:`eigensparse.text._screen.rank_by_partners` (the words of largest variance
+      and those of strongest partners, measured on a document sample), so a topic of
+      co-occurring mid-frequency words enters the working set. Without a ranking (a
+      penalized request, whose working set must hold every word above the penalty; a
+      distributed corpus) the variance rule.
+
+    Whatever the rule, the pipeline's threshold is the largest variance left out.
     """
-    order = np.argsort(-score, kind="stable")
+    rule = getattr(config, "working_set_rule", "variance")
+    order = ranking if rule == "partner" and ranking is not None else np.argsort(-score, kind="stable")
     ids = np.sort(order[:m])
-    tau = float(score[order[m]]) if m < score.size else 0.0
-    return ids, tau
+    if m >= score.size:
+        return ids, 0.0
+    outside = np.ones(score.size, dtype=bool)
+    outside[ids] = False
+    return ids, float(score[outside].max(initial=0.0))
 
 
 class WorkingSet:
@@ -103,6 +118,18 @@ class WorkingSet:
         self.rereads: list = []
         self.ws = self.S = self.op = None
         self.tau = 0.0
+        #: the priority order of the ``"partner"`` rule (:meth:`rank`), None until ranked
+        self.ranking = None
+        self.rank_info = None
+
+    def rank(self, cardinality: int, m: int) -> None:
+        """The partner rule's priority order (:func:`~eigensparse.text._screen.rank_by_partners`,
+        one partial pass over a document sample), kept for every later :meth:`load`."""
+        from ._screen import rank_by_partners
+
+        r = rank_by_partners(self.passes, self.score, m, cardinality, unit=self.unit)
+        self.ranking = r.order if r.info["rule"] == "partner" else None
+        self.rank_info = {**r.info, "sample_docs": r.sample_docs, "seconds": r.seconds}
 
     def threshold(self, m: int) -> float:
         """τ of the m top words of the working set: the largest variance left out."""
@@ -114,7 +141,7 @@ class WorkingSet:
     def load(self, m: int, label: str = "pass 2: covariance") -> None:
         """Select the working set (:func:`select_working_set`) and build its covariance
         (one pass, or the cache), as an operator (on the device when asked)."""
-        self.ws, _ = select_working_set(self.score, m, self.config)
+        self.ws, _ = select_working_set(self.score, m, self.config, ranking=self.ranking)
         outside = np.ones(self.W, dtype=bool)
         outside[self.ws] = False
         #: the largest variance of a word left out, whatever rule chose the set
@@ -204,6 +231,29 @@ def _dense_covariance(op, n):
     if isinstance(op, Covariance) or (not op.has_data and hasattr(op, "xp")):
         return op
     return Covariance(op.to_dense(), n_samples=n, check_psd=False)
+
+
+def vocabulary_bound(wset: WorkingSet, r, cov, s: int, deflation: str, used=None):
+    """``r`` with ``upper_bound``, ``gap`` and ``info["bound"]`` on the topic's problem
+    over the whole (pruned) vocabulary (:func:`~eigensparse.text._screen.full_vocabulary_bound`):
+    the covariance ``cov`` of the working-set words the topic may use (remaining or
+    deflated), the variances of the words left out, and the solver's bound on the
+    working set (kept as ``info["working_set_upper_bound"]``). Unchanged for a deflation
+    that may leave Σ indefinite (``"hotelling"``)."""
+    from ._screen import full_vocabulary_bound
+
+    if deflation == "hotelling" or s is None:
+        return r
+    B = cov.to_dense()
+    if wset.device is not None:
+        B = wset.op.to_numpy(B)
+    outside = np.ones(wset.W, dtype=bool)
+    outside[wset.ws] = False
+    inside = r.upper_bound
+    ub, name = full_vocabulary_bound(np.asarray(B, dtype=float), s, wset.var[outside],
+                                     used=used, inside=inside)
+    info = {**(r.info or {}), "bound": name, "working_set_upper_bound": inside}
+    return replace(r, upper_bound=ub, gap=ub - float(r.variance), info=info)
 
 
 class TopicBudget:
@@ -344,10 +394,15 @@ class TopicSolve:
         wset, plan = self.wset, self.plan
         cov = _dense_covariance(sub_op, self.n)
         opts = {k: v for k, v in plan.options.items() if k != "init"}
+        # a working set chosen by partners: the default method searches all of it (its
+        # neighbourhood starts see the co-occurring words a set grown by variance misses)
+        whole = wset.ranking is not None and plan.method == "auto"
         r = solve_topic_bounded(cov, s, tau_outside=wset.tau, max_time=left,
                                 max_working_set=cov.n_features, method=plan.method,
                                 random_state=plan.seeds[t], method_options=opts, warn=False,
-                                callback=self._postfix)
+                                callback=self._postfix,
+                                initial_size=cov.n_features if whole else None)
+        r = vocabulary_bound(wset, r, cov, s, plan.deflation)
         info = r.info
         m, size = wset.ws.size, info["solve_set_sizes"][-1]
         head = f"topic {t + 1}: {s} words in {info['seconds']:.2f} s (solve set {size} of {m} words"
