@@ -59,7 +59,8 @@ import numpy as np
 
 from .._linalg import top_eigh
 from .._validation import Interval, InvalidParameterError, check_start_vectors
-from ..bounds import BOUND_DENSE, BOUND_GERSHGORIN, _small_bounds, full_problem_bound
+from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, _small_bounds, full_problem_bound,
+                      lambda_max_upper_bound)
 from ..operators import Covariance, HotellingDeflated, Operator
 from . import register
 from .am import tpower
@@ -471,31 +472,11 @@ def _is_psd(op: Operator) -> bool:
 
 
 def _lambda_max_bound(B: np.ndarray) -> float | None:
-    """A proven upper bound on λmax(B): the exact value up to ``EIG_BOUND_FEATURES``
-    features (one dense eigvalsh); above, up to ``CHOLESKY_BOUND_FEATURES``, a Lanczos
-    estimate t raised until t·I − B has a Cholesky factor (then t >= λmax exactly);
-    None when it is not worth its cost."""
-    m = B.shape[0]
-    if m <= EIG_BOUND_FEATURES:
-        return float(np.linalg.eigvalsh(B)[-1])
-    if m > CHOLESKY_BOUND_FEATURES:
+    """A proven upper bound on λmax(B) up to ``CHOLESKY_BOUND_FEATURES`` features
+    (:func:`~eigensparse.bounds.lambda_max_upper_bound`), else None."""
+    if B.shape[0] > CHOLESKY_BOUND_FEATURES:
         return None
-    import scipy.linalg as sla
-    import scipy.sparse.linalg as spla
-
-    v0 = np.ones(m) / np.sqrt(m)  # deterministic
-    theta, v = spla.eigsh(B, k=1, which="LA", v0=v0, tol=1e-10)
-    theta = float(theta[0])
-    res = float(np.linalg.norm(B @ v[:, 0] - theta * v[:, 0]))
-    scale = max(abs(theta), float(np.abs(np.diag(B)).max()), 1e-300)
-    t = theta + res + 1e-9 * scale
-    for _ in range(4):
-        try:
-            sla.cholesky(t * np.eye(m) - B, lower=True, check_finite=False)
-            return t
-        except np.linalg.LinAlgError:
-            t += 1e-3 * scale
-    return None
+    return lambda_max_upper_bound(B, exact_below=EIG_BOUND_FEATURES)
 
 
 def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, d_B, P,

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from ..bounds import _small_bounds, partner_sums
+from ..bounds import _small_bounds, lambda_max_upper_bound, partner_sums
 
 __all__ = ["PartnerRanking", "rank_by_partners", "sample_covariance", "full_vocabulary_bound",
            "working_set_bounds", "BOUND_VOCABULARY", "DEFAULT_POOL_SIZE", "DEFAULT_SAMPLE_DOCS"]
@@ -209,12 +209,13 @@ def rank_by_partners(passes, var, m: int, cardinality: int, *, unit=None,
     return PartnerRanking(order, pool, score, int(n_read), time.perf_counter() - t0, info)
 
 
-def working_set_bounds(S, cardinality: int, used=None) -> np.ndarray:
+def working_set_bounds(S, cardinality: int, used=None, lam_max=None) -> np.ndarray:
     """ub[k], k = 0 … cardinality: a bound on λmax(S_T) over every support T of k
     unused features of the PSD matrix ``S``: the least of the sum of the k largest
-    variances (trace), the largest k-partner score (Gershgorin) and λmax(S)."""
-    from scipy.linalg import eigh
-
+    variances (trace), the largest k-partner score (Gershgorin) and ``lam_max``, a
+    proven bound on λmax(S) (any matrix that dominates S, e.g. the undeflated
+    covariance; computed by :func:`eigensparse.bounds.lambda_max_upper_bound` when
+    None)."""
     S = np.asarray(S, dtype=float)
     avail = np.ones(S.shape[0], dtype=bool) if used is None else ~np.asarray(used, dtype=bool)
     idx = np.flatnonzero(avail)
@@ -224,12 +225,15 @@ def working_set_bounds(S, cardinality: int, used=None) -> np.ndarray:
     Sa = S[np.ix_(idx, idx)]
     d, Psum = partner_sums(Sa, s)
     ub = _small_bounds(d, Psum, s)
-    lam = float(eigh(Sa, eigvals_only=True, subset_by_index=[idx.size - 1, idx.size - 1])[0])
-    return np.minimum(ub, max(lam, 0.0)) * (1.0 + _ROUNDING)
+    if lam_max is None:
+        lam_max = lambda_max_upper_bound(Sa)
+    if lam_max is not None:
+        ub = np.minimum(ub, max(float(lam_max), 0.0))
+    return ub * (1.0 + _ROUNDING)
 
 
 def full_vocabulary_bound(S, cardinality: int, var_outside, *, used=None,
-                          inside: float | None = None) -> tuple[float, str]:
+                          inside: float | None = None, lam_max=None) -> tuple[float, str]:
     """A bound on the best ``cardinality``-word variance over the whole vocabulary, and
     its name (:data:`BOUND_VOCABULARY`).
 
@@ -249,6 +253,8 @@ def full_vocabulary_bound(S, cardinality: int, var_outside, *, used=None,
     inside : float, optional
         A bound on the best ``cardinality``-word variance inside the working set (e.g.
         the solver's): it replaces ub_W(s) when smaller.
+    lam_max : float, optional
+        A proven bound on λmax(S) (see :func:`working_set_bounds`).
 
     Returns
     -------
@@ -264,7 +270,7 @@ def full_vocabulary_bound(S, cardinality: int, var_outside, *, used=None,
     (True, True)
     """
     s = int(cardinality)
-    ub = working_set_bounds(S, s, used)
+    ub = working_set_bounds(S, s, used, lam_max)
     if inside is not None:
         ub[s] = min(ub[s], float(inside) * (1.0 + _ROUNDING))
     out = np.sort(np.clip(np.asarray(var_outside, dtype=float).ravel(), 0.0, None))[::-1][:s]

@@ -233,6 +233,22 @@ def _dense_covariance(op, n):
     return Covariance(op.to_dense(), n_samples=n, check_psd=False)
 
 
+def _lambda_max(wset: WorkingSet):
+    """A proven bound on λmax of the working set's undeflated covariance, once per
+    working set (it bounds every deflated or restricted covariance of its words: the
+    deflations of a PSD matrix only lower it, interlacing does for a restriction)."""
+    key = ("lam_max", int(wset.ws.size))
+    cache = wset.__dict__.setdefault("_bound_cache", {})
+    if key not in cache:
+        from ..bounds import lambda_max_upper_bound
+
+        B = wset.op.to_dense()
+        if wset.device is not None:
+            B = wset.op.to_numpy(B)
+        cache[key] = lambda_max_upper_bound(np.asarray(B, dtype=float))
+    return cache[key]
+
+
 def vocabulary_bound(wset: WorkingSet, r, cov, s: int, deflation: str, used=None):
     """``r`` with ``upper_bound``, ``gap`` and ``info["bound"]`` on the topic's problem
     over the whole (pruned) vocabulary (:func:`~eigensparse.text._screen.full_vocabulary_bound`):
@@ -251,7 +267,7 @@ def vocabulary_bound(wset: WorkingSet, r, cov, s: int, deflation: str, used=None
     outside[wset.ws] = False
     inside = r.upper_bound
     ub, name = full_vocabulary_bound(np.asarray(B, dtype=float), s, wset.var[outside],
-                                     used=used, inside=inside)
+                                     used=used, inside=inside, lam_max=_lambda_max(wset))
     info = {**(r.info or {}), "bound": name, "working_set_upper_bound": inside}
     return replace(r, upper_bound=ub, gap=ub - float(r.variance), info=info)
 
