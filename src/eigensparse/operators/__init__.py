@@ -113,7 +113,7 @@ def check_frame_columns(frame, name: str = "data") -> None:
     ...     check_frame_columns(pd.DataFrame({"a": [1.0, 2.0], "city": ["x", "y"]}))
     ... except ValueError as err:
     ...     print(err)  # doctest: +ELLIPSIS
-    parameter 'data' must be numeric; column(s) ['city'] have dtype ['object'...
+    parameter 'data' must be numeric; column(s) ['city'] have dtype [...
     """
     dtypes = getattr(frame, "dtypes", None)
     if dtypes is None or not hasattr(frame, "columns"):
@@ -133,7 +133,21 @@ def check_frame_columns(frame, name: str = "data") -> None:
 def frame_to_numpy(frame, name: str = "data") -> np.ndarray:
     """A pandas DataFrame as a float array, after :func:`check_frame_columns` and
     :func:`eigensparse._validation.check_real_input` (complex, date and time-span
-    columns named, never cast)."""
+    columns named, never cast).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from eigensparse.operators import frame_to_numpy
+    >>> frame_to_numpy(pd.DataFrame({"a": [1, 2], "b": [0.5, None]}))
+    array([[1. , 0.5],
+           [2. , nan]])
+    >>> try:
+    ...     frame_to_numpy(pd.DataFrame({"a": [1, 2], "word": ["x", "y"]}))
+    ... except ValueError as err:
+    ...     print(err)  # doctest: +ELLIPSIS
+    parameter 'data' must be numeric; column(s) ['word'] have dtype [...
+    """
     check_frame_columns(frame, name)
     check_real_input(frame, name)
     return frame.to_numpy(dtype=float, na_value=np.nan)
