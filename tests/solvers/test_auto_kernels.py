@@ -5,7 +5,7 @@ import pytest
 import eigensparse as es
 from eigensparse.solvers import get_solver
 from eigensparse.solvers._auto import two_start_tpower
-from eigensparse.solvers._auto_kernels import (_top_eigpair, approx_greedy_order, top_s,
+from eigensparse.solvers._auto_kernels import (_top_eigpair, approx_greedy_order, selection_buffer, top_s,
                                                tpower_from_supports)
 from eigensparse.solvers._greedy import _path
 
@@ -36,7 +36,7 @@ def test_top_s_keeps_the_largest_and_breaks_ties_to_the_lower_index(m, s):
     rng = np.random.default_rng(m + s)
     w = np.round(rng.standard_normal(m), 1)  # many ties
     out = np.empty(s, dtype=np.int64)
-    top_s(w, s, out, np.empty(m))
+    top_s(w, s, out, selection_buffer(m))
     expected = np.sort(np.lexsort((np.arange(m), -np.abs(w)))[:s])
     assert out.tolist() == expected.tolist()
 

@@ -65,8 +65,8 @@ from ..operators import Covariance, HotellingDeflated, Operator
 from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
-from ._auto_kernels import (approx_greedy_order, neighbourhood_scores, row_partners,
-                            swap_search, tpower_from_supports)
+from ._auto_kernels import (approx_greedy_order, first_distinct_rows, neighbourhood_scores,
+                            row_partners, swap_search, tpower_from_supports)
 from ._greedy import _path
 from ._simple import _check_problem
 
@@ -229,17 +229,15 @@ def _neighbourhoods(B: np.ndarray, J: np.ndarray, limit: int):
     sup = np.hstack([np.arange(B.shape[0])[:, None], J])
     rq, v = neighbourhood_scores(B, J, HOOD_POWER_STEPS)
     order = np.argsort(-rq, kind="stable")
-    out_sup, out_val, seen = [], [], set()
-    for k in order:
-        perm = np.argsort(sup[k])
-        key = sup[k][perm].tobytes()
-        if key not in seen:
-            seen.add(key)
-            out_sup.append(sup[k][perm])
-            out_val.append(v[k][perm])
-            if len(out_sup) == limit:
-                break
-    return np.array(out_sup), np.array(out_val)
+    head = order[:2 * limit]  # usually enough: few neighbourhoods coincide
+    while True:
+        perm = np.argsort(sup[head], axis=1)  # the entries of a row are distinct
+        rows = np.take_along_axis(sup[head], perm, axis=1)
+        keep = first_distinct_rows(rows, np.arange(head.size), limit)
+        if keep.size == limit or head.size == order.size:
+            break
+        head = order
+    return rows[keep], np.take_along_axis(v[head], perm, axis=1)[keep]
 
 
 def _init_supports(init, p: int, s: int) -> tuple[list, np.ndarray]:
@@ -321,15 +319,8 @@ def _is_fixed_point(op: Operator, support: np.ndarray, s: int) -> bool:
 
 def _distinct_supports(supports: np.ndarray, f: np.ndarray, limit: int) -> list[np.ndarray]:
     """The ``limit`` best distinct rows of ``supports`` (sorted), best objective first."""
-    out, seen = [], set()
-    for j in np.argsort(-f, kind="stable"):
-        key = supports[j].tobytes()
-        if key not in seen:
-            seen.add(key)
-            out.append(supports[j])
-            if len(out) == limit:
-                break
-    return out
+    keep = first_distinct_rows(supports, np.argsort(-f, kind="stable"), limit)
+    return list(supports[keep])
 
 
 @register("auto", cost="O(m·s) per truncated power step and start (compiled); O(p²) partners",
