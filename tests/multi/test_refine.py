@@ -161,3 +161,30 @@ def test_refine_total_needs_a_single_component_method():
     with pytest.raises(InvalidParameterError, match="refine"):
         sparse_pca(load_pitprops().data, n_components=2, cardinality=3, method="bipartite",
                    refine="total")
+
+
+@pytest.mark.parametrize("k,seed", [(1, 0), (2, 1), (4, 2)])
+def test_multi_vector_schur_deflation_equals_nested_wrappers(k, seed):
+    """One dense Schur-deflated matrix for several vectors: the same blocks, diagonal and
+    (to rounding) products as the chain of SchurDeflated wrappers it replaces."""
+    from eigensparse import Covariance
+    from eigensparse.multi._refine import schur_deflated_matrix
+    from eigensparse.operators import SchurDeflated
+
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((60, 15))
+    op = Covariance(A.T @ A / 60)
+    X = rng.standard_normal((k, 15))
+    X[:, rng.choice(15, 5, replace=False)] = 0.0  # sparse-ish loadings
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    nested = op
+    for x in X:
+        nested = SchurDeflated(nested, x)
+    dense = schur_deflated_matrix(op, X)
+    idx = np.sort(rng.choice(15, 7, replace=False))
+    assert np.array_equal(dense.block(idx), nested.block(idx))
+    assert np.array_equal(dense.diag(), nested.diag())
+    v = rng.standard_normal(15)
+    np.testing.assert_allclose(dense.matvec(v), nested.matvec(v), rtol=1e-12, atol=1e-12)
+    # every deflating vector is in the null space of the result (Schur deflation)
+    np.testing.assert_allclose(dense.S @ X.T, 0.0, atol=1e-10)

@@ -118,3 +118,20 @@ def test_nearly_symmetric_input_is_symmetrized_and_scaled_like_numpy():
     assert np.array_equal(Covariance(E, scale=True).S, 0.5 * (E + E.T) / np.outer(sd, sd))
     with pytest.raises(InvalidParameterError, match="symmetric"):
         Covariance(S * (1 + 1e-6 * rng.standard_normal(S.shape)))
+
+
+def test_trusted_covariance_keeps_the_array_and_agrees_with_the_checked_one():
+    import numpy as np
+
+    from eigensparse import Covariance
+
+    A = np.random.default_rng(3).standard_normal((40, 12))
+    S = np.ascontiguousarray(A.T @ A / 40)
+    S = 0.5 * (S + S.T)
+    checked, trusted = Covariance(S), Covariance.trusted(S, n_samples=40)
+    assert trusted.S is S and checked.S is not S
+    assert trusted.n_samples == 40 and trusted.feature_names is None
+    v = np.random.default_rng(4).standard_normal(12)
+    assert np.array_equal(trusted.matvec(v), checked.matvec(v))
+    assert np.array_equal(trusted.block([2, 5, 7]), checked.block([2, 5, 7]))
+    assert np.array_equal(trusted.diag(), checked.diag())

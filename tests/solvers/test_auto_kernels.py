@@ -5,7 +5,7 @@ import pytest
 import eigensparse as es
 from eigensparse.solvers import get_solver
 from eigensparse.solvers._auto import two_start_tpower
-from eigensparse.solvers._auto_kernels import (_top_eigpair, approx_greedy_order, top_s,
+from eigensparse.solvers._auto_kernels import (_top_eigpair, approx_greedy_order, selection_buffer, top_s,
                                                tpower_from_supports)
 from eigensparse.solvers._greedy import _path
 
@@ -36,7 +36,7 @@ def test_top_s_keeps_the_largest_and_breaks_ties_to_the_lower_index(m, s):
     rng = np.random.default_rng(m + s)
     w = np.round(rng.standard_normal(m), 1)  # many ties
     out = np.empty(s, dtype=np.int64)
-    top_s(w, s, out, np.empty(m))
+    top_s(w, s, out, selection_buffer(m))
     expected = np.sort(np.lexsort((np.arange(m), -np.abs(w)))[:s])
     assert out.tolist() == expected.tolist()
 
@@ -118,3 +118,68 @@ def test_refinement_re_solves_start_from_the_current_component(monkeypatch):
     seen.clear()
     es.sparse_pca(X, n_components=3, cardinality=4, method="am", random_state=0, refine=True)
     assert seen and not any(seen)  # other methods keep their own starts
+
+
+@pytest.mark.parametrize("m,k,seed", [(5, 0, 0), (300, 0, 1), (300, 7, 2), (1000, 49, 3),
+                                      (1000, 400, 4), (2000, 3, 5)])
+def test_sampled_pivot_selection_equals_a_sort(m, k, seed):
+    from eigensparse.solvers._auto_kernels import SAMPLE, _kth_largest_of
+
+    rng = np.random.default_rng(seed)
+    for a in (rng.standard_normal(m), np.round(rng.standard_normal(m), 1),
+              np.sort(rng.standard_normal(m)), -np.sort(rng.standard_normal(m))):
+        before = a.copy()
+        assert _kth_largest_of(a, k, np.empty(m + SAMPLE)) == np.sort(a)[::-1][k]
+        assert np.array_equal(a, before)
+
+
+@pytest.mark.parametrize("m,t,seed", [(6, 1, 0), (40, 7, 1), (400, 49, 2)])
+def test_row_partners_equal_a_numpy_reference(m, t, seed):
+    from eigensparse.solvers._auto_kernels import row_partners
+
+    rng = np.random.default_rng(seed)
+    B = np.round(_wishart(m, m + 5, seed), 1)  # ties
+    J, V = row_partners(B, t)
+    for i in range(m):
+        a = np.abs(B[i]).astype(float)
+        a[i] = -1.0
+        ref = np.lexsort((np.arange(m), -a))[:t]  # |B_ij| descending, index ascending
+        assert J[i].tolist() == ref.tolist()
+        assert np.array_equal(V[i], a[ref])
+
+
+def test_neighbourhood_scores_equal_power_steps_in_numpy():
+    from eigensparse.solvers._auto_kernels import neighbourhood_scores, row_partners
+
+    B = _wishart(60, 80, 7)
+    J, _ = row_partners(B, 5)
+    rq, V = neighbourhood_scores(B, J, 2)
+    for i in range(60):
+        N = np.concatenate([[i], J[i]])
+        M = B[np.ix_(N, N)]
+        x = M[0].copy()
+        for _ in range(2):
+            x = M @ x
+            x /= np.linalg.norm(x)
+        assert rq[i] == pytest.approx(x @ M @ x, rel=1e-12)
+        np.testing.assert_allclose(V[i], x, rtol=1e-10, atol=1e-14)
+        assert rq[i] <= np.linalg.eigvalsh(M)[-1] * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("N,s,seed", [(1, 3, 0), (50, 2, 1), (400, 5, 2)])
+def test_first_distinct_rows_equals_a_python_reference(N, s, seed):
+    from eigensparse.solvers._auto_kernels import first_distinct_rows
+
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, 4, (N, s)).astype(np.int64)  # many repeated rows
+    order = rng.permutation(N)
+    for limit in (1, 3, N):
+        seen, ref = set(), []
+        for r in order:
+            key = tuple(rows[r])
+            if key not in seen:
+                seen.add(key)
+                ref.append(int(r))
+                if len(ref) == limit:
+                    break
+        assert first_distinct_rows(rows, order, limit).tolist() == ref

@@ -80,7 +80,7 @@ from .._validation import InvalidParameterError
 from ..operators import Covariance, Operator, SchurDeflated
 
 __all__ = ["REFINE_OPTIONS", "MAX_SWEEPS", "resolve_refine", "refine_components",
-           "refine_plan", "set_total", "formed_gram"]
+           "refine_plan", "set_total", "formed_gram", "schur_deflated_matrix"]
 
 #: accepted values of the ``refine`` parameter ("total": refine, and allow the first
 #: component to fall below the single-component answer for a larger total)
@@ -180,16 +180,73 @@ def formed_gram(op: Operator) -> Operator:
     refinement (partner chain, deflations, totals) is then a small dense one."""
     gram = getattr(op, "gram", None)
     S = gram() if callable(gram) else None
-    return op if S is None else Covariance(S, check_psd=False)  # PSD by construction
+    if S is None:
+        return op
+    S = np.ascontiguousarray(S, dtype=float)
+    if not np.array_equal(S, S.T):  # as Covariance() would: the symmetric part
+        S = 0.5 * (S + S.T)
+    return Covariance.trusted(S)  # built here, PSD by construction
+
+
+#: up to this many features a re-solve's operator is one dense Schur-deflated matrix
+#: (:func:`schur_deflated_matrix`) instead of a chain of deflation wrappers
+DENSE_DEFLATION_FEATURES = 4096
+
+
+def schur_deflated_matrix(op: Covariance, vectors) -> Covariance:
+    """Σ Schur-deflated by several vectors at once, as one dense (trusted) covariance.
+
+    The vectors are deflated in the given order, as nested
+    :class:`~eigensparse.operators.SchurDeflated` wrappers would: w_t = Σ_{t−1}x_t
+    (through the earlier terms, without forming Σ_{t−1}), c_t = x_tᵀw_t, and
+    Σ_k = Σ − Σ_t w_t w_tᵀ / c_t (a term with c_t <= 0 is skipped), each entry computed
+    with the same operations in the same order as the wrappers' ``block``: the same
+    blocks, formed once instead of recomputed through the chain at every ``block`` call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse.operators import SchurDeflated
+    >>> from eigensparse.multi._refine import schur_deflated_matrix
+    >>> A = np.random.default_rng(0).standard_normal((30, 6))
+    >>> op = Covariance(A.T @ A)
+    >>> X = np.linalg.qr(np.random.default_rng(1).standard_normal((6, 2)))[0].T
+    >>> nested = SchurDeflated(SchurDeflated(op, X[0]), X[1])
+    >>> bool(np.array_equal(schur_deflated_matrix(op, X).S, nested.block(np.arange(6))))
+    True
+    """
+    S = op.S
+    ws, cs = [], []
+    for x in vectors:
+        V = np.asarray(x, dtype=float).reshape(-1, 1)
+        out = op.matmat(V)
+        for w, c in zip(ws, cs):
+            if c > 0:
+                out = out - np.outer(w, w @ V) / c
+        w = out[:, 0]
+        ws.append(w)
+        cs.append(float(V[:, 0] @ w))
+    D = S
+    for w, c in zip(ws, cs):
+        if c > 0:
+            D = D - np.outer(w, w) / c
+    return Covariance.trusted(np.ascontiguousarray(D) if D is not S else S,
+                              n_samples=op.n_samples)
 
 
 def _against_others(op: Operator, results: list, j: int, disjoint: bool):
     """Σ Schur-deflated by every component but j, and (disjoint) the features allowed
-    for j (those no other component uses), else None."""
-    cur = op
-    for i, r in enumerate(results):
-        if i != j:
-            cur = SchurDeflated(cur, r.loadings)
+    for j (those no other component uses), else None. A covariance of at most
+    ``DENSE_DEFLATION_FEATURES`` features is deflated into one dense matrix
+    (:func:`schur_deflated_matrix`), any other operator by nested wrappers."""
+    others = [r.loadings for i, r in enumerate(results) if i != j]
+    if isinstance(op, Covariance) and op.n_features <= DENSE_DEFLATION_FEATURES:
+        cur = schur_deflated_matrix(op, others)
+    else:
+        cur = op
+        for x in others:
+            cur = SchurDeflated(cur, x)
     if not disjoint:
         return cur, None
     used = np.concatenate([r.support for i, r in enumerate(results) if i != j] or [np.zeros(0, int)])

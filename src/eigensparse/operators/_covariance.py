@@ -196,6 +196,32 @@ class Covariance(Operator):
         self.mean_ = None
         self.scale_ = None
 
+    @classmethod
+    def trusted(cls, S, *, n_samples=None):
+        """A :class:`Covariance` of a matrix the library itself built (a formed Gram
+        matrix, a deflated or restricted covariance): ``S`` is kept as given, without
+        the copy and without the symmetry, finiteness and PSD checks. For internal use
+        only, never on a caller's input: ``S`` must be a symmetric float64 C-contiguous
+        p×p array that nothing changes afterwards.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from eigensparse import Covariance
+        >>> S = np.array([[2.0, 1.0], [1.0, 3.0]])
+        >>> op = Covariance.trusted(S)
+        >>> op.S is S, op.n_features, op.diag().tolist()
+        (True, 2, [2.0, 3.0])
+        """
+        op = cls.__new__(cls)
+        op.feature_names = None
+        op.S = S
+        op.n_features = S.shape[0]
+        op.n_samples = n_samples
+        op.mean_ = None
+        op.scale_ = None
+        return op
+
     def diag(self):
         return np.diag(self.S).copy()
 

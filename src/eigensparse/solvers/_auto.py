@@ -65,8 +65,8 @@ from ..operators import Covariance, HotellingDeflated, Operator
 from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
-from ._auto_kernels import (approx_greedy_order, neighbourhood_scores, row_partners,
-                            swap_search, tpower_from_supports)
+from ._auto_kernels import (approx_greedy_order, first_distinct_rows, neighbourhood_scores,
+                            row_partners, swap_search, tpower_from_supports)
 from ._greedy import _path
 from ._simple import _check_problem
 
@@ -229,17 +229,15 @@ def _neighbourhoods(B: np.ndarray, J: np.ndarray, limit: int):
     sup = np.hstack([np.arange(B.shape[0])[:, None], J])
     rq, v = neighbourhood_scores(B, J, HOOD_POWER_STEPS)
     order = np.argsort(-rq, kind="stable")
-    out_sup, out_val, seen = [], [], set()
-    for k in order:
-        perm = np.argsort(sup[k])
-        key = sup[k][perm].tobytes()
-        if key not in seen:
-            seen.add(key)
-            out_sup.append(sup[k][perm])
-            out_val.append(v[k][perm])
-            if len(out_sup) == limit:
-                break
-    return np.array(out_sup), np.array(out_val)
+    head = order[:2 * limit]  # usually enough: few neighbourhoods coincide
+    while True:
+        perm = np.argsort(sup[head], axis=1)  # the entries of a row are distinct
+        rows = np.take_along_axis(sup[head], perm, axis=1)
+        keep = first_distinct_rows(rows, np.arange(head.size), limit)
+        if keep.size == limit or head.size == order.size:
+            break
+        head = order
+    return rows[keep], np.take_along_axis(v[head], perm, axis=1)[keep]
 
 
 def _init_supports(init, p: int, s: int) -> tuple[list, np.ndarray]:
@@ -254,12 +252,16 @@ def _init_supports(init, p: int, s: int) -> tuple[list, np.ndarray]:
     return [np.sort(np.lexsort((rank, -np.abs(A[:, c])))[:s]) for c in range(A.shape[1])], A
 
 
-def _start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, rng):
+def _start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, rng, pos=None):
     """N s-sparse starting points on the working set, as ``(supports, values)`` of
     shape (N, s) each (supports sorted; a start with fewer nonzeros carries zero values
     on filler features): the greedy support, the top-variance support, ``e_i`` for the
     features of largest column energy ‖B[:, i]‖, and Gaussian vectors truncated to their
-    s largest entries."""
+    s largest entries.
+
+    ``pos`` (from :func:`_drop_null`): the starts are drawn on B, then mapped to the
+    null-free block's positions (every null feature to its one kept null row, where a
+    start's entry multiplies a zero row: the same iterates, from the same draws)."""
     m = B.shape[0]
     sup = np.empty((N, s), dtype=np.int64)
     val = np.ones((N, s))
@@ -270,6 +272,8 @@ def _start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, r
     if n_coord:  # e_i padded with zero-valued filler features: [0, s) if i < s, else [0, s-1) ∪ {i}
         energy = np.einsum("ij,ij->j", B, B)
         coords = np.argsort(-energy, kind="stable")[:n_coord]
+        if pos is not None:
+            coords = pos[coords]
         rows = np.tile(np.arange(s), (n_coord, 1))
         late = coords >= s
         rows[late, s - 1] = coords[late]
@@ -280,9 +284,38 @@ def _start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, r
         G = rng.standard_normal((m, n_rand)).T
         top = (np.sort(np.argpartition(-np.abs(G), s - 1, axis=1)[:, :s], axis=1) if s < m
                else np.tile(np.arange(m), (n_rand, 1)))
-        sup[N - n_rand:] = top
+        sup[N - n_rand:] = top if pos is None else pos[top]
         val[N - n_rand:] = np.take_along_axis(G, top, axis=1)
+    if pos is not None:
+        sup[:2] = pos[sup[:2]]
     return sup, val
+
+
+def _drop_null(B: np.ndarray, s: int, warm: np.ndarray, N: int):
+    """``(keep, pos)`` to search the null-free block B[keep, keep] instead of B, or None.
+
+    A null feature (zero variance, so a zero row of the PSD B: MNIST's constant border
+    pixels) never adds variance, and its zero row cannot change a product, a selection
+    above zero, a bound or an eigenvalue: the search runs on the other features plus
+    one null feature (the target of every start entry on a null feature; ``pos`` maps
+    B's positions to the block's). Dropped only when there are at least two, the warm
+    start avoids them, and s and the coordinate starts fit in the others."""
+    d = np.diag(B)
+    null = d == 0
+    if np.count_nonzero(null) < 2:
+        return None
+    rows = np.flatnonzero(null)
+    null[rows[B[rows].any(axis=1)]] = False  # a zero variance with a nonzero row: kept
+    n_null = int(np.count_nonzero(null))
+    m = B.shape[0]
+    if n_null < 2 or s >= m - n_null or (N - 2) // 2 >= m - n_null or null[warm].any():
+        return None
+    sink = int(np.flatnonzero(null)[0])
+    null[sink] = False
+    keep = np.flatnonzero(~null)
+    pos = np.full(m, int(np.searchsorted(keep, sink)), dtype=np.int64)
+    pos[keep] = np.arange(keep.size)
+    return keep, pos
 
 
 def _support_values(B: np.ndarray, supports: np.ndarray) -> np.ndarray:
@@ -321,15 +354,8 @@ def _is_fixed_point(op: Operator, support: np.ndarray, s: int) -> bool:
 
 def _distinct_supports(supports: np.ndarray, f: np.ndarray, limit: int) -> list[np.ndarray]:
     """The ``limit`` best distinct rows of ``supports`` (sorted), best objective first."""
-    out, seen = [], set()
-    for j in np.argsort(-f, kind="stable"):
-        key = supports[j].tobytes()
-        if key not in seen:
-            seen.add(key)
-            out.append(supports[j])
-            if len(out) == limit:
-                break
-    return out
+    keep = first_distinct_rows(supports, np.argsort(-f, kind="stable"), limit)
+    return list(supports[keep])
 
 
 @register("auto", cost="O(m·s) per truncated power step and start (compiled); O(p²) partners",
@@ -418,13 +444,18 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         N = max(N, GLOBAL_MIN_STARTS)
     if given is not None and n_starts is None:  # a warm re-solve explores less
         N = min(N, WARM_STARTS)
-    sup0, val0 = _start_supports(B, s, warm, N, rng)
+    dropped = _drop_null(B, s, warm, N) if W.size == p else None
+    keep, pos = (None, None) if dropped is None else dropped
+    sup0, val0 = _start_supports(B, s, warm, N, rng, pos)
     if given is not None:  # the given vectors' own entries on their supports
         val0[0] = A[given[0], 0]
         extra = [np.searchsorted(W, g) for g in given[1:]]
         if extra:
-            sup0 = np.vstack([sup0, extra])
+            sup0 = np.vstack([sup0, extra if pos is None else pos[np.array(extra)]])
             val0 = np.vstack([val0, [A[g, c] for c, g in enumerate(given[1:], start=1)]])
+    B_full = B
+    if keep is not None:  # the search runs on the null-free block
+        B, warm = np.ascontiguousarray(B[np.ix_(keep, keep)]), pos[warm]
     n_hood = 0
     d_B, P, J = _partners(B, s)  # the bound's and the starts'
     if given is None and s < m and J.shape[1] == s - 1:  # the correlation structure
@@ -448,9 +479,11 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
             rounds += r_j
             if val_j > value * (1 + 1e-12) if value > 0 else val_j > value:
                 support, value = sup_j, val_j
+    if keep is not None:  # back to the working set's positions
+        support, warm = np.sort(keep[support]), keep[warm]
     support, refined = _on_full_problem(op, W, support, warm)
     z, lam = polish_loadings(op, support)
-    ub, bound = _upper_bound(op, W, B, s, lam, d_B, P, eig=given is None)
+    ub, bound = _upper_bound(op, W, B_full, s, lam, d_B, P, eig=given is None)
     info = {"n_starts": N, "neighbourhood_starts": n_hood, "working_set": m,
             "warm_start_variance": float(vals[-1]), "multistart_variance": multi_value,
             "swap_rounds": rounds, "swap_gain": value - before, "refined": refined,

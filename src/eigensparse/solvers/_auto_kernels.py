@@ -16,7 +16,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["top_s", "tpower_from_supports", "approx_greedy_order"]
+__all__ = ["top_s", "selection_buffer", "tpower_from_supports", "approx_greedy_order"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -47,22 +47,65 @@ def _kth_largest(a, k):
     return a[k]
 
 
+#: entries of the evenly spaced sample that places the pivot of :func:`_kth_largest_of`
+SAMPLE = 64
+
+
+def selection_buffer(m: int) -> np.ndarray:
+    """Scratch for :func:`top_s` on m entries (its ``scratch`` argument), allocated once
+    and reused across calls."""
+    return np.empty(2 * m + SAMPLE)
+
+
+@numba.njit(cache=True, nogil=True)
+def _kth_largest_of(a, k, buf):
+    """The k-th largest entry (0-based) of ``a``, which is left unchanged (``buf``: at
+    least ``a.size + SAMPLE`` floats of scratch).
+
+    The value equals :func:`_kth_largest`'s; only the work differs. A pivot a little
+    below the k-th largest's expected rank is taken from an evenly spaced sample; one
+    branch-free pass copies the entries >= pivot into ``buf``, and the quickselect runs
+    on those few (on all of ``a`` when the pivot turned out too high, or when k is not
+    small against the size)."""
+    m = a.size
+    if m <= 4 * SAMPLE or 4 * k >= m:
+        for i in range(m):
+            buf[i] = a[i]
+        return _kth_largest(buf[:m], k)
+    step = m // SAMPLE
+    samp = buf[m:m + SAMPLE]
+    for u in range(SAMPLE):
+        samp[u] = a[u * step]
+    pivot = _kth_largest(samp, min(SAMPLE - 1, (k + 1) * SAMPLE // m + 3))
+    n = 0
+    for i in range(m):
+        v = a[i]
+        buf[n] = v
+        n += v >= pivot
+    if n <= k:  # the pivot was above the k-th largest: select on everything
+        for i in range(m):
+            buf[i] = a[i]
+        return _kth_largest(buf[:m], k)
+    return _kth_largest(buf[:n], k)
+
+
 @numba.njit(cache=True, nogil=True)
 def top_s(w, s, out, scratch):
     """Indices of the ``s`` largest |w_i| into ``out`` (sorted by index); ties at the
-    threshold go to the lower indices. O(m) on average (``scratch``: m floats)."""
+    threshold go to the lower indices. O(m) on average (``scratch``: at least
+    2·m + ``SAMPLE`` floats, :func:`selection_buffer`)."""
     m = w.size
+    absw = scratch[:m]
     for i in range(m):
-        scratch[i] = abs(w[i])
-    thr = _kth_largest(scratch, s - 1)
+        absw[i] = abs(w[i])
+    thr = _kth_largest_of(absw, s - 1, scratch[m:])
     n_above = 0
     for i in range(m):
-        if abs(w[i]) > thr:
-            n_above += 1
+        n_above += absw[i] > thr
     n_equal = s - n_above
     k = 0
     for i in range(m):
-        v = abs(w[i])
+        v = absw[i]
         if v > thr:
             out[k] = i
             k += 1
@@ -113,7 +156,7 @@ def tpower_from_supports(B, supports, values, max_iter, tol):
     out_f = np.empty(N)
     out_it = np.zeros(N, dtype=np.int64)
     w = np.empty(m)
-    scratch = np.empty(m)
+    scratch = np.empty(2 * m + SAMPLE)
     idx = np.empty(s, dtype=np.int64)
     new = np.empty(s, dtype=np.int64)
     x = np.empty(s)
@@ -287,14 +330,12 @@ def row_partners(B, t):
     J = np.empty((m, t), dtype=np.int64)
     V = np.empty((m, t))
     a = np.empty(m)
-    scratch = np.empty(m)
+    scratch = np.empty(m + SAMPLE)
     for i in range(m):
         for j in range(m):
             a[j] = abs(B[i, j])
         a[i] = -1.0  # below every |B_ij|: never its own partner
-        for j in range(m):
-            scratch[j] = a[j]
-        thr = _kth_largest(scratch, t - 1)
+        thr = _kth_largest_of(a, t - 1, scratch)
         k = 0
         for j in range(m):
             if a[j] > thr:
@@ -384,7 +425,7 @@ def swap_search(B, support, n_exact, max_rounds, exact):
         return lam, 0
     n_flat = s * m
     bound = np.empty(n_flat)
-    scratch = np.empty(n_flat)
+    scratch = np.empty(n_flat + SAMPLE)
     g = np.empty(m)
     a = np.empty(s)
     root = np.empty(s)
@@ -422,9 +463,7 @@ def swap_search(B, support, n_exact, max_rounds, exact):
                     bound[f] = 0.5 * (a[i] + c) + np.sqrt(half * half + bij * bij)
         n = min(n_exact, s * (m - s))
         # the n largest bounds: a selection, then those n sorted (value desc, index asc)
-        for f in range(n_flat):
-            scratch[f] = bound[f]
-        thr = _kth_largest(scratch, n - 1)
+        thr = _kth_largest_of(bound, n - 1, scratch)
         k = 0
         for f in range(n_flat):
             if bound[f] > thr:
@@ -482,16 +521,43 @@ def swap_search(B, support, n_exact, max_rounds, exact):
 
 
 @numba.njit(cache=True, nogil=True)
+def _rayleigh_steps_dense(M, k, x, y, steps):
+    """:func:`_rayleigh_steps` on the gathered block ``M`` = B[sup, sup] (k×k, the same
+    arithmetic in the same order: the same value)."""
+    for _ in range(steps):
+        nrm = 0.0
+        for a in range(k):
+            acc = 0.0
+            for b in range(k):
+                acc += M[a, b] * x[b]
+            y[a] = acc
+            nrm += acc * acc
+        nrm = np.sqrt(nrm)
+        if not nrm > 0:
+            return -np.inf
+        for a in range(k):
+            x[a] = y[a] / nrm
+    num = 0.0
+    for a in range(k):
+        acc = 0.0
+        for b in range(k):
+            acc += M[a, b] * x[b]
+        num += x[a] * acc
+    return num
+
+
+@numba.njit(cache=True, nogil=True)
 def neighbourhood_scores(B, J, steps):
     """For each feature i, a lower bound on λmax of the block of N_i = {i} ∪ J[i]: the
     Rayleigh quotient after ``steps`` power steps from B[i, N_i] (row i's signs).
     Returns ``(rq, V)``: the bounds (m,) and the vectors (m, 1 + t), in the order of
-    N_i."""
+    N_i. Each block is gathered once (k² reads of B), then the steps run on it."""
     m, t = J.shape
     k = t + 1
     rq = np.empty(m)
     V = np.empty((m, k))
     idx = np.empty(k, dtype=np.int64)
+    M = np.empty((k, k))
     x = np.empty(k)
     y = np.empty(k)
     for i in range(m):
@@ -499,8 +565,55 @@ def neighbourhood_scores(B, J, steps):
         for a in range(t):
             idx[a + 1] = J[i, a]
         for a in range(k):
-            x[a] = B[i, idx[a]]
-        rq[i] = _rayleigh_steps(B, idx, k, x, y, steps)
+            ra = idx[a]
+            for b in range(k):
+                M[a, b] = B[ra, idx[b]]
+        for a in range(k):
+            x[a] = M[0, a]
+        rq[i] = _rayleigh_steps_dense(M, k, x, y, steps)
         for a in range(k):
             V[i, a] = x[a]
     return rq, V
+
+
+@numba.njit(cache=True, nogil=True)
+def first_distinct_rows(rows, order, limit):
+    """Positions (into ``rows``) of the first ``limit`` distinct rows of the int64 array
+    ``rows`` (N, s) taken in ``order`` (a permutation or prefix of range(N)): a row
+    equal to one already taken is skipped. Rows are compared whole, entry by entry
+    (hash buckets of their entries, then an exact comparison)."""
+    N, s = rows.shape
+    n_buckets, target = 1, 2 * min(order.size, 1 << 15)
+    while n_buckets < target:
+        n_buckets *= 2
+    head = np.full(n_buckets, -1, dtype=np.int64)
+    nxt = np.full(order.size, -1, dtype=np.int64)
+    out = np.empty(min(limit, order.size), dtype=np.int64)
+    n_out = 0
+    for u in range(order.size):
+        if n_out >= limit:
+            break
+        r = order[u]
+        h = np.uint64(1469598103934665603)
+        for a in range(s):
+            h = (h ^ np.uint64(rows[r, a] & 0xFFFFFFFF)) * np.uint64(1099511628211)
+        bkt = np.int64(h & np.uint64(n_buckets - 1))
+        q = head[bkt]
+        dup = False
+        while q >= 0:
+            o = out[q]
+            same = True
+            for a in range(s):
+                if rows[o, a] != rows[r, a]:
+                    same = False
+                    break
+            if same:
+                dup = True
+                break
+            q = nxt[q]
+        if not dup:
+            out[n_out] = r
+            nxt[n_out] = head[bkt]
+            head[bkt] = n_out
+            n_out += 1
+    return out[:n_out]

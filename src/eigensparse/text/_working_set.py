@@ -230,7 +230,10 @@ def _dense_covariance(op, n):
     as one (e.g. a Schur-deflated working-set covariance)."""
     if isinstance(op, Covariance) or (not op.has_data and hasattr(op, "xp")):
         return op
-    return Covariance(op.to_dense(), n_samples=n, check_psd=False)
+    S = np.ascontiguousarray(op.to_dense(), dtype=float)
+    if not np.array_equal(S, S.T):  # as Covariance() would: the symmetric part
+        S = 0.5 * (S + S.T)
+    return Covariance.trusted(S, n_samples=n)  # built here: no copy, no checks
 
 
 def _lambda_max(wset: WorkingSet):
