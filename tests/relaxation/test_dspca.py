@@ -4,10 +4,8 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-import eigensparse as es
-from eigensparse import Covariance, InvalidParameterError
+from eigensparse import Covariance
 from eigensparse.screening import penalty_breakpoints, safe_elimination
-from eigensparse.solvers import get_solver
 from eigensparse.relaxation import bca_relaxation, first_order_relaxation, primal_value
 
 
@@ -77,73 +75,6 @@ def test_breakpoints_are_sorted_variances():
     assert np.all(np.diff(bp) <= 0)
     for k in range(1, 7):
         assert safe_elimination(Covariance(S), bp[k]).working_set_size <= k
-
-
-@pytest.mark.parametrize("method", ["bca", "dspca"])
-def test_cardinality_search_exact_support_and_fields(method):
-    rng = np.random.default_rng(0)
-    p = 30
-    u = np.zeros(p)
-    u[:5] = 1 / np.sqrt(5)
-    X = rng.standard_normal((150, p)) + 2.5 * rng.standard_normal((150, 1)) * u
-    op = es.as_operator(X)
-    r = get_solver(method).func(op, 4)
-    assert r.cardinality == 4
-    assert np.count_nonzero(r.loadings) == 4
-    assert np.linalg.norm(r.loadings) == pytest.approx(1.0)
-    assert r.upper_bound >= r.variance - 1e-12
-    assert r.gap == pytest.approx(r.upper_bound - r.variance)
-    for key in ("objective", "certified", "penalty", "working_set_size", "n_penalties_tried",
-                "bound_kind"):
-        assert key in r.info
-    assert 1 <= r.info["working_set_size"] <= p
-    assert r.info["n_penalties_tried"] >= 1
-    assert r.variance == pytest.approx(float(r.loadings @ op.matvec(r.loadings)))
-
-
-def test_penalty_mode_and_sparse_pca_front_door():
-    S = _wishart(12, 5)
-    res = es.sparse_pca(Covariance(S), method="bca", penalty=0.5 * np.diag(S).max(),
-                        n_components=1)
-    r = res.results[0]
-    assert r.info["penalty"] == pytest.approx(0.5 * np.diag(S).max())
-    assert r.info["working_set_size"] == int(np.count_nonzero(np.diag(S) > r.info["penalty"]))
-    assert r.upper_bound >= r.variance - 1e-12
-    res2 = es.sparse_pca(Covariance(S), method="bca", cardinality=3, n_components=2)
-    assert all(s.size == 3 for s in res2.supports)
-
-
-def test_penalty_above_every_variance_gives_explained_empty_solution():
-    S = _wishart(6, 1)
-    r = get_solver("bca").func(Covariance(S), None, penalty=10 * np.diag(S).max())
-    assert r.cardinality == 0 and r.variance == 0.0
-    assert np.all(r.loadings == 0)
-    assert "empty" in r.message and "max" in r.message
-
-
-@pytest.mark.parametrize("method", ["bca", "dspca"])
-def test_bad_inputs(method):
-    S = _wishart(6, 2)
-    f = get_solver(method).func
-    with pytest.raises(InvalidParameterError, match="penalty"):
-        f(Covariance(S), None, penalty=-1.0)
-    with pytest.raises(InvalidParameterError):
-        f(Covariance(S), None)  # neither cardinality nor penalty
-    with pytest.raises(InvalidParameterError, match="cardinality"):
-        f(Covariance(S), 7)
-    # unreachable: a diagonal covariance's relaxation is always a single coordinate
-    with pytest.raises(InvalidParameterError, match="unreachable"):
-        f(Covariance(np.diag([3.0, 2.0, 1.0])), 2)
-    # zero-variance features cannot carry loadings
-    with pytest.raises(InvalidParameterError, match="unreachable"):
-        f(Covariance(np.diag([3.0, 0.0, 0.0])), 2)
-    # non-PSD covariance
-    B = np.array([[1.0, 0.9, 0.9], [0.9, 1.0, -0.9], [0.9, -0.9, 1.0]])
-    assert np.linalg.eigvalsh(B)[0] < 0
-    with pytest.raises(InvalidParameterError, match="positive semidefinite"):
-        f(Covariance(B), 2)
-    with pytest.raises(InvalidParameterError, match="penalty"):
-        es.sparse_pca(Covariance(S), method=method, penalty=-0.1)
 
 
 def _spiked(seed, theta=1.0, p=100, m=200, k=20):
