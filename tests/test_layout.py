@@ -52,7 +52,6 @@ NOT_YET_MIRRORED = {
     "_summary.py",
     "cli/_options.py",
     "cli/_plot.py",
-    "cli/_report.py",
     "cli/_topics.py",
     "text/_plot.py",
     "text/_stability.py",
