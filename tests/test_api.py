@@ -1,10 +1,10 @@
-"""The functional API: multi-component behaviour, adjusted variance and bad input."""
+"""The functional API: multi-component behaviour and bad input."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import eigensparse as es
-from eigensparse import Covariance, InvalidParameterError, adjusted_variance, sparse_pca
+from eigensparse import Covariance, InvalidParameterError, sparse_pca
 from eigensparse.datasets import load_pitprops, make_spiked_covariance
 from eigensparse.operators import DenseData
 
@@ -29,28 +29,6 @@ def test_every_deflation_gives_exact_cardinalities(X, deflation):
     if deflation == "disjoint":
         allsupp = np.concatenate(res.supports)
         assert np.unique(allsupp).size == allsupp.size
-
-
-def test_deflation_removes_found_component(X):
-    """After Schur, projection or orthogonal deflation the found x carries no variance."""
-    from eigensparse.multi import deflate
-
-    op = DenseData(X)
-    res = sparse_pca(X, n_components=1, cardinality=5, method="greedy")
-    x = res.components[0]
-    for scheme in ("schur", "projection", "orthogonal"):
-        d = deflate(op, x, scheme, [])
-        assert np.abs(d.matvec(x)).max() < 1e-9
-
-
-def test_adjusted_variance_equals_qr_of_scores(X):
-    rng = np.random.default_rng(3)
-    C = rng.standard_normal((3, 12))
-    C /= np.linalg.norm(C, axis=1, keepdims=True)
-    op = DenseData(X)
-    Z = (X - X.mean(0)) @ C.T / np.sqrt(X.shape[0])
-    R = np.linalg.qr(Z, mode="r")
-    assert np.allclose(adjusted_variance(op, C), np.diag(R) ** 2)
 
 
 def test_full_cardinality_is_pca(X):

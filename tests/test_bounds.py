@@ -7,7 +7,7 @@ import pytest
 import eigensparse as es
 from eigensparse import Covariance, InvalidParameterError
 from eigensparse.bounds import (cardinality_upper_bounds, certify_support, dspca_dual_bound,
-                                penalized_scaling_bound)
+                                monotone_upper_bounds, penalized_scaling_bound)
 from eigensparse.diagnostics import variance_cardinality_path
 from eigensparse.solvers import get_solver
 from eigensparse.relaxation import bca_relaxation
@@ -121,3 +121,8 @@ def test_variance_cardinality_path():
             assert path.variances[k - 1] >= v * (1 - 1e-9)
     assert np.all(np.diff(path.variances) >= -1e-12)
     assert "dspca" in path.bounds and "certificate" in path.bounds
+
+
+def test_monotone_upper_bounds_is_the_suffix_minimum():
+    b = np.array([3.0, 2.5, 4.0, 3.5, 5.0])
+    np.testing.assert_array_equal(monotone_upper_bounds(b), [2.5, 2.5, 3.5, 3.5, 5.0])

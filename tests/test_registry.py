@@ -5,8 +5,10 @@ import json
 
 import numpy as np
 import pytest
+from sklearn.datasets import load_breast_cancer
 
 import eigensparse
+import eigensparse as es
 from eigensparse import InvalidParameterError, SparsePCA, sparse_pca
 from eigensparse.cli import main
 from eigensparse.datasets import load_kos
@@ -135,3 +137,18 @@ def test_capabilities_and_constraints_declared_on_the_spec():
             MethodSpec("bad", warm_stride, constraints={"strid": []})
     finally:
         del registry._METHODS["warm_stride"]
+
+
+def test_omitted_method_runs_the_registry_default():
+    """Leaving ``method`` out runs the registry's default solver: the same components and
+    the same recorded method as naming it, in the function and in the estimator."""
+    X = load_breast_cancer().data[:, :12]
+    assert DEFAULT_METHOD in es.available_methods()
+    implicit = es.sparse_pca(X, n_components=2, cardinality=4, scale=True, random_state=0)
+    named = es.sparse_pca(X, n_components=2, cardinality=4, scale=True, random_state=0,
+                          method=DEFAULT_METHOD)
+    assert implicit.method == named.method == DEFAULT_METHOD
+    np.testing.assert_array_equal(implicit.components, named.components)
+    est = es.SparsePCA(n_components=2, cardinality=4, scale=True, random_state=0).fit(X)
+    assert est.method == DEFAULT_METHOD
+    np.testing.assert_allclose(est.components_, named.components, atol=1e-12)

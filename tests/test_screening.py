@@ -1,11 +1,20 @@
 """Breakpoints with ties and the one penalty search (eigensparse.screening)."""
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 import pytest
 
 from eigensparse import Covariance, InvalidParameterError
-from eigensparse.screening import Breakpoints, penalty_search, safe_elimination
+from eigensparse.screening import (Breakpoints, penalty_breakpoints, penalty_search,
+                                   safe_elimination)
+
+
+def _wishart(p, seed, m=None):
+    rng = np.random.default_rng(seed)
+    F = rng.standard_normal((m or 2 * p, p))
+    return F.T @ F / (m or 2 * p)
 
 
 def test_breakpoints_group_rounding_ties_of_a_correlation_diagonal():
@@ -78,3 +87,36 @@ def test_penalty_search_rejects_bad_arguments():
         penalty_search(lambda *a: (0, None, None), 0, breakpoints=Breakpoints.of(d))
     with pytest.raises(InvalidParameterError, match="exactly one"):
         penalty_search(lambda *a: (0, None, None), 1)
+
+
+def _exhaustive_l0(S, rho):
+    """Optimal support of max_x xᵀΣx − ρ‖x‖₀ (the empty set has value 0)."""
+    p = S.shape[0]
+    best, arg = 0.0, ()
+    for k in range(1, p + 1):
+        for I in combinations(range(p), k):
+            v = np.linalg.eigvalsh(S[np.ix_(I, I)])[-1] - rho * k
+            if v > best + 1e-12:
+                best, arg = v, I
+    return best, set(arg)
+
+
+def test_safe_elimination_keeps_every_optimal_feature():
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        p = 8
+        A = rng.standard_normal((12, p)) * rng.uniform(0.3, 2.0, p)  # spread variances
+        S = A.T @ A / 12
+        d = np.diag(S)
+        for rho in np.concatenate([np.sort(d)[:-1], np.sort(d)[:-1] * 1.0001, [0.01]]):
+            _, I = _exhaustive_l0(S, rho)
+            kept = set(safe_elimination(Covariance(S), rho).kept.tolist())
+            assert I <= kept, (seed, rho, I, kept)
+
+
+def test_breakpoints_are_sorted_variances():
+    S = _wishart(7, 0)
+    bp = penalty_breakpoints(Covariance(S))
+    assert np.all(np.diff(bp) <= 0)
+    for k in range(1, 7):
+        assert safe_elimination(Covariance(S), bp[k]).working_set_size <= k

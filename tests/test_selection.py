@@ -174,32 +174,6 @@ def test_cv_needs_data_rows(spiked):
         resolve_auto_cardinalities(op, 2, rule="cv")
 
 
-def test_auto_with_order_and_refine(spiked):
-    """cardinality="auto" beside main's order= and refine=: refinement is off under auto
-    (the components are those the rule chose, whatever ``refine``), and the choices and
-    cardinalities follow the rows when they are put in variance order."""
-    from eigensparse._dispatch import plan_components
-
-    X, v, support = spiked
-    kw = dict(n_components=3, cardinality="auto", cardinality_fraction=0.95, random_state=0)
-    plan = plan_components("auto", n_features=X.shape[1], cardinality="auto", n_components=3,
-                           refine=True)
-    assert plan.auto is not None and plan.refine is False
-    base = es.sparse_pca(X, refine=False, **kw)
-    for refine in ("auto", True):
-        np.testing.assert_array_equal(es.sparse_pca(X, refine=refine, **kw).components,
-                                      base.components)
-    assert np.all(np.diff(base.variances) <= 0)
-    choices = base.info["cardinality_choices"]
-    assert [c.cardinality for c in choices] == base.info["cardinalities"] \
-        == [s.size for s in base.supports]
-    found = es.sparse_pca(X, refine=False, order="deflation", **kw)
-    assert found.info["found_at"] == [0, 1, 2]
-    perm = base.info["found_at"]
-    np.testing.assert_allclose(base.components, found.components[perm])
-    assert [found.info["cardinalities"][i] for i in perm] == base.info["cardinalities"]
-
-
 # ---- the "topics" rule: a reader's size, chosen by the solver's knee, in [5, 30] --------------
 
 def _planted_cov(p, support, signal, seed=0):
@@ -263,53 +237,3 @@ def test_topics_command_and_extract_topics_use_the_topics_rule():
 
 
 # ---- the cardinality-path plot shows what the solver reaches, never a weaker path -------------
-
-def test_path_plot_draws_the_solvers_values_not_greedys():
-    mpl = pytest.importorskip("matplotlib")
-    mpl.use("Agg")
-    import matplotlib.pyplot as plt
-    from sklearn.datasets import load_wine
-
-    from eigensparse.plotting import plot_cardinality_path
-    from eigensparse.registry import DEFAULT_METHOD
-
-    X = load_wine().data
-    X = (X - X.mean(0)) / X.std(0)  # standardized: greedy's first pick is arbitrary
-    op = es.Covariance(np.cov(X.T, bias=True))
-    ch = choose_cardinality(op, fraction=0.9)
-    ax = plot_cardinality_path(ch)
-    line = ax.lines[0]
-    k, y = line.get_xdata(), line.get_ydata() * ch.dense_variance
-    solver = get_solver(DEFAULT_METHOD).func
-    for s, v in zip(k, y):
-        best = max(solver(op, int(s), random_state=None).variance, ch.variances[int(s) - 1])
-        assert v == pytest.approx(best, rel=1e-6)
-    assert np.any(y[: ch.cardinality] > ch.variances[: ch.cardinality] * 1.05)  # greedy is weaker
-    ub = ax.lines[1].get_ydata() * ch.dense_variance
-    assert np.all(y <= ub * (1 + 1e-9))  # the bound is above what is reached
-    exact = [get_solver("exhaustive").func(op, s).variance for s in range(1, 5)]
-    assert np.allclose(y[:4], exact, rtol=1e-6)  # the solver is optimal on these small s
-    plt.close(ax.figure)
-
-
-def test_long_titles_are_wrapped_inside_the_figure(tmp_path):
-    mpl = pytest.importorskip("matplotlib")
-    mpl.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from eigensparse.plotting import plot_result
-
-    res = es.sparse_pca(es.Covariance(load_pitprops().data), n_components=1,
-                        cardinality="auto")
-    fig_paths = plot_result(res, tmp_path, loadings=False)
-    assert [p.split("/")[-1] for p in fig_paths] == ["cardinality_path_pc1.png"]
-    ax = res.cardinality_choices[0].plot()
-    from eigensparse.plotting import set_wrapped_title
-    set_wrapped_title(ax, "PC1: " + res.cardinality_choices[0].line() + " and more words " * 5)
-    fig = ax.figure
-    fig.tight_layout()
-    fig.canvas.draw()
-    box = ax.title.get_window_extent(fig.canvas.get_renderer())
-    W, H = fig.canvas.get_width_height()
-    assert box.x0 >= 0 and box.x1 <= W and box.y1 <= H
-    plt.close(fig)

@@ -165,20 +165,6 @@ def test_front_doors_auto_then_stable_planted_support():
     assert few.stability[0] < st.stability[0] - 0.2
 
 
-def test_plot_result_writes_every_figure(tmp_path):
-    import eigensparse as es
-    from eigensparse.plotting import plot_result
-
-    X, v, support = make_spiked_covariance(300, 30, 5, 10.0, random_state=1)
-    res = es.sparse_pca(X, n_components=2, cardinality="auto", stability=3, random_state=0)
-    paths = plot_result(res, tmp_path / "plots")
-    names = sorted(p.rsplit("/", 1)[-1] for p in paths)
-    assert names == ["cardinality_path_pc1.png", "cardinality_path_pc2.png", "loadings.png",
-                     "stability.png"]
-    assert all((tmp_path / "plots" / n).stat().st_size > 1000 for n in names)
-    assert not [p for p in (tmp_path / "plots").iterdir() if p.name not in names]  # atomic
-
-
 def test_stability_of_a_covariance_is_a_clear_error():
     """A precomputed covariance has no rows to resample: a clear error naming the
     parameter, from every front door, before any fit."""

@@ -96,11 +96,6 @@ def test_bad_option_value_exits_nonzero():
     assert r.returncode == 2 and "-k/--n-components: expected an int in the range [1, inf)" in r.stderr
 
 
-def test_methods_lists(capsys):
-    assert main(["methods"]) == 0
-    assert "greedy" in capsys.readouterr().out
-
-
 def test_topics_stability_row_and_json(tmp_path, capsys):
     """--stability B: a 'stability' row with one value per topic in the table, the same
     values in the (strict) JSON, reproducible for a --random-state whatever --n-jobs."""

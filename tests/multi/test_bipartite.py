@@ -348,30 +348,6 @@ def test_bad_input_errors():
 # ---------------------------------------------------------------------------------------
 # baselines: EM-SPCA and SpanSPCA
 # ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("method", ["emspca", "spanspca"])
-def test_baselines_exact_sizes_and_optimal_on_full_support(method):
-    rng = np.random.default_rng(13)
-    X = rng.standard_normal((60, 12)) @ rng.standard_normal((12, 12))
-    op = DenseData(X)
-    spec = eigensparse.solvers.get_solver(method)
-    r = spec.func(op, 4, random_state=0)
-    assert r.support.size == 4 and r.method == method
-    S = op.to_dense()
-    assert r.variance == pytest.approx(np.linalg.eigvalsh(S[np.ix_(r.support, r.support)])[-1])
-    full = spec.func(op, 12, random_state=0)  # cardinality p: the leading eigenvalue
-    assert full.variance == pytest.approx(np.linalg.eigvalsh(S)[-1], rel=1e-9)
-
-
-@pytest.mark.parametrize("method", ["emspca", "spanspca"])
-def test_baselines_close_to_exhaustive_on_small_problems(method):
-    rng = np.random.default_rng(14)
-    B = rng.standard_normal((10, 2))
-    S = B @ B.T + 0.01 * np.eye(10)
-    op = Covariance(S)
-    best = max(np.linalg.eigvalsh(S[np.ix_(I, I)])[-1]
-               for I in itertools.combinations(range(10), 3))
-    r = eigensparse.solvers.get_solver(method).func(op, 3, random_state=0)
-    assert r.variance >= 0.9 * best
 
 
 @pytest.mark.parametrize("method", ["emspca", "spanspca"])
@@ -380,19 +356,3 @@ def test_baselines_with_disjoint_deflation(method):
     out = sparse_pca(X, n_components=4, cardinality=6, method=method, deflation="disjoint",
                      center=False, random_state=0)
     check_disjoint(out.results, [6] * 4, 80)
-
-
-def test_emspca_options():
-    rng = np.random.default_rng(16)
-    X = rng.standard_normal((50, 30)) + 1.0
-    one = eigensparse.solvers.get_solver("emspca").func(DenseData(X, center=False), 5)
-    more = eigensparse.solvers.get_solver("emspca").func(DenseData(X, center=False), 5,
-                                                         n_starts=5, random_state=0)
-    assert more.variance >= one.variance - 1e-12
-    nn = eigensparse.solvers.get_solver("emspca").func(DenseData(X, center=False), 5,
-                                                       nonnegative=True)
-    assert np.all(nn.loadings >= 0) and nn.support.size == 5
-    with pytest.raises(InvalidParameterError, match="'init'"):
-        eigensparse.solvers.get_solver("emspca").func(DenseData(X), 5, init="bogus")
-    with pytest.raises(InvalidParameterError, match="'rank'"):
-        eigensparse.solvers.get_solver("spanspca").func(DenseData(X), 5, rank=31)

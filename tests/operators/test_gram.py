@@ -59,3 +59,42 @@ def test_wide_sparse_data_stays_implicit():
     X = sp.random(30, 600, density=0.02, random_state=1, format="csr")
     op = SparseData(X)
     assert not gram_is_cheap(600, op._product_cost()) and op.gram() is None
+
+
+def test_gram_policy_from_shapes_and_nonzeros():
+    assert gram_is_cheap(100, 2 * 65451 + 2 * 16342)  # 20 newsgroups: form Σ
+    assert not gram_is_cheap(6906, 2 * 353160 + 2 * 10336)  # KOS: implicit
+    assert not gram_is_cheap(5000, 1e12)  # too many features for a dense Σ
+    rng = np.random.default_rng(1)
+    tall = sp.random(3000, 40, density=0.1, random_state=2, format="csr")
+    wide = sp.random(50, 3000, density=0.01, random_state=2, format="csr")
+    assert SparseData(tall).gram() is not None
+    assert SparseData(wide).gram() is None
+    assert DenseData(rng.standard_normal((100, 30))).gram() is not None
+    assert DenseData(rng.standard_normal((10, 300))).gram() is None
+
+
+@pytest.mark.parametrize("center,scale", [(True, False), (False, False), (True, True)])
+def test_gram_products_equal_implicit_products(center, scale):
+    X = sp.random(500, 30, density=0.2, random_state=3, format="csr") * 3.0
+    op = SparseData(X, center=center, scale=scale)
+    V = np.random.default_rng(4).standard_normal((30, 3))
+    implicit = op.rdot(op.dot(V))
+    assert op.gram() is not None
+    np.testing.assert_allclose(op.matmat(V), implicit, rtol=1e-10, atol=1e-12)
+    idx = np.array([3, 7, 11])
+    np.testing.assert_array_equal(op.block(idx), op.gram()[np.ix_(idx, idx)])
+    sub = op.restrict(idx)
+    np.testing.assert_allclose(sub.to_dense(), op.gram()[np.ix_(idx, idx)], atol=1e-12)
+    Xd = X.toarray()
+    ref = DenseData(Xd, center=center, scale=scale)
+    np.testing.assert_allclose(op.to_dense(), ref.to_dense(), rtol=1e-9, atol=1e-12)
+
+
+def test_sparse_columns_without_gram_match_the_dense_operator():
+    X = sp.random(40, 400, density=0.05, random_state=5, format="csr")
+    op = SparseData(X, center=True)
+    assert op.gram() is None
+    ref = DenseData(X.toarray()).to_dense()
+    for idx in (np.array([5]), np.arange(0, 400, 5)):  # implicit and sparse-product routes
+        np.testing.assert_allclose(op.columns(idx), ref[:, idx], atol=1e-12)

@@ -1,11 +1,13 @@
-"""Every operator equals its dense Σ and is symmetric; sparse implicit centering equals
-dense explicit centering; deflated operators equal their dense formulas."""
+"""The operator front door (``operators/__init__.py``): ``as_operator`` dispatch, and every
+operator it builds (dense, sparse in every format, covariance) equals its dense Σ in every
+product, symmetric, with a data square root where one exists.
+
+Each operator's own behaviour is tested in its mirror (``test_dense.py``,
+``test_covariance.py``, ``test_deflated.py``, ``test_base.py``, ``test_check.py``)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from eigensparse import InvalidParameterError
-from eigensparse.multi import deflate
 from eigensparse.operators import Covariance, DenseData, SparseData, as_operator, check_operator
 
 TOL = 1e-10
@@ -71,56 +73,6 @@ def test_operator_equals_dense_covariance(center, scale, seed):
         assert np.abs(F.to_dense() - S).max() < 1e-9
 
 
-def test_sparse_implicit_centering_never_densifies():
-    X = sp.random(2000, 500, density=0.01, format="csr", random_state=0)
-    op = SparseData(X)
-    assert sp.issparse(op._X) and sp.issparse(op._XT)
-    Xd = X.toarray()
-    ref = DenseData(Xd)
-    V = np.random.default_rng(0).standard_normal((500, 3))
-    assert np.abs(op.matmat(V) - ref.matmat(V)).max() < TOL
-    assert np.abs(op.diag() - ref.diag()).max() < TOL
-
-
-@pytest.mark.parametrize("scheme", ["hotelling", "projection", "schur", "orthogonal"])
-def test_deflated_operators_match_formulas(scheme):
-    X = _data(7, n=60, p=8)
-    S, A = _reference(X, True, False)
-    rng = np.random.default_rng(1)
-    x = rng.standard_normal(8)
-    x /= np.linalg.norm(x)
-    Q = []
-    op = deflate(DenseData(X), x, scheme, Q)
-    c = x @ S @ x
-    P = np.eye(8) - np.outer(x, x)
-    ref = {"hotelling": S - c * np.outer(x, x), "projection": P @ S @ P, "orthogonal": P @ S @ P,
-           "schur": S - np.outer(S @ x, S @ x) / c}[scheme]
-    D = op.to_dense()
-    check_operator(op, rtol=TOL)
-    assert np.abs(D - ref).max() < TOL
-    assert np.abs(op.diag() - np.diag(ref)).max() < TOL
-    idx = [0, 3, 6]
-    assert np.abs(op.block(idx) - ref[np.ix_(idx, idx)]).max() < TOL
-    if op.has_data:  # the data square root is deflated consistently
-        Fd = op.rdot(op.dot(np.eye(8)))
-        assert np.abs(Fd - ref).max() < TOL
-    else:
-        with pytest.raises(InvalidParameterError, match="no data square root"):
-            op.dot(x)
-
-
-def test_orthogonal_deflation_orthogonalizes_against_earlier():
-    X = _data(3, n=50, p=6)
-    op0 = DenseData(X)
-    Q = []
-    x1 = np.eye(6)[0]
-    x2 = (np.eye(6)[0] + np.eye(6)[1]) / np.sqrt(2)
-    op = deflate(deflate(op0, x1, "orthogonal", Q), x2, "orthogonal", Q)
-    assert len(Q) == 2 and abs(Q[0] @ Q[1]) < 1e-12
-    D = op.to_dense()
-    assert np.abs(D[:, :2]).max() < TOL  # both e1 and e2 projected out
-
-
 def test_as_operator_dispatch_and_pandas():
     pd = pytest.importorskip("pandas")
     X = _data(0)
@@ -130,58 +82,3 @@ def test_as_operator_dispatch_and_pandas():
     assert np.allclose(as_operator(df).to_dense(), DenseData(X).to_dense())
     op = Covariance(np.eye(3))
     assert as_operator(op) is op
-
-
-@pytest.mark.parametrize("bad, match", [
-    (np.ones((3, 4)), "square"),
-    (np.array([[1.0, 0.5], [0.4, 1.0]]), "symmetric"),
-    (np.array([[1.0, np.nan], [np.nan, 1.0]]), "NaN"),
-    (np.array([[-1.0, 0.0], [0.0, 1.0]]), "negative diagonal"),
-    (np.zeros((0, 0)), "empty|square"),
-])
-def test_covariance_rejects_bad_input(bad, match):
-    with pytest.raises(InvalidParameterError, match=match):
-        Covariance(bad)
-
-
-def test_covariance_psd_check():
-    S = np.array([[1.0, 2.0], [2.0, 1.0]])
-    Covariance(S, check_psd=False)  # the user vouches for it
-    with pytest.raises(InvalidParameterError, match="positive semidefinite"):
-        Covariance(S)  # checked by default
-
-
-@pytest.mark.parametrize("X, match", [
-    (np.array([[1.0, np.inf], [0.0, 1.0]]), "infinite"),
-    (np.array([[1.0, np.nan], [0.0, 1.0]]), "NaN"),
-    (np.zeros((0, 3)), "empty"),
-    (np.ones((1, 3)), "1 sample"),
-    (np.ones(5), "2-D"),
-])
-def test_data_operators_reject_bad_input(X, match):
-    with pytest.raises(InvalidParameterError, match=match):
-        as_operator(X)
-    if X.ndim == 2:
-        with pytest.raises(InvalidParameterError, match=match):
-            as_operator(sp.csr_matrix(X))
-
-
-def test_check_operator_catches_broken_products():
-    X = _data(3)
-
-    class WrongAdjoint(DenseData):
-        def rdot(self, Y):
-            return 1.01 * super().rdot(Y)
-
-    class WrongDiag(DenseData):
-        def diag(self):
-            return super().diag() + 1e-3
-
-    errors = check_operator(DenseData(X))
-    assert errors["adjoint (Ax)·z = x·(Aᵀz)"] < 1e-12 and len(errors) == 13
-    with pytest.raises(AssertionError, match="adjoint"):
-        check_operator(WrongAdjoint(X))
-    with pytest.raises(AssertionError, match="diag = Σ e_i"):
-        check_operator(WrongDiag(X))
-    with pytest.raises(InvalidParameterError, match="Operator"):
-        check_operator(np.eye(3))

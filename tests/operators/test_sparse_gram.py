@@ -5,8 +5,6 @@ import pytest
 import scipy.sparse as sp
 
 from eigensparse.operators import SchurDeflated, SparseData, as_operator, check_operator
-from eigensparse.operators._base import principal_block
-from eigensparse.operators._kernels import accumulate_gram
 
 
 def _reference_sigma(X, center, scale):
@@ -81,18 +79,6 @@ def test_binary_gram_is_exact():
     assert np.array_equal(op._form_gram(), op._centered_gram())
 
 
-def test_kernel_upper_triangle_of_a_working_set():
-    X = sp.random(70, 20, density=0.3, format="csr", random_state=1)
-    ws = np.array([2, 5, 6, 11, 19])
-    col_map = -np.ones(20, dtype=np.int64)
-    col_map[ws] = np.arange(ws.size)
-    G = np.zeros((ws.size, ws.size))
-    accumulate_gram(X.indptr, X.indices, X.data, col_map, G, 0, X.shape[0])
-    full = (X.T @ X).toarray()[np.ix_(ws, ws)]
-    assert np.allclose(np.triu(G), np.triu(full), rtol=1e-14, atol=0)
-    assert np.all(np.tril(G, -1) == 0)
-
-
 def test_transpose_is_built_only_when_needed():
     X = sp.random(300, 12, density=0.2, format="csr", random_state=2)
     op = SparseData(X)
@@ -121,11 +107,3 @@ def test_schur_deflation_defers_the_data_product():
     S = op.to_dense()
     w = S @ D.x
     assert np.allclose(D.rdot(D.dot(np.eye(12))), S - np.outer(w, w) / (D.x @ w), atol=1e-12)
-
-
-def test_principal_block_equals_fancy_indexing():
-    rng = np.random.default_rng(1)
-    S = rng.standard_normal((50, 50))
-    for idx in ([3, 1, 1, 49], np.arange(50), [], rng.permutation(50)[:17]):
-        idx = np.asarray(idx, dtype=np.intp)
-        assert np.array_equal(principal_block(S, idx), S[np.ix_(idx, idx)])

@@ -9,8 +9,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 
 import eigensparse as es
-from eigensparse.relaxation import (bca_relaxation, first_order_relaxation, leading_support,
-                                    threshold_point)
+from eigensparse.relaxation import bca_relaxation, first_order_relaxation, leading_support
 
 ENGINES = [bca_relaxation, first_order_relaxation]
 
@@ -64,15 +63,6 @@ def test_duplicated_columns(engine):
     assert np.isfinite(sol.Z).all()
     assert abs(sol.primal - 2 * (S[0, 0] - rho)) <= 1e-3 * sol.dual
     assert leading_support(sol.Z, 1e-3)[1].tolist() == [0, 4]
-
-
-def test_threshold_point_is_a_feasible_pair():
-    S = _correlation()
-    for rho in (0.3, 0.9, 0.999):
-        Z, U, primal, dual = threshold_point(S, rho)
-        assert abs(np.trace(Z) - 1) < 1e-12 and np.linalg.eigvalsh(Z).min() > -1e-12
-        assert np.abs(U).max() <= rho + 1e-15
-        assert primal <= dual + 1e-12  # weak duality
 
 
 def _best_pair(S):

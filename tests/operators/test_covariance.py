@@ -10,31 +10,6 @@ from eigensparse.operators._covariance import _smallest_rayleigh_quotient
 from eigensparse.operators._kernels import covariance_checks
 
 
-def _numpy_checks(S, w, root):
-    M = 0.5 * (S + S.T) * np.outer(w, w)
-    excess = np.abs(M) - np.outer(root, root)
-    return S.sum() + np.trace(S), np.abs(S - S.T).max(), excess.max(), excess
-
-
-@pytest.mark.parametrize("p", [1, 2, 63, 64, 65, 130, 200])
-@pytest.mark.parametrize("scaled", [False, True])
-def test_fused_pass_equals_numpy(p, scaled):
-    rng = np.random.default_rng(p)
-    S = rng.standard_normal((p, p))
-    S[np.tril_indices(p, -1)] = S.T[np.tril_indices(p, -1)]  # symmetric …
-    S[rng.integers(p), rng.integers(p)] += 1e-3  # … but for one entry (or the diagonal)
-    w = rng.uniform(0.5, 2.0, p) if scaled else np.ones(p)
-    root = rng.uniform(0.0, 1.0, p)
-    total, asym, worst, row = covariance_checks(S, w, root)
-    ref_total, ref_asym, ref_worst, excess = _numpy_checks(S, w, root)
-    assert total == pytest.approx(ref_total, rel=1e-12, abs=1e-12 * np.abs(S).sum())
-    assert asym == ref_asym  # a difference of two doubles: exact
-    assert worst == pytest.approx(ref_worst, rel=1e-14, abs=1e-14)
-    assert excess[row].max() == pytest.approx(ref_worst, rel=1e-14, abs=1e-14)
-    S_sym = 0.5 * (S + S.T)
-    assert covariance_checks(S_sym, w, root)[1] == 0.0  # exactly symmetric: exactly 0
-
-
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 @pytest.mark.parametrize("where", [(0, 0), (3, 150), (150, 3), (199, 199)])
 def test_fused_pass_sees_every_non_finite_entry(bad, where):
@@ -120,11 +95,26 @@ def test_nearly_symmetric_input_is_symmetrized_and_scaled_like_numpy():
         Covariance(S * (1 + 1e-6 * rng.standard_normal(S.shape)))
 
 
+@pytest.mark.parametrize("bad, match", [
+    (np.ones((3, 4)), "square"),
+    (np.array([[1.0, 0.5], [0.4, 1.0]]), "symmetric"),
+    (np.array([[1.0, np.nan], [np.nan, 1.0]]), "NaN"),
+    (np.array([[-1.0, 0.0], [0.0, 1.0]]), "negative diagonal"),
+    (np.zeros((0, 0)), "empty|square"),
+])
+def test_covariance_rejects_bad_input(bad, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        Covariance(bad)
+
+
+def test_covariance_psd_check():
+    S = np.array([[1.0, 2.0], [2.0, 1.0]])
+    Covariance(S, check_psd=False)  # the user vouches for it
+    with pytest.raises(InvalidParameterError, match="positive semidefinite"):
+        Covariance(S)  # checked by default
+
+
 def test_trusted_covariance_keeps_the_array_and_agrees_with_the_checked_one():
-    import numpy as np
-
-    from eigensparse import Covariance
-
     A = np.random.default_rng(3).standard_normal((40, 12))
     S = np.ascontiguousarray(A.T @ A / 40)
     S = 0.5 * (S + S.T)

@@ -1,5 +1,5 @@
-"""The out-of-core topic pipeline: streaming equals in memory, scalings, re-reads,
-planted-topic recovery, results, plots."""
+"""The out-of-core topic pipeline (``text/_pipeline.py``, ``extract_topics``): streaming
+equals in memory, scalings, re-reads, planted-topic recovery, results, plots."""
 import json
 import os
 from importlib import resources
@@ -12,8 +12,7 @@ from eigensparse import InvalidParameterError, SparseData, sparse_pca
 from eigensparse.datasets import load_kos
 from eigensparse.datasets.synthetic_corpus import make_synthetic_corpus, topic_precision
 from eigensparse.io import read_uci_bow
-from eigensparse.text import (extract_topics, plot_topics_diagnostics, word_statistics,
-                              working_set_covariance, write_json)
+from eigensparse.text import extract_topics, plot_topics_diagnostics, write_json
 
 # the pipeline before pruning and tf-idf became the defaults (counts, every word)
 OLD_DEFAULTS = {"scaling": "count", "min_df": 1, "max_df": 1.0}
@@ -112,17 +111,6 @@ def test_uncentered_and_tfidf_from_file(tmp_path, kos):
                         progress=False, working_set=50, **NO_PRUNING)
     assert _rel(t1.covariance, t2.covariance) < 1e-12
     assert t1.topics[0].word_ids.tolist() == t2.topics[0].word_ids.tolist()
-
-
-def test_low_level_passes(kos):
-    st = word_statistics(kos.data)
-    assert np.array_equal(st["df"], np.diff(kos.data.tocsc().indptr))
-    ws = np.array([3, 10, 99])
-    S = working_set_covariance(kos.data, ws, mean=st["s1"] / kos.data.shape[0], n_jobs=2,
-                               chunk_nnz=5000)
-    assert _rel(S, SparseData(kos.data).block(ws)) < 1e-12
-    with pytest.raises(InvalidParameterError, match="working_set"):
-        working_set_covariance(kos.data, [5, 3], mean=st["s1"])
 
 
 def test_too_small_working_set_is_re_read(kos):

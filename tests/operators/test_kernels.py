@@ -1,0 +1,44 @@
+"""Compiled kernels of the operator layer (``operators/_kernels.py``) against NumPy:
+the Gram matrix of a working set of CSR columns, and the fused covariance checks."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from eigensparse.operators._kernels import accumulate_gram, covariance_checks
+
+
+def _numpy_checks(S, w, root):
+    M = 0.5 * (S + S.T) * np.outer(w, w)
+    excess = np.abs(M) - np.outer(root, root)
+    return S.sum() + np.trace(S), np.abs(S - S.T).max(), excess.max(), excess
+
+
+def test_kernel_upper_triangle_of_a_working_set():
+    X = sp.random(70, 20, density=0.3, format="csr", random_state=1)
+    ws = np.array([2, 5, 6, 11, 19])
+    col_map = -np.ones(20, dtype=np.int64)
+    col_map[ws] = np.arange(ws.size)
+    G = np.zeros((ws.size, ws.size))
+    accumulate_gram(X.indptr, X.indices, X.data, col_map, G, 0, X.shape[0])
+    full = (X.T @ X).toarray()[np.ix_(ws, ws)]
+    assert np.allclose(np.triu(G), np.triu(full), rtol=1e-14, atol=0)
+    assert np.all(np.tril(G, -1) == 0)
+
+
+@pytest.mark.parametrize("p", [1, 2, 63, 64, 65, 130, 200])
+@pytest.mark.parametrize("scaled", [False, True])
+def test_fused_pass_equals_numpy(p, scaled):
+    rng = np.random.default_rng(p)
+    S = rng.standard_normal((p, p))
+    S[np.tril_indices(p, -1)] = S.T[np.tril_indices(p, -1)]  # symmetric …
+    S[rng.integers(p), rng.integers(p)] += 1e-3  # … but for one entry (or the diagonal)
+    w = rng.uniform(0.5, 2.0, p) if scaled else np.ones(p)
+    root = rng.uniform(0.0, 1.0, p)
+    total, asym, worst, row = covariance_checks(S, w, root)
+    ref_total, ref_asym, ref_worst, excess = _numpy_checks(S, w, root)
+    assert total == pytest.approx(ref_total, rel=1e-12, abs=1e-12 * np.abs(S).sum())
+    assert asym == ref_asym  # a difference of two doubles: exact
+    assert worst == pytest.approx(ref_worst, rel=1e-14, abs=1e-14)
+    assert excess[row].max() == pytest.approx(ref_worst, rel=1e-14, abs=1e-14)
+    S_sym = 0.5 * (S + S.T)
+    assert covariance_checks(S_sym, w, root)[1] == 0.0  # exactly symmetric: exactly 0
