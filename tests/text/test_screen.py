@@ -146,11 +146,16 @@ def test_extract_topics_finds_hidden_topics(hidden):
     planted_best = max(float(np.linalg.eigvalsh(np.cov(Y[:, t].toarray(), rowvar=False,
                                                         bias=True))[-1]) for t in c.topics)
     assert max(r.upper_bound for r in res.results) >= planted_best * (1 - 1e-9)
-    # the variance rule misses them (the failure the partner rule fixes)
-    res_v = extract_topics(X, words, n_topics=5, cardinality=5, progress=False,
-                           working_set_rule="variance")
-    prec_v = topic_precision([t.word_ids for t in res_v.topics], c.topics)
-    assert np.mean(prec_v["precision"]) < np.mean(prec["precision"])
+    # on a working set of the same fixed size (no growth, no time limit), the variance
+    # rule misses them (the failure the partner rule fixes); growth driven by the bound
+    # can make up for it, given time, so it is switched off here
+    fixed = dict(n_topics=5, cardinality=5, progress=False, working_set=300,
+                 max_working_set=300, max_time=600)
+    prec_p, prec_v = (
+        topic_precision([t.word_ids for t in extract_topics(
+            X, words, working_set_rule=rule, **fixed).topics], c.topics)["precision"]
+        for rule in ("partner", "variance"))
+    assert np.mean(prec_p) >= 0.8 and np.mean(prec_v) < np.mean(prec_p)
     # the elimination threshold is the largest (kept) variance left out of the working set
     out = np.setdiff1d(np.arange(var.size), res.working_set)
     assert res.threshold == pytest.approx(var[out].max(), rel=1e-6)

@@ -113,21 +113,35 @@ def check_frame_columns(frame, name: str = "data") -> None:
     ...     check_frame_columns(pd.DataFrame({"a": [1.0, 2.0], "city": ["x", "y"]}))
     ... except ValueError as err:
     ...     print(err)  # doctest: +ELLIPSIS
-    parameter 'data' must be numeric; column(s) ['city'] have dtype [...
+    parameter 'data' must be numeric; column 'city' is not numeric (dtype ..., e.g. 'x')...
     """
     dtypes = getattr(frame, "dtypes", None)
     if dtypes is None or not hasattr(frame, "columns"):
         return
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
-    bad = [(str(c), str(t)) for c, t in zip(frame.columns, dtypes)
+    bad = [(c, t) for c, t in zip(frame.columns, dtypes)
            if not (is_numeric_dtype(t) or is_bool_dtype(t))]
     if bad:
-        cols = [c for c, _ in bad]
+        cols = [str(c) for c, _ in bad]
+        what = "; ".join(_column_kind(frame[c], c, t) for c, t in bad[:3])
+        more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
         raise InvalidParameterError(
-            f"parameter {name!r} must be numeric; column(s) {cols} have dtype "
-            f"{[t for _, t in bad]}. Encode or drop them first (e.g. "
-            f"frame.drop(columns={cols!r})).")
+            f"parameter {name!r} must be numeric; {what}{more}. Encode or drop them first "
+            f"(e.g. frame.drop(columns={cols!r})).")
+
+
+def _column_kind(column, label, dtype) -> str:
+    """``"column 'x' holds dates (dtype ...)"`` or ``"column 'x' is not numeric (dtype
+    ..., e.g. 'a')"``: what a non-numeric column holds, with a first value."""
+    kind = str(dtype)
+    if kind.startswith("datetime64") or "datetime" in kind or kind.startswith("period"):
+        return f"column {str(label)!r} holds dates (dtype {kind})"
+    if kind.startswith("timedelta64"):
+        return f"column {str(label)!r} holds time spans (dtype {kind})"
+    values = column.dropna()
+    first = f", e.g. {values.iloc[0]!r}" if len(values) else ""
+    return f"column {str(label)!r} is not numeric (dtype {kind}{first})"
 
 
 def frame_to_numpy(frame, name: str = "data") -> np.ndarray:
@@ -146,7 +160,7 @@ def frame_to_numpy(frame, name: str = "data") -> np.ndarray:
     ...     frame_to_numpy(pd.DataFrame({"a": [1, 2], "word": ["x", "y"]}))
     ... except ValueError as err:
     ...     print(err)  # doctest: +ELLIPSIS
-    parameter 'data' must be numeric; column(s) ['word'] have dtype [...
+    parameter 'data' must be numeric; column 'word' is not numeric (dtype ..., e.g. 'x')...
     """
     check_frame_columns(frame, name)
     check_real_input(frame, name)
