@@ -47,13 +47,11 @@ PENDING = {
 
 #: modules without a mirror yet; may only shrink
 NOT_YET_MIRRORED = {
-    "text/_cluster.py",
     "_summary.py",
     "cli/_options.py",
     "cli/_plot.py",
     "cli/_topics.py",
     "text/_plot.py",
-    "text/_stability.py",
 }
 
 
