@@ -51,7 +51,6 @@ NOT_YET_MIRRORED = {
     "cli/_options.py",
     "cli/_plot.py",
     "cli/_topics.py",
-    "text/_plot.py",
 }
 
 
