@@ -50,7 +50,6 @@ NOT_YET_MIRRORED = {
     "_summary.py",
     "cli/_options.py",
     "cli/_plot.py",
-    "cli/_topics.py",
 }
 
 
