@@ -87,3 +87,23 @@ def test_estimator_summary_needs_fit():
 
     with pytest.raises(NotFittedError):
         SparsePCA().summary()
+
+
+def test_summary_rows_are_the_component_dicts_laid_out(res):
+    from eigensparse._summary import SUMMARY_COLUMNS, _fmt, format_summary, summary_rows
+
+    rows = summary_rows(res, n_loadings=2)
+    assert len(rows) == 3 and all(len(r) == len(SUMMARY_COLUMNS) for r in rows)
+    cum = np.cumsum(100 * res.explained_variance_ratio)
+    for j, row in enumerate(rows):
+        d = res.component_dict(j)
+        assert row[:5] == [str(j + 1), "4", _fmt(d["variance"]), _fmt(d["explained_variance"]),
+                           f"{cum[j]:.2f}"]
+        assert row[5:8] == ["-", "-", "-"]  # greedy: no bound, no gap, not certified
+        assert row[8].startswith(f"{d['features'][0]} {d['loadings'][0]:+.3f}, ")
+        assert row[8].endswith(", … (+2)")
+    header = format_summary(res, title="Mine").splitlines()[0]
+    assert header.startswith("Mine: 3 components, 200 features, method 'greedy'")
+    # numbers: 4 significant digits, scientific form outside [1e-3, 1e5)
+    assert [_fmt(v) for v in (1234.5678, 0.5, 0.0, 1e-4, -2.5e6)] == \
+        ["1235", "0.5", "0", "1.000e-04", "-2.500e+06"]

@@ -1,0 +1,66 @@
+"""The topic passes on a Dask cluster (``text/_cluster.py``): the workers read the
+corpus, each its own documents, and only the block sums reach the client."""
+import numpy as np
+import pytest
+
+from eigensparse import InvalidParameterError
+from eigensparse.text._cluster import ClusterCorpus, cluster_corpus
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster, set_as_default=False) as c:
+        yield c
+
+
+def _column_sums(chunk, n_words):
+    """Per-block word sums (pass 1's kind of reduction)."""
+    return np.bincount(chunk.indices, weights=chunk.data, minlength=n_words)
+
+
+def _gram(chunk, n_words):
+    """Per-block Gram matrix (pass 2's kind of reduction)."""
+    import scipy.sparse as sp
+
+    B = sp.csr_matrix((chunk.data, chunk.indices, chunk.indptr), shape=(chunk.n_docs, n_words))
+    return (B.T @ B).toarray()
+
+
+def test_workers_read_the_file_and_hold_the_blocks(corpus, client):
+    X, path = corpus
+    c = cluster_corpus(path, client=client, n_blocks=3)
+    assert isinstance(c, ClusterCorpus)
+    # the client holds no block: futures on the workers, which read the file
+    assert not hasattr(c, "X") and len(c.blocks.futures) == 3
+    assert all(f.status == "finished" for f in c.blocks.futures)
+    assert (c.n_docs, c.n_words, c.nnz) == (*X.shape, X.nnz)
+    held = client.who_has(c.blocks.futures)
+    assert all(held[f.key] for f in c.blocks.futures)
+    assert c.name == "docword.planted.txt.gz"
+
+
+@pytest.mark.parametrize("source", ["file", "matrix"])
+def test_block_reductions_equal_numpy(corpus, client, source):
+    X, path = corpus
+    c = cluster_corpus(path if source == "file" else X, client=client, n_blocks=4,
+                       name="planted")
+    W = X.shape[1]
+    A = X.toarray()
+    assert np.allclose(c.reduce_blocks(_column_sums, W), A.sum(axis=0))
+    assert np.allclose(c.reduce_blocks(_gram, W), A.T @ A)
+    assert c.last_source == "dask" and c.name == "planted"
+    with pytest.raises(NotImplementedError, match="reduce_blocks"):
+        next(iter(c.iter_chunks()))
+
+
+def test_a_vocabulary_of_the_wrong_length_is_named(corpus, client):
+    _, path = corpus
+    words = [f"w{i}" for i in range(29)]
+    with pytest.raises(InvalidParameterError, match="'vocab' has 29 words.*has 30"):
+        cluster_corpus(path, words, client=client)
+    c = cluster_corpus(path, words + ["w29"], client=client, n_blocks=2)
+    assert c.words[-1] == "w29" and len(c.words) == 30
