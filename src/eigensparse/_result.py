@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ._summary import _fmt, component_repr, format_summary, result_repr, summary_html
+from ._summary import (MINUS, component_columns, component_repr, format_summary, result_repr,
+                       summary_html)
 
 __all__ = ["ComponentResult", "NeedsFeatures", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable"]
 
@@ -298,53 +299,37 @@ class SparsePCAResult:
             "components": [self.component_dict(j) for j in range(self.components.shape[0])],
         }
 
-    def format_table(self, max_words: int | None = None, unit: str | None = None) -> str:
-        """The components as a table: one column per component, features by |loading|,
-        then cardinality, variance, explained % and penalty. ``unit`` names the
-        features in the column heads (default :attr:`feature_unit`)."""
+    def format_table(self, max_words: int | None = None, unit: str | None = None, *,
+                     ascii: bool = False) -> str:
+        """The components as a table (what ``eigensparse fit`` prints): one column per
+        component, its loadings by decreasing |loading| (``+name 0.500``, ``−name
+        0.400``), then its cardinality, variance, explained %, penalty, upper bound,
+        relative gap, ``certified`` and stability — the cells of every table
+        (:func:`eigensparse._summary.component_columns`).
+
+        Parameters
+        ----------
+        max_words : int, optional
+            Loadings shown per component (all by default).
+        unit : str, optional
+            What a feature is called in the column heads (default :attr:`feature_unit`).
+        ascii : bool, default=False
+            ``-`` for the minus sign.
+
+        Returns
+        -------
+        str
+        """
         unit = self.feature_unit if unit is None else unit
         k = self.components.shape[0]
         if k == 0:
             return "(no components)"
-        cols = []
-        for j in range(k):
-            order = self.ordered_support(j)
-            shown = order if max_words is None else order[:max_words]
-            cols.append([f"PC{j + 1} ({order.size} {unit})"]
-                        + [("+" if self.components[j, i] > 0 else "−") + self.feature_label(i)
-                           for i in shown])
-        pens = [self.penalty_of(j) for j in range(k)]
-        foot = [
-            ["cardinality"] + [str(s.size) for s in self.supports],
-            ["variance"] + [_fmt(v) for v in self.variances],
-            ["explained %"] + [f"{100 * v:.2f}" for v in self.explained_variance_ratio],
-            ["penalty"] + ["-" if v is None else _fmt(v) for v in pens],
-        ]
-        results = [self.results[j] if j < len(self.results) else None for j in range(k)]
-        if any(r is not None and r.upper_bound is not None for r in results):
-            known = [r is not None and r.upper_bound is not None for r in results]
-            foot += [["bound"] + [_fmt(r.upper_bound) if ok else "-" for r, ok in zip(results, known)],
-                     ["gap"] + [_fmt(r.gap) if ok and r.gap is not None else "-"
-                                for r, ok in zip(results, known)],
-                     ["certified"] + [("yes" if r.certified else "no") if ok else "-"
-                                      for r, ok in zip(results, known)]]
-        if self.stability is not None:
-            foot.append(["stability"] + [f"{v:.2f}" for v in self.stability.stability])
-        n = max(len(c) for c in cols)
-        width = [max(len(c[i]) if i < len(c) else 0 for i in range(n)) for c in cols]
-        width = [max(w, max(len(f[j + 1]) for f in foot)) for j, w in enumerate(width)]
-        lw = max(len(f[0]) for f in foot)
-        lines = []
-        for i in range(n):
-            cells = [(c[i] if i < len(c) else "").ljust(w) for c, w in zip(cols, width)]
-            lines.append(" " * lw + "  " + "  ".join(cells).rstrip())
-            if i == 0:
-                lines.append(" " * lw + "  " + "  ".join("-" * w for w in width))
-        lines.append("")
-        for f in foot:
-            lines.append(f[0].ljust(lw) + "  " + "  ".join(v.ljust(w) for v, w in zip(f[1:], width)).rstrip())
-        lines.append(f"+{unit[:-1] if unit.endswith('s') else unit} / −"
-                     f"{unit[:-1] if unit.endswith('s') else unit}: sign of the loading")
+        minus = "-" if ascii else MINUS
+        comps = [self.component_dict(j) for j in range(k)]
+        heads = [f"PC{j + 1} ({c['cardinality']} {unit})" for j, c in enumerate(comps)]
+        one = unit[:-1] if unit.endswith("s") else unit
+        lines = [component_columns(comps, heads, n_loadings=max_words, minus=minus), "",
+                 f"+{one} / {minus}{one}: sign of the loading, then its magnitude"]
         if self.cardinality_choices:
             lines += ["", f"cardinality ({self.info.get('cardinality_rule')} rule):"]
             lines += ["  " + line for line in self.choice_lines()]
