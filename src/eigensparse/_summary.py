@@ -369,30 +369,19 @@ def _header(res, title: str | None) -> list:
 
 
 def format_summary(res, n_loadings: int = 5, title: str | None = None) -> str:
-    """The summary of ``res`` as plain text: a two-line header (size, method, total and
-    explained variance) and one row per component (:func:`summary_rows`).
-
-    Parameters
-    ----------
-    res : SparsePCAResult
-    n_loadings : int, default=5
-        Largest-|.| loadings shown per component (with their signs and feature names).
-    title : str, optional
-        Replaces the class name in the header.
-
-    Returns
-    -------
-    str
+    """The text of :meth:`eigensparse.SparsePCAResult.summary` (parameters as there): a
+    two-line header (size, method, total and explained variance), one row per component
+    (:func:`summary_rows`) and the notes under it.
 
     Examples
     --------
     >>> import numpy as np
     >>> from eigensparse import sparse_pca
     >>> from eigensparse._summary import format_summary
-    >>> X = np.random.default_rng(0).standard_normal((40, 6))
-    >>> print(format_summary(sparse_pca(X, n_components=1, cardinality=2, method="greedy")))
-    ... # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
-    SparsePCAResult: 1 components, 6 features, method 'greedy', deflation 'schur', order 'variance'
+    >>> res = sparse_pca(np.random.default_rng(0).standard_normal((40, 6)), n_components=1,
+    ...                  cardinality=2, method="greedy")
+    >>> print(format_summary(res, title="fit"))  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
+    fit: 1 components, 6 features, method 'greedy', deflation 'schur', order 'variance'
     total variance ...; explained ...% (adjusted variance, Zou-Hastie-Tibshirani)
     PC card variance explained % cum. % bound rel. gap certified top loadings
     -- ---- ...
