@@ -171,7 +171,10 @@ def format_topics(topics: Sequence, *, corpus: str | None = None, n_docs: int | 
     if legend:
         out.append("")
         kw = max(len(k) for k, _ in LEGEND)
+        penalized = any(c.get("penalty") is not None for c in comps)
         for k, v in LEGEND:
+            if k == "penalty" and not penalized:  # no penalty row to explain
+                continue
             out.extend(textwrap.wrap(v, width=max(40, 96 - kw), initial_indent=f"  {k.ljust(kw)}  ",
                                      subsequent_indent=" " * (kw + 4)))
     text = "\n".join(out)
