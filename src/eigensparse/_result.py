@@ -1,8 +1,8 @@
 """Result objects: :class:`ComponentResult` for one component (every solver), and
 :class:`SparsePCAResult` for several (:func:`eigensparse.sparse_pca`, the estimator's
 ``result_``, and, as its subclass :class:`eigensparse.text.TopicsResult`, the topic
-pipeline), with the one table printer and the one JSON schema (:data:`JSON_SCHEMA`)
-every command writes (:func:`write_json`: strict JSON, atomically)."""
+pipeline), with the one JSON schema (:data:`JSON_SCHEMA`) every command writes
+(:func:`write_json`: strict JSON, atomically) and the tables of :mod:`eigensparse._summary`."""
 from __future__ import annotations
 
 import json
@@ -188,9 +188,10 @@ class SparsePCAResult:
         return result_repr(self)
 
     def summary(self, n_loadings: int = 5, title: str | None = None) -> str:
-        """Per component: cardinality, variance, adjusted variance, cumulative explained
-        %, the solver's bound and gap where known, and the top loadings with their signs
-        and feature names (:func:`eigensparse._summary.format_summary`).
+        """One row per component: cardinality, variance, explained % and its cumulative
+        sum, the solver's upper bound, relative gap and ``certified`` (``-`` where the
+        method gives no bound), and the top loadings with their signs and feature names —
+        the cells of :meth:`format_table` (:func:`eigensparse._summary.format_summary`).
 
         Parameters
         ----------
