@@ -1,5 +1,6 @@
 """One multi-component result and one JSON schema for every front door (strict JSON)."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -66,3 +67,77 @@ def test_table_printer_is_shared():
             for i in r.ordered_support(j):
                 assert ("+" if r.components[j, i] > 0 else "−") + words[i] in text
         assert text.count("+word / −word") == 1
+
+
+def _columns(text):
+    """A column table (fit or topics) as {row label: cells} and the loading rows' cells."""
+    lines = text.splitlines()
+    rule = next(i for i, ln in enumerate(lines) if set(ln.strip()) == {"-", " "} or set(ln.strip()) == {"-"})
+    blank = next(i for i in range(rule, len(lines)) if not lines[i].strip())
+    split = lambda ln: re.split(r"\s{2,}", ln.strip())
+    loadings = [split(ln) for ln in lines[rule + 1:blank]]
+    foot = {}
+    for ln in lines[blank + 1:]:
+        if not ln.strip():
+            break
+        foot[split(ln)[0]] = split(ln)[1:]
+    return loadings, foot
+
+
+def test_fit_summary_and_topics_tables_print_the_same_cells():
+    """One renderer: the fit table, summary() and the topics table print the same cells
+    for the same component — signed loadings, variance, explained %, penalty, bound,
+    relative gap and certified — and those are the JSON's numbers."""
+    from eigensparse import Covariance
+    from eigensparse._summary import component_cells
+    from eigensparse.datasets import load_pitprops
+    from eigensparse.text._result import topics_table
+
+    res = sparse_pca(Covariance(load_pitprops().data), n_components=3, cardinality=4, method="bca")
+    assert (res.components < 0).any() and not all(r.certified for r in res.results)
+    cells = [component_cells(res.component_dict(j)) for j in range(3)]
+    assert any(c["certified"].startswith("no (gap ") for c in cells)
+    fit_load, fit_foot = _columns(res.format_table())
+    top_load, top_foot = _columns(topics_table(res, corpus="pitprops", legend=False))
+    assert fit_load == top_load == [[c["loadings"][r] for c in cells] for r in range(4)]
+    fit_foot["words"] = fit_foot.pop("cardinality")
+    assert fit_foot == top_foot
+    for key in ("variance", "explained %", "penalty", "bound", "rel. gap", "certified"):
+        assert top_foot[key] == [c[key] for c in cells]
+    lines = res.summary(n_loadings=4).splitlines()
+    heads = re.split(r"\s{2,}", lines[2].strip())
+    rows = [dict(zip(heads, re.split(r"\s{2,}", ln.strip()))) for ln in lines[4:7]]
+    for c, row in zip(cells, rows):
+        assert row["top loadings"] == ", ".join(c["loadings"])
+        for key in ("variance", "explained %", "penalty", "bound", "rel. gap", "certified"):
+            assert row[key] == c[key]
+    doc = res.to_dict()
+    for c, comp in zip(cells, doc["components"]):
+        assert float(c["bound"]) == pytest.approx(comp["upper_bound"], rel=1e-3)
+        assert c["certified"] == ("yes" if comp["certified"] else
+                                  f"no (gap {100 * comp['relative_gap']:.3g}%)")
+
+
+def test_fit_and_topics_json_carry_the_certificate(tmp_path):
+    """fit --json and topics --json: upper_bound, gap, relative_gap and certified per
+    component, equal to the ComponentResult's."""
+    from eigensparse.cli import main
+
+    X = np.random.default_rng(0).standard_normal((60, 8))
+    np.save(tmp_path / "x.npy", X)
+    assert main(["fit", str(tmp_path / "x.npy"), "-k", "2", "-s", "3", "--method", "exhaustive",
+                 "--json", str(tmp_path / "fit.json")]) == 0
+    assert main(["topics", "--dataset", "kos", "-k", "2", "-s", "3", "--no-progress",
+                 "--json", str(tmp_path / "top.json")]) == 0
+    fit = _strict(tmp_path / "fit.json")
+    for c in fit["components"]:
+        assert c["certified"] is True and c["relative_gap"] <= 1e-9
+        assert c["upper_bound"] == pytest.approx(c["gap"] + c["upper_bound"] - c["gap"])
+    top = _strict(tmp_path / "top.json")
+    ref = extract_topics(load_kos().data, load_kos().feature_names, n_topics=2, cardinality=3,
+                         progress=False)
+    for c, r in zip(top["components"], ref.results):
+        assert {"upper_bound", "gap", "relative_gap", "certified"} <= set(c)
+        assert c["upper_bound"] == pytest.approx(r.upper_bound)
+        assert c["relative_gap"] == pytest.approx(r.relative_gap)
+        assert c["certified"] is r.certified

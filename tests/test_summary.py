@@ -33,9 +33,12 @@ def test_reprs_are_short_and_hold_no_arrays(res):
 
 
 def _rows(text):
+    """The component rows of a summary, as cells (2+ spaces apart), and the heads."""
     lines = text.splitlines()
     i = next(k for k, line in enumerate(lines) if line.startswith("--"))
-    return [line for line in lines[i + 1:] if re.match(r"\s*\d+\s", line)]
+    heads = re.split(r"\s{2,}", lines[i - 1].strip())
+    rows = [line for line in lines[i + 1:] if re.match(r"\s*\d+\s", line)]
+    return heads, [dict(zip(heads, re.split(r"\s{2,}", r.strip()))) for r in rows], rows
 
 
 def test_summary_numbers_signs_and_names(res):
@@ -43,24 +46,26 @@ def test_summary_numbers_signs_and_names(res):
     lines = text.splitlines()
     assert lines[0].startswith("SparsePCAResult: 3 components, 200 features, method 'greedy'")
     assert f"explained {100 * res.explained_variance_ratio.sum():.2f}%" in lines[1]
-    rows = _rows(text)
+    heads, cells, rows = _rows(text)
+    assert heads == ["PC", "card", "variance", "explained %", "cum. %", "bound", "rel. gap",
+                     "certified", "top loadings"]  # no penalty, no stability: not measured
     assert len(rows) == 3
     cum = np.cumsum(100 * res.explained_variance_ratio)
-    for j, row in enumerate(rows):
-        cells = row.split()
-        assert cells[0] == str(j + 1) and cells[1] == "4"
-        assert float(cells[2]) == pytest.approx(res.variances[j], rel=1e-3)
-        assert float(cells[3]) == pytest.approx(res.explained_variance[j], rel=1e-3)
-        assert float(cells[4]) == pytest.approx(cum[j], abs=0.006)
-        assert cells[5] == "-" and cells[6] == "-"  # greedy: no bound
-        assert row.endswith("… (+1)")  # 4 nonzeros, 3 shown
+    for j, c in enumerate(cells):
+        assert c["PC"] == str(j + 1) and c["card"] == "4"
+        assert float(c["variance"]) == pytest.approx(res.variances[j], rel=1e-3)
+        assert float(c["explained %"]) == pytest.approx(100 * res.explained_variance_ratio[j], abs=0.006)
+        assert float(c["cum. %"]) == pytest.approx(cum[j], abs=0.006)
+        assert c["bound"] == c["rel. gap"] == c["certified"] == "-"  # greedy: no bound
+        assert rows[j].endswith("… (+1)")  # 4 nonzeros, 3 shown
     # the first component is the planted one: signs alternate with the features
-    c = res.components[0]
+    comp = res.components[0]
     for i in range(3):
         f = res.ordered_support(0)[i]
-        assert f"x{f} {c[f]:+.3f}" in rows[0]
-    assert {int(f) for f in re.findall(r"x(\d+) [+-]", rows[0])} <= {0, 1, 2, 3}
-    assert "-" in re.findall(r"x\d+ ([+-])", rows[0]) and "+" in re.findall(r"x\d+ ([+-])", rows[0])
+        assert f"{'+' if comp[f] > 0 else '−'}x{f} {abs(comp[f]):.3f}" in rows[0]
+    assert {int(f) for f in re.findall(r"[+−]x(\d+) ", rows[0])} <= {0, 1, 2, 3}
+    signs = re.findall(r"([+−])x\d+ ", rows[0])
+    assert "−" in signs and "+" in signs
     with pytest.raises(InvalidParameterError, match="n_loadings"):
         res.summary(n_loadings=-1)
 
@@ -71,13 +76,12 @@ def test_summary_shows_bounds_and_feature_names(X):
     est = SparsePCA(2, cardinality=3, method="exhaustive").fit(pd.DataFrame(X[:, :12], columns=cols))
     text = est.summary()
     assert text.startswith("SparsePCA: 2 components, 12 features, method 'exhaustive'")
-    rows = _rows(text)
-    for j, row in enumerate(rows):
-        cells = row.split()
-        assert float(cells[5]) == pytest.approx(est.result_.results[j].upper_bound, rel=1e-3)
-        assert cells[6] == "0"
+    _, cells, rows = _rows(text)
+    for j, (c, row) in enumerate(zip(cells, rows)):
+        assert float(c["bound"]) == pytest.approx(est.result_.results[j].upper_bound, rel=1e-3)
+        assert c["rel. gap"] in ("0%", "<0.01%") and c["certified"] == "yes"
         assert est.topics()[j][0][0] in row  # the largest loading, by name
-    assert "bound, gap: the solver's" in text
+    assert "bound, rel. gap: the solver's" in text
     html = est.result_._repr_html_()
     assert html.count("<tr>") == 3 and "gene&lt;" in html and "gene<" not in html
 

@@ -1,8 +1,8 @@
 """Result objects: :class:`ComponentResult` for one component (every solver), and
 :class:`SparsePCAResult` for several (:func:`eigensparse.sparse_pca`, the estimator's
 ``result_``, and, as its subclass :class:`eigensparse.text.TopicsResult`, the topic
-pipeline), with the one table printer and the one JSON schema (:data:`JSON_SCHEMA`)
-every command writes (:func:`write_json`: strict JSON, atomically)."""
+pipeline), with the one JSON schema (:data:`JSON_SCHEMA`) every command writes
+(:func:`write_json`: strict JSON, atomically) and the tables of :mod:`eigensparse._summary`."""
 from __future__ import annotations
 
 import json
@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ._summary import _fmt, component_repr, format_summary, result_repr, summary_html
+from ._summary import (MINUS, component_columns, component_repr, format_summary, result_repr,
+                       summary_html)
 
 __all__ = ["ComponentResult", "NeedsFeatures", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable"]
 
@@ -187,9 +188,10 @@ class SparsePCAResult:
         return result_repr(self)
 
     def summary(self, n_loadings: int = 5, title: str | None = None) -> str:
-        """Per component: cardinality, variance, adjusted variance, cumulative explained
-        %, the solver's bound and gap where known, and the top loadings with their signs
-        and feature names (:func:`eigensparse._summary.format_summary`).
+        """One row per component: cardinality, variance, explained % and its cumulative
+        sum, the solver's upper bound, relative gap and ``certified`` (``-`` where the
+        method gives no bound), and the top loadings with their signs and feature names —
+        the cells of :meth:`format_table` (:func:`eigensparse._summary.format_summary`).
 
         Parameters
         ----------
@@ -298,53 +300,37 @@ class SparsePCAResult:
             "components": [self.component_dict(j) for j in range(self.components.shape[0])],
         }
 
-    def format_table(self, max_words: int | None = None, unit: str | None = None) -> str:
-        """The components as a table: one column per component, features by |loading|,
-        then cardinality, variance, explained % and penalty. ``unit`` names the
-        features in the column heads (default :attr:`feature_unit`)."""
+    def format_table(self, max_words: int | None = None, unit: str | None = None, *,
+                     ascii: bool = False) -> str:
+        """The components as a table (what ``eigensparse fit`` prints): one column per
+        component, its loadings by decreasing |loading| (``+name 0.500``, ``−name
+        0.400``), then its cardinality, variance, explained %, penalty, upper bound,
+        relative gap, ``certified`` and stability — the cells of every table
+        (:func:`eigensparse._summary.component_columns`).
+
+        Parameters
+        ----------
+        max_words : int, optional
+            Loadings shown per component (all by default).
+        unit : str, optional
+            What a feature is called in the column heads (default :attr:`feature_unit`).
+        ascii : bool, default=False
+            ``-`` for the minus sign.
+
+        Returns
+        -------
+        str
+        """
         unit = self.feature_unit if unit is None else unit
         k = self.components.shape[0]
         if k == 0:
             return "(no components)"
-        cols = []
-        for j in range(k):
-            order = self.ordered_support(j)
-            shown = order if max_words is None else order[:max_words]
-            cols.append([f"PC{j + 1} ({order.size} {unit})"]
-                        + [("+" if self.components[j, i] > 0 else "−") + self.feature_label(i)
-                           for i in shown])
-        pens = [self.penalty_of(j) for j in range(k)]
-        foot = [
-            ["cardinality"] + [str(s.size) for s in self.supports],
-            ["variance"] + [_fmt(v) for v in self.variances],
-            ["explained %"] + [f"{100 * v:.2f}" for v in self.explained_variance_ratio],
-            ["penalty"] + ["-" if v is None else _fmt(v) for v in pens],
-        ]
-        results = [self.results[j] if j < len(self.results) else None for j in range(k)]
-        if any(r is not None and r.upper_bound is not None for r in results):
-            known = [r is not None and r.upper_bound is not None for r in results]
-            foot += [["bound"] + [_fmt(r.upper_bound) if ok else "-" for r, ok in zip(results, known)],
-                     ["gap"] + [_fmt(r.gap) if ok and r.gap is not None else "-"
-                                for r, ok in zip(results, known)],
-                     ["certified"] + [("yes" if r.certified else "no") if ok else "-"
-                                      for r, ok in zip(results, known)]]
-        if self.stability is not None:
-            foot.append(["stability"] + [f"{v:.2f}" for v in self.stability.stability])
-        n = max(len(c) for c in cols)
-        width = [max(len(c[i]) if i < len(c) else 0 for i in range(n)) for c in cols]
-        width = [max(w, max(len(f[j + 1]) for f in foot)) for j, w in enumerate(width)]
-        lw = max(len(f[0]) for f in foot)
-        lines = []
-        for i in range(n):
-            cells = [(c[i] if i < len(c) else "").ljust(w) for c, w in zip(cols, width)]
-            lines.append(" " * lw + "  " + "  ".join(cells).rstrip())
-            if i == 0:
-                lines.append(" " * lw + "  " + "  ".join("-" * w for w in width))
-        lines.append("")
-        for f in foot:
-            lines.append(f[0].ljust(lw) + "  " + "  ".join(v.ljust(w) for v, w in zip(f[1:], width)).rstrip())
-        lines.append(f"+{unit[:-1] if unit.endswith('s') else unit} / −"
-                     f"{unit[:-1] if unit.endswith('s') else unit}: sign of the loading")
+        minus = "-" if ascii else MINUS
+        comps = [self.component_dict(j) for j in range(k)]
+        heads = [f"PC{j + 1} ({c['cardinality']} {unit})" for j, c in enumerate(comps)]
+        one = unit[:-1] if unit.endswith("s") else unit
+        lines = [component_columns(comps, heads, n_loadings=max_words, minus=minus), "",
+                 f"+{one} / {minus}{one}: sign of the loading, then its magnitude"]
         if self.cardinality_choices:
             lines += ["", f"cardinality ({self.info.get('cardinality_rule')} rule):"]
             lines += ["  " + line for line in self.choice_lines()]

@@ -1,11 +1,16 @@
-"""Readable results: the short ``repr``, the ``summary()`` table and the notebook HTML of
-:class:`eigensparse.ComponentResult` and :class:`eigensparse.SparsePCAResult`.
+"""Readable results: the short ``repr``, and the one table renderer of every component
+table — :meth:`eigensparse.SparsePCAResult.summary` (one row per component, and its
+notebook HTML), :meth:`eigensparse.SparsePCAResult.format_table` (what ``eigensparse fit``
+prints: one column per component) and the topics table of ``eigensparse topics``
+(:func:`eigensparse.text._format.format_topics`, the same columns with a title and a legend).
 
-The numbers come from the result's own JSON view
-(:meth:`eigensparse.SparsePCAResult.component_dict`), so the table, the HTML and the
-JSON schema always agree; this module only lays them out. It sits in the lowest layer,
-beside :mod:`eigensparse._result` (which delegates to it); of eigensparse it imports
-only :mod:`eigensparse._validation`.
+Every table reads a component through :func:`component_cells`, which lays out the
+component's JSON view (:meth:`eigensparse.SparsePCAResult.component_dict`): the same
+cells — signed loadings, variance, explained %, the solver's upper bound, its relative
+gap and ``certified`` — in every table, and the same numbers as the JSON. The tables are
+laid out by :func:`render_table`. This module sits in the lowest layer, beside
+:mod:`eigensparse._result` (which delegates to it); of eigensparse it imports only
+:mod:`eigensparse._validation`.
 """
 from __future__ import annotations
 
@@ -16,16 +21,31 @@ import numpy as np
 
 from ._validation import InvalidParameterError
 
-__all__ = ["component_repr", "result_repr", "summary_rows", "format_summary", "summary_html",
-           "SUMMARY_COLUMNS"]
+__all__ = ["component_repr", "result_repr", "component_cells", "render_table",
+           "component_columns", "summary_rows", "format_summary", "summary_html",
+           "signed_label", "loading_cell", "certified_cell", "SUMMARY_COLUMNS", "FOOTER_ROWS",
+           "MINUS"]
 
-#: column heads of the summary table, in order
-SUMMARY_COLUMNS = ("PC", "card", "variance", "adj. var", "cum. %", "bound", "gap", "certified",
-                   "top loadings")
+#: the minus sign of the tables (U+2212); ``ascii=True`` prints ``-``
+MINUS = "−"
 
+#: column heads of the summary table, in order (``penalty`` and ``stability`` only when
+#: some component has one, as the rows of the same names in the column tables)
+SUMMARY_COLUMNS = ("PC", "card", "variance", "explained %", "cum. %", "penalty", "bound",
+                   "rel. gap", "certified", "stability", "top loadings")
 
-_BOUND_NOTE = ("bound, gap: the solver's, on the operator it saw (the original Σ for the "
-               "component found first, the deflated Σ for later ones: info['found_at'])")
+#: the rows under the loadings of a column table (:func:`component_columns`), in order;
+#: each is a key of :func:`component_cells`
+FOOTER_ROWS = ("cardinality", "variance", "explained %", "penalty", "bound", "rel. gap",
+               "certified", "stability")
+
+#: cells shown only when some component has a value (a penalized method, ``stability=B``)
+_OPTIONAL = ("penalty", "stability")
+
+_BOUND_NOTE = ("bound, rel. gap: the solver's upper bound on the problem it solved and "
+               "(bound - variance) / bound, on the operator it saw (the original Σ for the "
+               "component found first, the deflated Σ for later ones: info['found_at']); "
+               "certified: the support is proven optimal")
 
 
 def _fmt(v: float) -> str:
@@ -38,7 +58,8 @@ def _fmt(v: float) -> str:
 
 
 def _num(v) -> str:
-    return "-" if v is None else _fmt(float(v))
+    """A number of a table cell; ``-`` when unknown (None or not finite)."""
+    return "-" if v is None or not math.isfinite(float(v)) else _fmt(float(v))
 
 
 def component_repr(r) -> str:
@@ -83,26 +104,232 @@ def result_repr(res) -> str:
             f"deflation={res.deflation!r}, cardinalities={cards}, explained={explained:.2f}%)")
 
 
-def _signed(v: float) -> str:
-    """A loading with its sign, never ``-0.000``/``+0.000`` (tiny ones in scientific form)."""
-    text = f"{v:+.3f}"
-    return text if float(text) != 0 else f"{v:+.1e}"
+# ---------------------------------------------------------------------------- the cells
+
+def signed_label(name, v: float, minus: str = MINUS) -> str:
+    """``+name`` for a positive (or zero) loading, ``−name`` for a negative one.
+
+    >>> signed_label("kerry", -0.5), signed_label("bush", 0.8, minus="-")
+    ('−kerry', '+bush')
+    """
+    return ("+" if float(v) >= 0 else minus) + str(name)
 
 
-def _loadings_text(comp: dict, n_loadings: int) -> str:
-    shown = list(zip(comp["features"], comp["loadings"]))[:n_loadings]
-    text = ", ".join(f"{name} {_signed(v)}" for name, v in shown)
-    more = comp["cardinality"] - len(shown)
-    return text + (f", … (+{more})" if more > 0 else "")
+def _magnitude(v: float) -> str:
+    """|v| with three decimals; a tiny one in scientific form (never ``0.000``)."""
+    a = abs(float(v))
+    text = f"{a:.3f}"
+    return text if float(text) != 0 or a == 0 else f"{a:.1e}"
 
 
-def summary_rows(res, n_loadings: int = 5) -> list:
-    """One row of strings per component, under :data:`SUMMARY_COLUMNS`.
+def loading_cell(name, v: float, minus: str = MINUS) -> str:
+    """The cell of one loading in every table: its sign on the name, then its magnitude
+    (so a negative loading always shows its sign, and nothing prints as ``-0.000``).
 
-    ``bound`` and ``gap`` are the solver's (an upper bound on the problem it solved, on
-    the operator it saw: the original Σ for the first component, the deflated one after);
-    ``certified`` says whether the support is proven optimal
-    (:attr:`eigensparse.ComponentResult.certified`); ``-`` where the method gives none.
+    Examples
+    --------
+    >>> loading_cell("kerry", -0.5), loading_cell("x3", 2e-6), loading_cell("x1", -1e-9, minus="-")
+    ('−kerry 0.500', '+x3 2.0e-06', '-x1 1.0e-09')
+    """
+    return f"{signed_label(name, v, minus)} {_magnitude(v)}"
+
+
+def _percent(r) -> str:
+    if r is None or not math.isfinite(float(r)):
+        return "-"
+    p = 100 * float(r)
+    if p == 0:
+        return "0%"
+    return f"{p:.3g}%" if p >= 0.01 else "<0.01%"
+
+
+def certified_cell(comp: dict) -> str:
+    """``yes`` (the support is proven optimal), ``no (gap r%)`` (not proven; ``r`` is the
+    relative gap), or ``-`` when the solver gives no bound (``certified`` is null in the
+    JSON).
+
+    Examples
+    --------
+    >>> certified_cell({"certified": True, "relative_gap": 0.0})
+    'yes'
+    >>> certified_cell({"certified": False, "relative_gap": 0.0298})
+    'no (gap 2.98%)'
+    >>> certified_cell({"certified": None, "relative_gap": None})
+    '-'
+    """
+    flag = comp.get("certified")
+    if flag is None:
+        return "-"
+    if flag:
+        return "yes"
+    gap = comp.get("relative_gap")
+    return "no" if gap is None else f"no (gap {_percent(gap)})"
+
+
+def component_cells(comp: dict, *, n_loadings: int | None = None, minus: str = MINUS) -> dict:
+    """The cells of one component, as every table prints them.
+
+    Parameters
+    ----------
+    comp : dict
+        The component in the JSON schema (:meth:`eigensparse.SparsePCAResult.component_dict`):
+        ``features`` and ``loadings`` by decreasing |loading|, ``cardinality``,
+        ``variance``, ``explained_variance``, ``explained_variance_ratio``, ``penalty``,
+        ``upper_bound``, ``relative_gap``, ``certified`` and ``stability`` (missing keys
+        read as unknown).
+    n_loadings : int, optional
+        Loadings kept (the largest by |.|; all by default).
+    minus : str, default="−"
+        The sign of a negative loading (``"-"`` for ASCII).
+
+    Returns
+    -------
+    dict
+        ``loadings`` (list of :func:`loading_cell`), ``more`` (loadings not shown) and one
+        string per key of :data:`FOOTER_ROWS` and ``explained_variance``; ``-`` where unknown.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import sparse_pca
+    >>> from eigensparse._summary import component_cells
+    >>> res = sparse_pca(np.random.default_rng(0).standard_normal((40, 6)), n_components=1,
+    ...                  cardinality=2, method="exhaustive")
+    >>> cells = component_cells(res.component_dict(0))
+    >>> cells["cardinality"], cells["rel. gap"], cells["certified"], len(cells["loadings"])
+    ('2', '0%', 'yes', 2)
+    """
+    features, loadings = list(comp.get("features") or []), list(comp.get("loadings") or [])
+    shown = list(zip(features, loadings))
+    if n_loadings is not None:
+        shown = shown[:n_loadings]
+    ratio = comp.get("explained_variance_ratio")
+    stability = comp.get("stability")
+    return {
+        "loadings": [loading_cell(name, v, minus) for name, v in shown],
+        "more": int(comp.get("cardinality", len(features))) - len(shown),
+        "cardinality": str(comp.get("cardinality", len(features))),
+        "variance": _num(comp.get("variance")),
+        "explained_variance": _num(comp.get("explained_variance")),
+        "explained %": "-" if ratio is None else f"{100 * float(ratio):.2f}",
+        "penalty": _num(comp.get("penalty")),
+        "bound": _num(comp.get("upper_bound")),
+        "rel. gap": _percent(comp.get("relative_gap")) if comp.get("upper_bound") is not None else "-",
+        "certified": certified_cell(comp),
+        "stability": "-" if stability is None else f"{float(stability):.2f}",
+    }
+
+
+# ---------------------------------------------------------------------------- the layout
+
+def render_table(rows, *, align: str = "", rule_after: int | None = 0, sep: str = "  ") -> str:
+    """Lay out ``rows`` (lists of string cells) in aligned columns: the one layout of
+    every table.
+
+    Parameters
+    ----------
+    rows : list of list of str or None
+        One list per line (shorter ones are padded with empty cells); ``None`` is an
+        empty line.
+    align : str, default=""
+        One letter per column, ``"l"`` or ``"r"`` (missing letters: ``"l"``).
+    rule_after : int or None, default=0
+        A rule of dashes under this row (the heads), under its non-empty cells; None: no rule.
+    sep : str, default="  "
+        Between columns.
+
+    Examples
+    --------
+    >>> print(render_table([["PC", "variance"], ["1", "2.5"], None, ["10", "0.25"]], align="rr"))
+    PC  variance
+    --  --------
+     1       2.5
+    <BLANKLINE>
+    10      0.25
+    """
+    cells = [r for r in rows if r is not None]
+    n = max((len(r) for r in cells), default=0)
+    width = [max((len(r[i]) for r in cells if i < len(r)), default=0) for i in range(n)]
+    align = align.ljust(n, "l")
+
+    def line(row):
+        row = list(row) + [""] * (n - len(row))
+        out = [c.rjust(w) if a == "r" else c.ljust(w) for c, w, a in zip(row, width, align)]
+        return sep.join(out).rstrip()
+
+    lines = []
+    for i, r in enumerate(rows):
+        lines.append("" if r is None else line(r))
+        if rule_after is not None and i == rule_after and r is not None:  # under the heads
+            lines.append(line(["-" * w if i < len(r) and r[i] else "" for i, w in enumerate(width)]))
+    return "\n".join(lines)
+
+
+def _shown(cells: list, key: str) -> bool:
+    return key not in _OPTIONAL or any(c[key] != "-" for c in cells)
+
+
+def component_columns(comps, heads, *, labels: dict | None = None, n_loadings: int | None = None,
+                      minus: str = MINUS) -> str:
+    """One column per component: its head, its loadings (:func:`loading_cell`, by
+    decreasing |loading|), then the rows of :data:`FOOTER_ROWS` (``penalty`` and
+    ``stability`` only when some component has one). The layout of ``eigensparse fit``
+    and of the topics table.
+
+    Parameters
+    ----------
+    comps : list of dict
+        The components in the JSON schema (:func:`component_cells`).
+    heads : list of str
+        The column heads.
+    labels : dict, optional
+        Row labels replacing the keys of :data:`FOOTER_ROWS` (the topics table says
+        ``words`` for ``cardinality``).
+    n_loadings : int, optional
+        Loadings shown per component (all by default; the cardinality row counts all).
+    minus : str, default="−"
+
+    Examples
+    --------
+    >>> comp = {"features": ["b", "a"], "loadings": [0.8, -0.6], "cardinality": 2,
+    ...         "variance": 2.5, "explained_variance_ratio": 0.25, "upper_bound": 2.5,
+    ...         "relative_gap": 0.0, "certified": True}
+    >>> print(component_columns([comp], ["PC1"]))
+                 PC1
+                 --------
+                 +b 0.800
+                 −a 0.600
+    <BLANKLINE>
+    cardinality  2
+    variance     2.5
+    explained %  25.00
+    bound        2.5
+    rel. gap     0%
+    certified    yes
+    """
+    cells = [component_cells(c, n_loadings=n_loadings, minus=minus) for c in comps]
+    labels = labels or {}
+    n = max((len(c["loadings"]) for c in cells), default=0)
+    rows = [[""] + list(heads)]
+    rows += [[""] + [c["loadings"][i] if i < len(c["loadings"]) else "" for c in cells]
+             for i in range(n)]
+    rows.append(None)
+    rows += [[labels.get(key, key)] + [c[key] for c in cells]
+             for key in FOOTER_ROWS if _shown(cells, key)]
+    return render_table(rows)
+
+
+def summary_rows(res, n_loadings: int = 5, *, minus: str = MINUS) -> tuple:
+    """The heads and one row of strings per component of the summary table.
+
+    The cells are :func:`component_cells`'s (the same as the ``fit`` and topics tables),
+    plus the cumulative explained %; ``top loadings`` joins the ``n_loadings`` largest.
+
+    Returns
+    -------
+    heads : list of str
+        :data:`SUMMARY_COLUMNS`, less ``penalty``/``stability`` when no component has one.
+    rows : list of list of str
 
     Examples
     --------
@@ -110,21 +337,24 @@ def summary_rows(res, n_loadings: int = 5) -> list:
     >>> from eigensparse import sparse_pca
     >>> from eigensparse._summary import summary_rows
     >>> X = np.random.default_rng(0).standard_normal((40, 6))
-    >>> rows = summary_rows(sparse_pca(X, n_components=2, cardinality=3, method="greedy"))
-    >>> [r[0] for r in rows], rows[0][1]
-    (['1', '2'], '3')
+    >>> heads, rows = summary_rows(sparse_pca(X, n_components=2, cardinality=3, method="greedy"))
+    >>> [r[0] for r in rows], rows[0][1], rows[0][heads.index("certified")]
+    (['1', '2'], '3', '-')
     """
-    rows, cum = [], 0.0
+    cells, total = [], 0.0
     for j in range(res.components.shape[0]):
         comp = res.component_dict(j)
-        r = res.results[j] if j < len(res.results) else None
-        cum += 100 * comp["explained_variance_ratio"]
-        rows.append([str(j + 1), str(comp["cardinality"]), _num(comp["variance"]),
-                     _num(comp["explained_variance"]), f"{cum:.2f}", _num(comp["upper_bound"]),
-                     _num(None if r is None else r.gap),
-                     "-" if comp["certified"] is None else ("yes" if comp["certified"] else "no"),
-                     _loadings_text(comp, n_loadings)])
-    return rows
+        total += 100 * comp["explained_variance_ratio"]
+        c = component_cells(comp, n_loadings=n_loadings, minus=minus)
+        c["cum. %"] = f"{total:.2f}"
+        cells.append(c)
+    heads = [h for h in SUMMARY_COLUMNS if _shown(cells, h)]
+    rows = []
+    for j, c in enumerate(cells):
+        top = ", ".join(c["loadings"]) + (f", … (+{c['more']})" if c["more"] > 0 else "")
+        c.update({"PC": str(j + 1), "card": c["cardinality"], "top loadings": top})
+        rows.append([c[h] for h in heads])
+    return heads, rows
 
 
 def _header(res, title: str | None) -> list:
@@ -139,49 +369,33 @@ def _header(res, title: str | None) -> list:
 
 
 def format_summary(res, n_loadings: int = 5, title: str | None = None) -> str:
-    """The summary of ``res`` as plain text: a two-line header (size, method, total and
-    explained variance) and one row per component (:func:`summary_rows`).
-
-    Parameters
-    ----------
-    res : SparsePCAResult
-    n_loadings : int, default=5
-        Largest-|.| loadings shown per component (with their signs and feature names).
-    title : str, optional
-        Replaces the class name in the header.
-
-    Returns
-    -------
-    str
+    """The text of :meth:`eigensparse.SparsePCAResult.summary` (parameters as there): a
+    two-line header (size, method, total and explained variance), one row per component
+    (:func:`summary_rows`) and the notes under it.
 
     Examples
     --------
     >>> import numpy as np
     >>> from eigensparse import sparse_pca
     >>> from eigensparse._summary import format_summary
-    >>> X = np.random.default_rng(0).standard_normal((40, 6))
-    >>> print(format_summary(sparse_pca(X, n_components=1, cardinality=2, method="greedy")))
-    ... # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
-    SparsePCAResult: 1 components, 6 features, method 'greedy', deflation 'schur', order 'variance'
+    >>> res = sparse_pca(np.random.default_rng(0).standard_normal((40, 6)), n_components=1,
+    ...                  cardinality=2, method="greedy")
+    >>> print(format_summary(res, title="fit"))  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
+    fit: 1 components, 6 features, method 'greedy', deflation 'schur', order 'variance'
     total variance ...; explained ...% (adjusted variance, Zou-Hastie-Tibshirani)
-    PC card variance adj. var cum. % bound gap certified top loadings
-    -- ---- ... 
-    1 2 ... x... +0..., x... ...
+    PC card variance explained % cum. % bound rel. gap certified top loadings
+    -- ---- ...
+    1 2 ... - - - ...x... 0..., ...x... 0...
     """
     if not isinstance(n_loadings, (int, np.integer)) or isinstance(n_loadings, bool) or n_loadings < 0:
         raise InvalidParameterError(f"parameter 'n_loadings' must be an int >= 0; got {n_loadings!r}.")
-    rows = summary_rows(res, n_loadings)
-    table = [list(SUMMARY_COLUMNS)] + rows
-    width = [max(len(r[i]) for r in table) for i in range(len(SUMMARY_COLUMNS))]
-    last = len(SUMMARY_COLUMNS) - 1
-
-    def line(cells):
-        out = [c.ljust(w) if i == last else c.rjust(w) for i, (c, w) in enumerate(zip(cells, width))]
-        return "  ".join(out).rstrip()
-
-    lines = _header(res, title) + [line(table[0]), line(["-" * w for w in width])]
-    lines += [line(r) for r in rows] or ["(no components)"]
-    if any(r[5] != "-" for r in rows):
+    heads, rows = summary_rows(res, n_loadings)
+    align = "".join("l" if h in ("top loadings", "certified") else "r" for h in heads)
+    lines = _header(res, title)
+    lines.append(render_table([heads] + rows, align=align) if rows
+                 else render_table([heads], align=align) + "\n(no components)")
+    bound = heads.index("bound")
+    if any(r[bound] != "-" for r in rows):
         lines.append(_BOUND_NOTE)
     lines += _notes(res)
     return "\n".join(lines)
@@ -199,9 +413,10 @@ def summary_html(res, n_loadings: int = 5) -> str:
     >>> html.startswith("<div") and html.count("<tr>") == 3
     True
     """
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in SUMMARY_COLUMNS)
+    heads, rows = summary_rows(res, n_loadings)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in heads)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
-                   for r in summary_rows(res, n_loadings))
+                   for r in rows)
     caption = "<br>".join(html.escape(t) for t in _header(res, None))
     return (f"<div><p>{caption}</p><table><thead><tr>{head}</tr></thead>"
             f"<tbody>{body}</tbody></table></div>")

@@ -85,8 +85,10 @@ def _check_against_api(doc, text, ref, names):
     table = text.splitlines()  # header line, column heads, rule, then one feature per column
     assert table[1].split()[::3] == [f"PC{j + 1}" for j in range(len(cols))]
     for r in range(len(cols[0])):  # (every component has the same cardinality here)
-        signed = [("+" if ref.components[j, ref.ordered_support(j)[r]] > 0 else "−") + c[r]
-                  for j, c in enumerate(cols)]  # signed loadings in every table
+        signed = []  # signed loadings in every table: the sign on the name, then |loading|
+        for j, c in enumerate(cols):
+            v = ref.components[j, ref.ordered_support(j)[r]]
+            signed += [("+" if v > 0 else "−") + c[r], f"{abs(v):.3f}"]
         assert table[3 + r].split() == signed
 
 

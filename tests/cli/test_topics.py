@@ -3,6 +3,7 @@ corpus (bundled, or files), the automatic cardinality, --stability, and one-line
 naming the option."""
 import argparse
 import json
+import re
 import subprocess
 import sys
 
@@ -44,7 +45,8 @@ def test_topics_from_files(tmp_path, capsys):
     vb = tmp_path / "vocab.t.txt"
     vb.write_text("\n".join(f"word{i}" for i in range(12)) + "\n")
     assert main(["topics", str(dw), str(vb), "-k", "2", "-s", "3", "--method", "greedy",
-                 "--no-cache", "--scaling", "count", "--min-df", "1", "--max-df", "1.0"]) == 0
+                 "--no-cache", "--scaling", "count", "--min-df", "1", "--max-df", "1.0",
+                 "--json", str(tmp_path / "t.json")]) == 0
     lines = capsys.readouterr().out.splitlines()
     # the printed table: the same components as sparse_pca on the matrix in memory (the
     # working set holds all 12 words), signed words by decreasing |loading|, the footer,
@@ -59,16 +61,22 @@ def test_topics_from_files(tmp_path, capsys):
     assert lines[1] == "Topics of docword.t.txt (40 documents × 12 words) — scaling count, method greedy"
     assert lines[3].split() == ["topic", "1", "topic", "2"]
     assert set(lines[4].replace(" ", "")) == {"-"}
-    cols = [[("+" if c[i] > 0 else "−") + words[i] for i in s[np.lexsort((s, -np.abs(c[s])))]]
-            for c, s in zip(ref.components, ref.supports)]
+    cols = [[[("+" if c[i] > 0 else "−") + words[i], f"{abs(c[i]):.3f}"]
+             for i in s[np.lexsort((s, -np.abs(c[s])))]] for c, s in zip(ref.components, ref.supports)]
     for row in range(3):
-        assert lines[5 + row].split() == [cols[0][row], cols[1][row]]
-    foot = {ln.split()[0]: ln.split()[-2:] for ln in lines[9:13]}
+        assert lines[5 + row].split() == cols[0][row] + cols[1][row]
+    foot = {re.split(r"\s{2,}", ln)[0]: re.split(r"\s{2,}", ln.strip())[1:] for ln in lines[9:15]}
     assert foot["words"] == ["3", "3"]
     assert np.allclose([float(v) for v in foot["variance"]], ref.variances, rtol=1e-3)
     assert np.allclose([float(v) for v in lines[11].split()[-2:]],
                        100 * ref.explained_variance_ratio, atol=0.006)
-    assert foot["penalty"] == ["-", "-"]
+    assert "penalty" not in foot  # a cardinality method: no penalty row
+    # the bound, its relative gap and certified: the JSON's, as every table prints them
+    from eigensparse._summary import component_cells
+
+    comps = [component_cells(c) for c in json.loads((tmp_path / "t.json").read_text())["components"]]
+    for key in ("bound", "rel. gap", "certified"):
+        assert foot[key] == [c[key] for c in comps]
     assert any(ln.strip().startswith("+word / −word") for ln in lines)
     assert lines[-1].startswith(f"total: explained (adjusted) "
                                 f"{100 * ref.explained_variance_ratio.sum():.2f}% of")

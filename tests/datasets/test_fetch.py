@@ -197,3 +197,20 @@ def test_files_placed_in_cache_folder_are_used(monkeypatch, tmp_path):
         fetch_leukemia()
     sha = _sha((tmp_path / "leukemia_golub" / "amlAll.mat").read_bytes())
     assert fetch_leukemia(sha256=sha).target.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("name", ["nytimes", "pubmed"])
+def test_bag_of_words_loaders_read_local_copies_alike(name, tmp_path):
+    """Every UCI bag-of-words loader reads a local copy (``path=``) the same way: counts,
+    vocabulary, size in the description; ``load=False`` keeps only the vocabulary."""
+    from eigensparse.datasets import fetch_pubmed
+
+    fetch = {"nytimes": fetch_nytimes, "pubmed": fetch_pubmed}[name]
+    (tmp_path / f"docword.{name}.txt.gz").write_bytes(gzip.compress(b"2\n3\n3\n1 1 2\n1 3 1\n2 2 5\n"))
+    (tmp_path / f"vocab.{name}.txt").write_bytes(b"alpha\nbeta\ngamma\n")
+    b = fetch(path=tmp_path)
+    assert b.data.toarray().tolist() == [[2, 0, 1], [0, 5, 0]] and b.n_samples == 2
+    assert b.feature_names == ["alpha", "beta", "gamma"] and "(D=2, W=3, NNZ=3)" in b.description
+    assert fetch(path=tmp_path, load=False).data is None
+    assert fetch.__name__ == f"fetch_{name}" and fetch.__module__ == "eigensparse.datasets._fetch"
+    assert f"fetch_{name}(download=False, load=False)" in fetch.__doc__

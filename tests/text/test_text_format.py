@@ -1,4 +1,6 @@
 """The topics table: signed words, title, legend."""
+import re
+
 import numpy as np
 import pytest
 
@@ -31,14 +33,16 @@ def test_table_has_signs_title_footer_and_legend():
     assert "scaling log" in lines[0]
     row1 = lines[2].split()
     assert row1 == ["topic", "1", "topic", "2"]
-    assert lines[4].split() == ["+bush", "+war"]
-    assert lines[5].split() == ["−kerry", "+iraq"]
-    assert lines[6].split() == ["+poll"]
+    assert lines[4].split() == ["+bush", "0.800", "+war", "0.800"]
+    assert lines[5].split() == ["−kerry", "0.500", "+iraq", "0.600"]
+    assert lines[6].split() == ["+poll", "0.330"]
     foot = {ln.split("  ")[0].strip(): ln for ln in lines if ln[:1].isalpha() and not ln.startswith("Topics")}
     assert foot["words"].split()[1:] == ["3", "2"]
     assert foot["variance"].split()[1:] == ["12.5", "3.25"]
     assert foot["explained %"].split()[2:] == ["1.23", "0.40"]
     assert foot["penalty"].split()[1:] == ["0.7", "-"]
+    # no bound given: the bound, its relative gap and certified say "-" (unknown)
+    assert foot["bound"].split()[1:] == foot["certified"].split()[1:] == ["-", "-"]
     legend = txt.split("\n\n")[-1].splitlines()
     for key, _ in LEGEND:
         assert any(ln.startswith("  " + key) for ln in legend)
@@ -58,6 +62,18 @@ def test_ascii_and_no_legend_and_objects():
     assert format_topics([], corpus="x").endswith("(no topics)")
 
 
+def test_topics_table_shows_bound_gap_and_certified():
+    topics = [dict(TOPICS[0], upper_bound=13.0, relative_gap=0.5 / 13.0, certified=False),
+              dict(TOPICS[1], upper_bound=3.25, relative_gap=0.0, certified=True)]
+    txt = format_topics(topics, legend=True)
+    rows = {re.split(r"\s{2,}", ln)[0]: re.split(r"\s{2,}", ln.strip())[1:]
+            for ln in txt.splitlines() if re.match(r"[a-z]", ln)}
+    assert rows["bound"] == ["13", "3.25"]
+    assert rows["rel. gap"] == ["3.85%", "0%"]
+    assert rows["certified"] == ["no (gap 3.85%)", "yes"]
+    assert any(ln.strip().startswith("certified") and "proven" in ln for ln in txt.splitlines())
+
+
 def test_missing_fields_raise():
     with pytest.raises(InvalidParameterError, match="topic 1"):
         format_topics([{"words": ["a"]}])
@@ -74,3 +90,8 @@ def test_topic_objects_from_the_pipeline():
     for t in r.topics:
         lead = t.words[int(np.argmax(np.abs(t.loadings)))]
         assert f"+{lead}" in txt
+    # the Topic views and the component entries give the same table
+    from eigensparse.text._result import topics_table
+
+    assert txt == topics_table(r, corpus=r.name, n_docs=r.n_docs, n_words=r.n_words).replace(
+        " — method tpower", "")

@@ -1,6 +1,7 @@
 """What every data command prints and writes: a header line, the component table of
-:meth:`eigensparse.SparsePCAResult.format_table` (with the stability row and the
-cardinality choices when asked), a total line, the one JSON schema
+:meth:`eigensparse.SparsePCAResult.format_table` (the cells of every table: signed
+loadings, variance, explained %, upper bound, relative gap, ``certified``, and the
+stability row and the cardinality choices when asked), a total line, the one JSON schema
 (:meth:`eigensparse.SparsePCAResult.to_dict`) and the figures of ``--plot``
 (:func:`eigensparse.plotting.plot_result`)."""
 from __future__ import annotations
@@ -12,15 +13,15 @@ import numpy as np
 __all__ = ["report", "print_timings"]
 
 
-def report(res, args, *, header: str, extra_json: dict | None = None, note: str = "",
-           table: str | None = None) -> None:
-    """Print ``res`` (a SparsePCAResult) — its table, or ``table`` when the command has
-    its own (the topics table) — and write ``--json`` when asked."""
+def report(res, args, *, header: str, extra_json: dict | None = None, note: str = "") -> None:
+    """Print ``res`` (a SparsePCAResult) — its table (:meth:`format_table`: the one
+    column layout of every component table; the topics table for a
+    :class:`~eigensparse.text.TopicsResult`), ASCII only when the terminal cannot print
+    ``−`` — and write ``--json`` when asked."""
     from .._result import write_json
 
     print(header)
-    print(res.format_table(unit="words" if args.command == "topics" else None)
-          if table is None else table)
+    print(res.format_table(ascii=_ascii()))
     total = f"total: explained (adjusted) {100 * float(np.sum(res.explained_variance_ratio)):.2f}% " \
             f"of {res.total_variance:.4g}"
     print(total + (f"; {note}" if note else ""))
@@ -35,6 +36,11 @@ def report(res, args, *, header: str, extra_json: dict | None = None, note: str 
 
         for path in plot_result(res, args.plot, loadings=False):
             print(f"wrote {path}", file=sys.stderr)
+
+
+def _ascii() -> bool:
+    enc = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
+    return "utf" not in enc
 
 
 def print_timings(args, **seconds) -> None:

@@ -182,11 +182,6 @@ def _where(args) -> str:
             f", device={args.device}" if args.device else "")
 
 
-def _ascii() -> bool:
-    enc = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
-    return "utf" not in enc
-
-
 def _pipeline(args, X=None, words=None, name=None, corpus=None) -> int:
     """The one topic engine: streamed files, a bundled matrix, a Dask cluster whose
     workers read the files, or a device."""
@@ -213,8 +208,7 @@ def _pipeline(args, X=None, words=None, name=None, corpus=None) -> int:
         if client is not None:
             client.close()
     report(res, args, header=_header(res.name, res.n_docs, res.n_words, res, args, _where(args)),
-           note=f"working set {res.working_set.size} of {res.n_words} words",
-           table=res.format_table(ascii=_ascii()))
+           note=f"working set {res.working_set.size} of {res.n_words} words")
     for msg in res.rereads:
         print(f"note: {msg}", file=sys.stderr)
     if args.verbose:

@@ -13,15 +13,11 @@ __all__ = ["fetch_senate", "fetch_sp500", "fetch_leukemia", "fetch_mnist", "fetc
            "fetch_pubmed"]
 
 
-def _bunch(**kw):
-    return Bunch(**kw)
-
-
 def _mat_strings(a) -> list:
     return [str(np.ravel(x)[0]) if np.size(x) else "" for x in np.ravel(a)]
 
 
-@_doc("senate109")
+@_doc("senate109", var="senate", check="senate.data.shape == (100, 542)")
 def fetch_senate(*, data_home=None, path=None, download: bool = True, sha256=None):
     """Roll-call votes of the 109th US Senate (2005-2006): 100 senators × 542 bills.
 
@@ -40,15 +36,6 @@ def fetch_senate(*, data_home=None, path=None, download: bool = True, sha256=Non
         ``sample_names`` the senators; ``target`` party codes into ``target_names``
         (``Democrat``, ``Republican``, ``Independent``).
 
-    Examples
-    --------
-    >>> from eigensparse.datasets import fetch_senate
-    >>> try:
-    ...     senate = fetch_senate(download=False)
-    ... except FileNotFoundError:   # not fetched yet: the message says how to supply it
-    ...     senate = None
-    >>> senate is None or senate.data.shape == (100, 542)
-    True
     """
     import scipy.io
 
@@ -56,7 +43,7 @@ def fetch_senate(*, data_home=None, path=None, download: bool = True, sha256=Non
     d = scipy.io.loadmat(files["senateVoting.mat"])
     party = np.array(_mat_strings(d["party"]))
     codes = {"d": 0, "r": 1, "i": 2}
-    return _bunch(data=d["records"].T.astype(np.float64), feature_names=_mat_strings(d["bills"]),
+    return Bunch(data=d["records"].T.astype(np.float64), feature_names=_mat_strings(d["bills"]),
                   description="109th US Senate roll calls: 100 senators x 542 bills, +1 yea, "
                               "-1 nay, 0 other (PMTK senateVoting.mat)",
                   target=np.array([codes[p] for p in party]),
@@ -64,7 +51,7 @@ def fetch_senate(*, data_home=None, path=None, download: bool = True, sha256=Non
                   sample_names=_mat_strings(d["senators"]), filenames=files)
 
 
-@_doc("leukemia_golub")
+@_doc("leukemia_golub", var="golub", check="golub.data.shape == (72, 7129)")
 def fetch_leukemia(*, data_home=None, path=None, download: bool = True, sha256=None):
     """Leukemia gene expression of Golub et al. (1999): 72 samples × 7129 probes.
 
@@ -83,15 +70,6 @@ def fetch_leukemia(*, data_home=None, path=None, download: bool = True, sha256=N
         ``data`` ndarray (72, 7129) of float; ``feature_names`` ``probe_0`` … (the file
         carries no probe names); ``target`` 0 = ALL, 1 = AML.
 
-    Examples
-    --------
-    >>> from eigensparse.datasets import fetch_leukemia
-    >>> try:
-    ...     golub = fetch_leukemia(download=False)
-    ... except FileNotFoundError:   # not fetched yet: the message says how to supply it
-    ...     golub = None
-    >>> golub is None or golub.data.shape == (72, 7129)
-    True
     """
     import scipy.io
 
@@ -99,13 +77,13 @@ def fetch_leukemia(*, data_home=None, path=None, download: bool = True, sha256=N
     d = scipy.io.loadmat(files["amlAll.mat"])
     X = np.vstack([d["Xtrain"], d["Xtest"]]).astype(np.float64)
     y = (np.vstack([d["ytrain"], d["ytest"]]).ravel() > 0).astype(int)
-    return _bunch(data=X, feature_names=[f"probe_{j}" for j in range(X.shape[1])],
+    return Bunch(data=X, feature_names=[f"probe_{j}" for j in range(X.shape[1])],
                   description="Leukemia (Golub et al. 1999): 72 samples (38 train + 34 test) x "
                               "7129 probes; target 0 = ALL, 1 = AML",
                   target=y, target_names=["ALL", "AML"], n_samples=X.shape[0], filenames=files)
 
 
-@_doc("sp500")
+@_doc("sp500", var="sp", check="sp.data.shape[0] > 1000")
 def fetch_sp500(*, start: str = "2005-06-01", end: str = "2010-06-01", data_home=None,
                 path=None, download: bool = True, sha256=None):
     """Daily log returns of S&P 500 stocks between ``start`` and ``end``.
@@ -128,15 +106,6 @@ def fetch_sp500(*, start: str = "2005-06-01", end: str = "2010-06-01", data_home
         ``data`` ndarray (days, stocks) of log returns; ``feature_names`` the stocks;
         ``sample_names`` the dates (ISO strings) of the returns.
 
-    Examples
-    --------
-    >>> from eigensparse.datasets import fetch_sp500
-    >>> try:
-    ...     sp = fetch_sp500(download=False)
-    ... except FileNotFoundError:   # not fetched yet: the message says how to supply it
-    ...     sp = None
-    >>> sp is None or sp.data.shape[0] > 1000
-    True
     """
     files = _fetch_all("sp500", "fetch_sp500", data_home, path, download, sha256)
     try:
@@ -152,7 +121,7 @@ def fetch_sp500(*, start: str = "2005-06-01", end: str = "2010-06-01", data_home
     r = np.log(w).diff().iloc[1:]
     r = r.loc[:, ((r.abs() > 0).mean() > 0.5) & (r.std() > 0)]
     days = dates[r.index]
-    return _bunch(data=r.to_numpy(dtype=np.float64), feature_names=[str(c) for c in r.columns],
+    return Bunch(data=r.to_numpy(dtype=np.float64), feature_names=[str(c) for c in r.columns],
                   description=f"S&P 500 daily log returns {start} .. {end} (auxPort sp500)",
                   n_samples=r.shape[0], sample_names=[d.strftime("%Y-%m-%d") for d in days],
                   filenames=files)
@@ -170,7 +139,7 @@ def _read_idx(path, magic: int):
     return np.frombuffer(raw, np.uint8, offset=4 + 4 * ndim).reshape(shape)
 
 
-@_doc("mnist_t10k")
+@_doc("mnist_t10k", var="mnist", check="mnist.data.shape == (10000, 784)")
 def fetch_mnist(*, data_home=None, path=None, download: bool = True, sha256=None):
     """The 10000 MNIST test images (LeCun, Cortes and Burges), 28 × 28 pixels.
 
@@ -189,43 +158,24 @@ def fetch_mnist(*, data_home=None, path=None, download: bool = True, sha256=None
     Mirrors re-compress the ``.gz`` files, so the SHA-256 of the *decompressed* IDX content
     is verified (``sha256=`` checks the compressed file instead).
 
-    Examples
-    --------
-    >>> from eigensparse.datasets import fetch_mnist
-    >>> try:
-    ...     mnist = fetch_mnist(download=False)
-    ... except FileNotFoundError:   # not fetched yet: the message says how to supply it
-    ...     mnist = None
-    >>> mnist is None or mnist.data.shape == (10000, 784)
-    True
     """
     files = _fetch_all("mnist_t10k", "fetch_mnist", data_home, path, download, sha256)
     images = _read_idx(files["t10k-images-idx3-ubyte.gz"], 2051)
     labels = _read_idx(files["t10k-labels-idx1-ubyte.gz"], 2049)
     n, rows, cols = images.shape
-    return _bunch(data=images.reshape(n, rows * cols) / 255.0,
+    return Bunch(data=images.reshape(n, rows * cols) / 255.0,
                   feature_names=[f"pixel_{i}_{j}" for i in range(rows) for j in range(cols)],
                   description="MNIST test set: 10000 images of 28 x 28 pixels in [0, 1]",
                   target=labels.astype(int), target_names=[str(d) for d in range(10)],
                   n_samples=n, filenames=files)
 
 
-def _fetch_bow(dataset, caller, data_home, path, download, sha256, load, description):
-    from ..io.uci import read_uci_bow, read_uci_header, read_vocabulary
+_BOW_DOC = """{summary}
 
-    files = _fetch_all(dataset, caller, data_home, path, download, sha256)
-    docword, vocab = (files[r.name] for r in REMOTE_FILES[dataset])
-    header = read_uci_header(docword)
-    if load:
-        X, words = read_uci_bow(docword, vocab)
-    else:
-        X, words = None, read_vocabulary(vocab, header.n_words)
-    return _bunch(data=X, feature_names=words, n_samples=header.n_docs, filenames=files,
-                  description=f"{description} (D={header.n_docs}, W={header.n_words}, "
-                              f"NNZ={header.nnz})")
-
-
-_BOW_DOC = """load : bool, default True
+    Parameters
+    ----------
+    %(params)s
+    load : bool, default True
         Read the counts into memory ({entries}); ``False`` only fetches and returns the
         paths, for the out-of-core :func:`eigensparse.text.extract_topics`.
 
@@ -239,57 +189,46 @@ _BOW_DOC = """load : bool, default True
     Notes
     -----
     UCI publishes no checksum: the gzip stream is checked in full and the SHA-256 seen the
-    first time is recorded beside the file and required afterwards."""
-
-
-@_doc("nytimes")
-def fetch_nytimes(*, data_home=None, path=None, download: bool = True, sha256=None,
-                  load: bool = True):
-    """New York Times news articles, UCI bag of words (about 300000 documents × 102660 words).
-
-    Parameters
-    ----------
-    %(params)s
-    %(bow)s
-
-    Examples
-    --------
-    >>> from eigensparse.datasets import fetch_nytimes
-    >>> try:
-    ...     nyt = fetch_nytimes(download=False, load=False)
-    ... except FileNotFoundError:   # not fetched yet: the message says how to supply it
-    ...     nyt = None
-    >>> nyt is None or len(nyt.feature_names) == 102660
-    True
+    first time is recorded beside the file and required afterwards.
     """
-    return _fetch_bow("nytimes", "fetch_nytimes", data_home, path, download, sha256, load,
-                      "New York Times articles, UCI bag of words")
 
 
-@_doc("pubmed")
-def fetch_pubmed(*, data_home=None, path=None, download: bool = True, sha256=None,
-                 load: bool = True):
-    """PubMed abstracts, UCI bag of words (about 8.2 million documents × 141043 words).
+def _bow_loader(dataset: str, name: str, *, summary: str, description: str, entries: str,
+                var: str, n_words: int):
+    """The ``fetch_*`` loader of a UCI bag-of-words corpus ``dataset`` (a docword and a
+    vocabulary file): one body and one docstring for every such corpus."""
 
-    Parameters
-    ----------
-    %(params)s
-    %(bow)s
+    def fetch(*, data_home=None, path=None, download: bool = True, sha256=None,
+              load: bool = True):
+        from ..io.uci import read_uci_bow, read_uci_header, read_vocabulary
 
-    Examples
-    --------
-    >>> from eigensparse.datasets import fetch_pubmed
-    >>> try:
-    ...     pubmed = fetch_pubmed(download=False, load=False)
-    ... except FileNotFoundError:   # not fetched yet: the message says how to supply it
-    ...     pubmed = None
-    >>> pubmed is None or len(pubmed.feature_names) == 141043
-    True
-    """
-    return _fetch_bow("pubmed", "fetch_pubmed", data_home, path, download, sha256, load,
-                      "PubMed abstracts, UCI bag of words")
+        files = _fetch_all(dataset, name, data_home, path, download, sha256)
+        docword, vocab = (files[r.name] for r in REMOTE_FILES[dataset])
+        header = read_uci_header(docword)
+        if load:
+            X, words = read_uci_bow(docword, vocab)
+        else:
+            X, words = None, read_vocabulary(vocab, header.n_words)
+        return Bunch(data=X, feature_names=words, n_samples=header.n_docs, filenames=files,
+                      description=f"{description} (D={header.n_docs}, W={header.n_words}, "
+                                  f"NNZ={header.nnz})")
+
+    fetch.__name__ = fetch.__qualname__ = name
+    fetch.__module__ = __name__
+    fetch.__doc__ = _BOW_DOC.format(summary=summary, entries=entries)
+    return _doc(dataset, var=var, check=f"len({var}.feature_names) == {n_words}",
+                kwargs="load=False")(fetch)
 
 
-for _f, _entries in ((fetch_nytimes, "about 70 million entries, 1 GB"),
-                     (fetch_pubmed, "about 480 million entries: several GB")):
-    _f.__doc__ = _f.__doc__.replace("%(bow)s", _BOW_DOC.format(entries=_entries))
+fetch_nytimes = _bow_loader(
+    "nytimes", "fetch_nytimes", var="nyt", n_words=102660,
+    summary="New York Times news articles, UCI bag of words (about 300000 documents × "
+            "102660 words).",
+    description="New York Times articles, UCI bag of words",
+    entries="about 70 million entries, 1 GB")
+
+fetch_pubmed = _bow_loader(
+    "pubmed", "fetch_pubmed", var="pubmed", n_words=141043,
+    summary="PubMed abstracts, UCI bag of words (about 8.2 million documents × 141043 words).",
+    description="PubMed abstracts, UCI bag of words",
+    entries="about 480 million entries: several GB")

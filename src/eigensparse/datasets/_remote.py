@@ -338,14 +338,31 @@ _FETCH_PARAMS = """data_home : str or path-like, optional
         dict ``{{file name: SHA-256}}``."""
 
 
-def _doc(dataset):
+_FETCH_EXAMPLE = """
+    Examples
+    --------
+    >>> from eigensparse.datasets import {name}
+    >>> try:
+    ...     {var} = {name}(download=False{kwargs})
+    ... except FileNotFoundError:   # not fetched yet: the message says how to supply it
+    ...     {var} = None
+    >>> {var} is None or {check}
+    True
+    """
+
+
+def _doc(dataset, *, var: str, check: str, kwargs: str = ""):
+    """Complete the docstring of a ``fetch_*`` loader of ``dataset``: the shared
+    parameters (``%(params)s``) and the shared example, which fetches without the
+    network and checks ``check`` on the result ``var`` when the files are there."""
     files = REMOTE_FILES[dataset]
 
     def deco(func):
-        func.__doc__ = func.__doc__.replace("%(params)s", _FETCH_PARAMS.format(
+        doc = func.__doc__.replace("%(params)s", _FETCH_PARAMS.format(
             dataset=repr(dataset), names=", ".join(f"``{r.name}``" for r in files),
             urls=", ".join(f"``{u}``" for r in files for u in r.urls[:1])))
+        func.__doc__ = doc.rstrip() + "\n" + _FETCH_EXAMPLE.format(
+            name=func.__name__, var=var, check=check, kwargs=kwargs and ", " + kwargs)
         return func
 
     return deco
-

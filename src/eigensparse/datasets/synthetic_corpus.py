@@ -109,7 +109,7 @@ def _alias_table(p: np.ndarray):
     small = list(np.flatnonzero(q < 1.0))
     large = list(np.flatnonzero(q >= 1.0))
     q = q.copy()
-    # O(n) Python loop over the vocabulary (not over tokens): ~0.1 s for 10^5 words
+    # O(n) Python loop over the vocabulary (not over tokens)
     while small and large:
         s, l_ = small.pop(), large.pop()
         prob[s] = q[s]

@@ -160,8 +160,8 @@ class DenseData(GramCache, Operator):
 
 
 #: SparseData.columns of at most this many features (greedy steps, single columns) use
-#: implicit products Xᵀ(X·E) (dense E): on KOS 10× faster for one column than the
-#: sparse-sparse product Xᵀ·X[:, I], still 2× for 32 columns
+#: implicit products Xᵀ(X·E) (dense E) instead of the sparse-sparse product Xᵀ·X[:, I]
+#: (cheaper for few columns; measured in the docs' performance notes)
 IMPLICIT_COLUMNS_MAX = 64
 
 

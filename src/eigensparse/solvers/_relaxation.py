@@ -88,7 +88,7 @@ class _RelaxationRun:
         S = self.blocks.block(k)
         ws = None if warm_start is None else embed_warm_start(*warm_start, k, self.engine)
         options = self.options
-        if self.deadline < math.inf:  # each relaxation gets the time left (at least 1 ms)
+        if self.deadline < math.inf:  # each relaxation gets the time left (at least 1e-3 s)
             left = max(self.deadline - time.perf_counter(), 1e-3)
             options = dict(options, max_time=min(options.get("max_time", math.inf), left))
         sol = self.solver(S, rho, warm_start=ws, **options)

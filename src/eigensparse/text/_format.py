@@ -1,19 +1,22 @@
 """The topics table a reader understands: signed words, a title, a legend.
 
-:func:`format_topics` takes per-topic words, loadings, variances (and optionally the
-adjusted "explained" ratio and the penalty) and returns plain text: one column per
-topic, words ordered by |loading| with the sign of their loading (``+bush``,
-``−kerry``: a topic with both signs contrasts the + words against the − words), a
-footer (words, variance, explained %, penalty) and a legend explaining the footer.
+:func:`format_topics` lays out topics — the components of a result on words
+(:meth:`eigensparse.SparsePCAResult.component_dict`), :class:`eigensparse.text.Topic`
+views, or mappings with ``words`` and ``loadings`` — with the one column layout of
+every component table (:func:`eigensparse._summary.component_columns`): one column per
+topic, words ordered by |loading| with the sign of their loading (``+bush 0.800``,
+``−kerry 0.500``: a topic with both signs contrasts the + words against the − words),
+the footer (words, variance, explained %, penalty, upper bound, relative gap,
+``certified``, stability), a title and a legend explaining the footer.
 """
 from __future__ import annotations
 
-import math
 import textwrap
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .._summary import MINUS, component_columns, signed_label
 from .._validation import InvalidParameterError
 
 __all__ = ["format_topics", "signed_words", "LEGEND"]
@@ -27,9 +30,22 @@ LEGEND = (
                     "(sum of all word variances)."),
     ("penalty", "the penalty ρ at which a penalized method found the topic (words of "
                 "variance <= ρ cannot enter); '-' for exact-cardinality methods."),
-    ("+word / −word", "sign of the word's loading; words are sorted by |loading|. All '+': "
-                      "the words co-occur; mixed signs: the + words against the − words."),
+    ("bound", "the solver's upper bound on the variance any topic of that many words can "
+              "reach (on the covariance it saw: deflated after the first topic); '-' when "
+              "the method gives none."),
+    ("rel. gap", "(bound - variance) / bound: how far the topic may be from the best."),
+    ("certified", "yes: the words are proven the best; no (gap r%): not proven, within r%."),
+    ("+word / −word", "sign of the word's loading, then its magnitude; words are sorted by "
+                      "|loading|. All '+': the words co-occur; mixed signs: the + words "
+                      "against the − words."),
 )
+
+#: the topics table's names of the footer rows that differ from the ``fit`` table's
+_LABELS = {"cardinality": "words"}
+
+#: the attributes (or keys) of a topic read into its component entry
+_FIELDS = ("variance", "explained_variance", "explained_variance_ratio", "penalty",
+           "upper_bound", "relative_gap", "certified", "stability")
 
 
 def _get(topic, name, default=None):
@@ -38,7 +54,7 @@ def _get(topic, name, default=None):
     return getattr(topic, name, default)
 
 
-def signed_words(words, loadings, *, minus: str = "−", max_words: int | None = None) -> list[str]:
+def signed_words(words, loadings, *, minus: str = MINUS, max_words: int | None = None) -> list[str]:
     """``["+w1", "−w2", …]`` ordered by decreasing |loading| (ties: given order).
 
     Parameters
@@ -48,27 +64,41 @@ def signed_words(words, loadings, *, minus: str = "−", max_words: int | None =
     minus : str, default="−" (U+2212); use ``"-"`` for ASCII output
     max_words : int, optional
         Keep the first ``max_words`` after sorting.
+
+    Examples
+    --------
+    >>> signed_words(["a", "b", "c"], [0.1, -0.9, 0.5])
+    ['−b', '+c', '+a']
     """
     lv = np.asarray(loadings, dtype=float).ravel()
+    order = _by_magnitude(words, lv)
+    if max_words is not None:
+        order = order[:max_words]
+    return [signed_label(words[i], lv[i], minus) for i in order]
+
+
+def _by_magnitude(words, lv) -> np.ndarray:
     if len(words) != lv.size:
         raise InvalidParameterError(
             f"parameter 'loadings' must have one value per word ({len(words)}); got {lv.size}.")
-    order = np.argsort(-np.abs(lv), kind="stable")
-    if max_words is not None:
-        order = order[:max_words]
-    return [("+" if lv[i] >= 0 else minus) + str(words[i]) for i in order]
+    return np.argsort(-np.abs(lv), kind="stable")
 
 
-def _num(v) -> str:
-    if v is None:
-        return "-"
-    v = float(v)
-    if not math.isfinite(v):
-        return "-"
-    a = abs(v)
-    if a != 0 and (a < 1e-3 or a >= 1e5):
-        return f"{v:.3e}"
-    return f"{v:.4g}"
+def _component(topic, i: int) -> dict:
+    """A topic (component entry, Topic view or mapping) as a component entry of the JSON
+    schema, its words by decreasing |loading|."""
+    if isinstance(topic, Mapping) and "features" in topic:
+        return topic
+    words, lv = _get(topic, "words"), _get(topic, "loadings")
+    if words is None or lv is None:
+        raise InvalidParameterError(
+            f"parameter 'topics': topic {i + 1} needs 'words' and 'loadings'.")
+    lv = np.asarray(lv, dtype=float).ravel()
+    order = _by_magnitude(words, lv)
+    comp = {"rank": _get(topic, "rank", i + 1), "cardinality": len(words),
+            "features": [words[k] for k in order], "loadings": [float(lv[k]) for k in order]}
+    comp.update({k: _get(topic, k) for k in _FIELDS})
+    return comp
 
 
 def _title(corpus, n_docs, n_words, scaling, method) -> str:
@@ -87,11 +117,13 @@ def format_topics(topics: Sequence, *, corpus: str | None = None, n_docs: int | 
 
     Parameters
     ----------
-    topics : sequence of Topic or mapping
-        Each with ``words`` (s,), ``loadings`` (s,), ``variance`` and, optionally,
-        ``explained_variance_ratio`` (a fraction; printed as %), ``penalty`` and
-        ``stability`` (the support stability; a row only when some topic has one)
-        (attributes, e.g. :class:`eigensparse.text.Topic`, or dict keys).
+    topics : sequence of dict, Topic or mapping
+        Component entries of the JSON schema
+        (:meth:`eigensparse.SparsePCAResult.component_dict`), or topics with ``words``
+        (s,), ``loadings`` (s,), ``variance`` and, optionally,
+        ``explained_variance_ratio`` (a fraction; printed as %), ``penalty``,
+        ``upper_bound``, ``relative_gap``, ``certified`` and ``stability`` (attributes,
+        e.g. :class:`eigensparse.text.Topic`, or dict keys).
     corpus : str, optional
         The corpus name, in the title.
     n_docs, n_words : int, optional
@@ -109,44 +141,40 @@ def format_topics(topics: Sequence, *, corpus: str | None = None, n_docs: int | 
     Returns
     -------
     str
+
+    Examples
+    --------
+    >>> print(format_topics([{"words": ["kerry", "bush"], "loadings": [-0.6, 0.8],
+    ...                       "variance": 2.5, "upper_bound": 2.6, "relative_gap": 0.038,
+    ...                       "certified": False}], corpus="kos", legend=False))
+    Topics of kos
+    <BLANKLINE>
+                 topic 1
+                 -------------
+                 +bush 0.800
+                 −kerry 0.600
+    <BLANKLINE>
+    words        2
+    variance     2.5
+    explained %  -
+    bound        2.6
+    rel. gap     3.8%
+    certified    no (gap 3.8%)
     """
-    minus = "-" if ascii else "−"
-    cols, foot = [], [["words"], ["variance"], ["explained %"], ["penalty"]]
-    for i, t in enumerate(topics):
-        words, lv = _get(t, "words"), _get(t, "loadings")
-        if words is None or lv is None:
-            raise InvalidParameterError(
-                f"parameter 'topics': topic {i + 1} needs 'words' and 'loadings'.")
-        rank = _get(t, "rank", i + 1)
-        cols.append([f"topic {rank}"] + signed_words(words, lv, minus=minus, max_words=max_words))
-        ratio = _get(t, "explained_variance_ratio")
-        foot[0].append(str(len(words)))
-        foot[1].append(_num(_get(t, "variance")))
-        foot[2].append("-" if ratio is None else f"{100 * float(ratio):.2f}")
-        foot[3].append(_num(_get(t, "penalty")))
-    stability = [_get(t, "stability") for t in topics]
-    if any(v is not None for v in stability):
-        foot.append(["stability"] + ["-" if v is None else f"{float(v):.2f}" for v in stability])
+    comps = [_component(t, i) for i, t in enumerate(topics)]
     title = _title(corpus, n_docs, n_words, scaling, method)
-    if not cols:
+    if not comps:
         return title + "\n(no topics)"
-    rows = max(len(c) for c in cols)
-    lw = max(len(f[0]) for f in foot)
-    width = [max(max(len(x) for x in c), max(len(f[j + 1]) for f in foot))
-             for j, c in enumerate(cols)]
-    line = lambda label, cells: (label.ljust(lw) + "  " + "  ".join(
-        v.ljust(w) for v, w in zip(cells, width))).rstrip()
-    out = [title, ""]
-    for r in range(rows):
-        out.append(line("", [c[r] if r < len(c) else "" for c in cols]))
-        if r == 0:
-            out.append(line("", ["-" * w for w in width]))
-    out.append("")
-    out.extend(line(f[0], f[1:]) for f in foot)
+    heads = [f"topic {c.get('rank', i + 1)}" for i, c in enumerate(comps)]
+    out = [title, "", component_columns(comps, heads, labels=_LABELS, n_loadings=max_words,
+                                        minus="-" if ascii else MINUS)]
     if legend:
         out.append("")
         kw = max(len(k) for k, _ in LEGEND)
+        penalized = any(c.get("penalty") is not None for c in comps)
         for k, v in LEGEND:
+            if k == "penalty" and not penalized:  # no penalty row to explain
+                continue
             out.extend(textwrap.wrap(v, width=max(40, 96 - kw), initial_indent=f"  {k.ljust(kw)}  ",
                                      subsequent_indent=" " * (kw + 4)))
     text = "\n".join(out)

@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .._result import SparsePCAResult, _fmt, write_json
+from .._result import SparsePCAResult, write_json
+from .._summary import _fmt
 
 __all__ = ["Topic", "TopicsResult", "write_json", "topics_table"]
 
@@ -16,20 +17,14 @@ __all__ = ["Topic", "TopicsResult", "write_json", "topics_table"]
 def topics_table(res, *, corpus=None, n_docs=None, n_words=None, scaling=None,
                  max_words: int | None = None, legend: bool = True, ascii: bool = False) -> str:
     """The topics table of any multi-component result ``res`` (a
-    :class:`~eigensparse.SparsePCAResult` on words): signed words by |loading|, the
-    corpus in the title, the footer and the legend of
-    :func:`eigensparse.text._format.format_topics`, with the support stability row
-    (``stability=B``) and the choices of ``cardinality="auto"`` when the result has them."""
+    :class:`~eigensparse.SparsePCAResult` on words): its component entries
+    (:meth:`~eigensparse.SparsePCAResult.component_dict`) laid out by
+    :func:`eigensparse.text._format.format_topics` — the cells of every table, the
+    corpus in the title and the legend — with the choices of ``cardinality="auto"`` when
+    the result has them."""
     from ._format import format_topics
 
-    topics = []
-    for j in range(res.components.shape[0]):
-        ids = res.ordered_support(j)
-        topics.append({"rank": j + 1, "words": [res.feature_label(i) for i in ids],
-                       "loadings": res.components[j, ids], "variance": float(res.variances[j]),
-                       "explained_variance_ratio": float(res.explained_variance_ratio[j]),
-                       "penalty": res.penalty_of(j),
-                       "stability": None if res.stability is None else float(res.stability.stability[j])})
+    topics = [res.component_dict(j) for j in range(res.components.shape[0])]
     text = format_topics(topics, corpus=corpus, n_docs=n_docs, n_words=n_words, scaling=scaling,
                          method=res.method, max_words=max_words, legend=legend, ascii=ascii)
     if res.cardinality_choices:
@@ -38,10 +33,10 @@ def topics_table(res, *, corpus=None, n_docs=None, n_words=None, scaling=None,
     return text
 
 
-@dataclass(frozen=True)
 class Topic:
-    """A read-only view of one component (:class:`eigensparse.ComponentResult`) of a
-    :class:`TopicsResult` as a topic.
+    """A read-only view of component ``j`` of a :class:`TopicsResult` as a topic: every
+    attribute reads the result (and its :class:`eigensparse.ComponentResult`,
+    :attr:`result`); nothing is copied.
 
     ``words``, ``word_ids`` (0-based columns of the corpus) and ``loadings`` are ordered
     by decreasing |loading|. ``variance`` is xᵀΣx on the (undeflated) covariance,
@@ -51,6 +46,7 @@ class Topic:
     True when ρ >= the largest variance left out of the working set (safe elimination
     proves no other word can enter), None when the method has no penalty (a heuristic
     check was used), False when the working set could not be made large enough.
+    ``upper_bound``, ``gap``, ``relative_gap`` and ``certified`` are the component's.
 
     Examples
     --------
@@ -61,37 +57,109 @@ class Topic:
     >>> topic = res.topics[0]
     >>> topic.rank, len(topic.words), len(topic.word_ids), topic.penalty is None
     (1, 3, 3, True)
+    >>> topic.result is res.results[0]
+    True
     """
 
-    rank: int
-    words: list
-    word_ids: np.ndarray
-    loadings: np.ndarray
-    variance: float
-    explained_variance: float
-    explained_variance_ratio: float
-    penalty: float | None
-    working_set_safe: bool | None
-    seconds: float
-    method: str
-    info: dict = field(default_factory=dict)
-    #: the component this topic reads (:class:`eigensparse.ComponentResult`): its
-    #: ``upper_bound`` and ``gap`` when the solver gives them
-    result: Any = field(default=None, repr=False, compare=False)
+    __slots__ = ("_res", "_j")
+
+    def __init__(self, res, j: int):
+        self._res, self._j = res, int(j)
+
+    @property
+    def rank(self) -> int:
+        return self._j + 1
+
+    @property
+    def result(self):
+        """The component this topic reads (:class:`eigensparse.ComponentResult`)."""
+        return self._res.results[self._j]
+
+    @property
+    def word_ids(self) -> np.ndarray:
+        return self._res.ordered_support(self._j)
+
+    @property
+    def words(self) -> list:
+        return [self._res.feature_label(i) for i in self.word_ids]
+
+    @property
+    def loadings(self) -> np.ndarray:
+        return self._res.components[self._j, self.word_ids]
 
     @property
     def cardinality(self) -> int:
-        return int(len(self.word_ids))
+        return int(self._res.supports[self._j].size)
+
+    @property
+    def variance(self) -> float:
+        return float(self._res.variances[self._j])
+
+    @property
+    def explained_variance(self) -> float:
+        return float(self._res.explained_variance[self._j])
+
+    @property
+    def explained_variance_ratio(self) -> float:
+        return float(self._res.explained_variance_ratio[self._j])
+
+    @property
+    def penalty(self):
+        return self._res.penalty_of(self._j)
+
+    @property
+    def stability(self):
+        st = self._res.stability
+        return None if st is None else float(st.stability[self._j])
+
+    def _info(self) -> dict:
+        info = self.result.info
+        return info if isinstance(info, dict) else {}
+
+    @property
+    def working_set_safe(self):
+        return self._info().get("working_set_safe")
+
+    @property
+    def seconds(self) -> float:
+        return float(self._info().get("seconds", 0.0))
+
+    @property
+    def method(self) -> str:
+        return self._res.method
+
+    @property
+    def info(self) -> dict:
+        """The scalar entries of the component's ``info``, with ``n_iter`` and ``converged``."""
+        r = self.result
+        out = {k: v for k, v in self._info().items()
+               if isinstance(v, (int, float, str, bool, type(None)))}
+        out.update({"n_iter": r.n_iter, "converged": r.converged})
+        return out
 
     @property
     def upper_bound(self):
         """The solver's upper bound on the topic's problem (None when it gives none)."""
-        return getattr(self.result, "upper_bound", None)
+        return self.result.upper_bound
 
     @property
     def gap(self):
         """The solver's gap (None when it gives none)."""
-        return getattr(self.result, "gap", None)
+        return self.result.gap
+
+    @property
+    def relative_gap(self):
+        return self.result.relative_gap
+
+    @property
+    def certified(self):
+        """Whether the words are proven the best (None when the solver gives no bound,
+        as in the JSON)."""
+        return None if self.upper_bound is None else self.result.certified
+
+    def __repr__(self) -> str:
+        return (f"Topic(rank={self.rank}, words={self.words!r}, variance={_fmt(self.variance)}, "
+                f"certified={self.certified})")
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)  # the short repr of SparsePCAResult
@@ -185,23 +253,8 @@ class TopicsResult(SparsePCAResult):
 
     @cached_property
     def topics(self) -> list:
-        out = []
-        for j in range(self.components.shape[0]):
-            ids = self.ordered_support(j)
-            r = self.results[j]
-            rinfo = r.info if isinstance(r.info, dict) else {}
-            info = {k: v for k, v in rinfo.items()
-                    if isinstance(v, (int, float, str, bool, type(None)))}
-            info.update({"n_iter": r.n_iter, "converged": r.converged})
-            out.append(Topic(
-                rank=j + 1, words=[self.feature_label(i) for i in ids], word_ids=ids,
-                loadings=self.components[j, ids], variance=float(self.variances[j]),
-                explained_variance=float(self.explained_variance[j]),
-                explained_variance_ratio=float(self.explained_variance_ratio[j]),
-                penalty=self.penalty_of(j), working_set_safe=rinfo.get("working_set_safe"),
-                seconds=float(rinfo.get("seconds", 0.0)), method=self.method, info=info,
-                result=r))
-        return out
+        """Each component read as a topic (:class:`Topic`, a view)."""
+        return [Topic(self, j) for j in range(self.components.shape[0])]
 
     def solve_seconds(self) -> list[float]:
         return [t.seconds for t in self.topics]

@@ -23,7 +23,7 @@ Algorithm (the paper's)
    before it is solved, either by :func:`scipy.optimize.linear_sum_assignment` on the
    S × |union| slot/variable matrix (``matcher="lsa"``) or by an exact
    successive-shortest-path transportation solver over the k columns compiled with numba
-   (``matcher="ssp"``, the default: the same optimum, 10–200× faster, because the S
+   (``matcher="ssp"``, the default: the same optimum, in less time, because the S
    slots are s_j interchangeable copies of each column).
 4. Loadings: X_j = W_j restricted to I_j, normalized. The candidate kept is the one
    with the largest **true** objective Tr(XᵀAX) on the unsketched operator (evaluated

@@ -85,20 +85,26 @@ def _formulation_needs_data(options: dict) -> bool:
     return form is not None and form.variance.needs_data
 
 
+#: the options ``am`` and ``tpower`` share (one iteration engine), declared once
+_ITERATION_CONSTRAINTS = {
+    "n_starts": [None, Interval(Integral, 1, None, closed="left")],
+    "strategy": [StrOptions(set(STRATEGIES))],
+    "batch_size": [None, Interval(Integral, 1, None, closed="left")],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "polish": [bool],
+    "screen": [bool, StrOptions({"auto"})],
+    "record_path": [bool],
+    "init": [StrOptions(set(INITS)), "array-like"],
+}
+
+
 @register("am", penalized=True, needs_data=_formulation_needs_data,
           cost="O(p·b) per iteration for b starts (one Σ·V block product)",
           summary="Alternating maximization (24am), 8 formulations, many starts at once.",
-          constraints={"formulation": [StrOptions(set(FORMULATIONS))],
-                       "penalty": [None, Interval(Real, 0, None, closed="left")],
-                       "n_starts": [None, Interval(Integral, 1, None, closed="left")],
-                       "strategy": [StrOptions(set(STRATEGIES))],
-                       "batch_size": [None, Interval(Integral, 1, None, closed="left")],
-                       "max_iter": [Interval(Integral, 1, None, closed="left")],
-                       "tol": [Interval(Real, 0, None, closed="left")],
-                       "polish": [bool],
-                       "screen": [bool, StrOptions({"auto"})],
-                       "record_path": [bool],
-                       "init": [StrOptions(set(INITS)), "array-like"]})
+          constraints={**_ITERATION_CONSTRAINTS,
+                       "formulation": [StrOptions(set(FORMULATIONS))],
+                       "penalty": [None, Interval(Real, 0, None, closed="left")]})
 def am(op: Operator, cardinality=None, *, formulation: str = "l2_l0_con", penalty=None,
        n_starts=None, strategy: str = "otf", batch_size=None, max_iter: int = 200,
        tol: float = 1e-7, init="auto", polish: bool = True, screen="auto",
@@ -223,16 +229,7 @@ def am(op: Operator, cardinality=None, *, formulation: str = "l2_l0_con", penalt
 
 @register("tpower", cost="O(p·b) per iteration for b starts (one Σ·V block product)",
           summary="Truncated power method (Yuan & Zhang): AM for l2_l0_con.",
-          constraints={"n_starts": [None, Interval(Integral, 1, None, closed="left")],
-                       "strategy": [StrOptions(set(STRATEGIES))],
-                       "batch_size": [None, Interval(Integral, 1, None, closed="left")],
-                       "max_iter": [Interval(Integral, 1, None, closed="left")],
-                       "tol": [Interval(Real, 0, None, closed="left")],
-                       "polish": [bool],
-                       "screen": [bool, StrOptions({"auto"})],
-                       "record_path": [bool],
-                       "init": [StrOptions(set(INITS)), "array-like"]},
-          bounded=True)
+          constraints=_ITERATION_CONSTRAINTS, bounded=True)
 def tpower(op: Operator, cardinality, *, n_starts=None, init="auto", strategy: str = "otf",
            batch_size=None, max_iter: int = 200, tol: float = 1e-7, polish: bool = True,
            screen="auto", record_path: bool = False, random_state=None):
@@ -243,9 +240,8 @@ def tpower(op: Operator, cardinality, *, n_starts=None, init="auto", strategy: s
     largest variance and the approximate-greedy solution at cardinality s; the better
     fixed point is kept. From a single word the iteration grows the group of features
     that co-vary with it; the greedy start secures at least approximate greedy's
-    variance. (KOS, 8 disjoint components of 15 words, uncentered: total variance 42.80
-    with both starts, 41.45 with the single coordinate start, 40.11 with the classic
-    start on the s largest-variance features.) With ``n_starts`` given, ``"auto"`` means
+    variance (what each start explains on KOS: the methods page of the user guide).
+    With ``n_starts`` given, ``"auto"`` means
     coordinate and random starts as in :func:`am`.
     ``init="variance"`` gives that classic start; ``n_starts > 1`` adds starts (see
     :func:`am`).
