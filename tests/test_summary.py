@@ -96,16 +96,23 @@ def test_estimator_summary_needs_fit():
 def test_summary_rows_are_the_component_dicts_laid_out(res):
     from eigensparse._summary import SUMMARY_COLUMNS, _fmt, format_summary, summary_rows
 
-    rows = summary_rows(res, n_loadings=2)
-    assert len(rows) == 3 and all(len(r) == len(SUMMARY_COLUMNS) for r in rows)
+    heads, rows = summary_rows(res, n_loadings=2)
+    # no penalty, no stability: those columns are left out
+    assert heads == [h for h in SUMMARY_COLUMNS if h not in ("penalty", "stability")]
+    assert len(rows) == 3 and all(len(r) == len(heads) for r in rows)
     cum = np.cumsum(100 * res.explained_variance_ratio)
+    col = {h: i for i, h in enumerate(heads)}
     for j, row in enumerate(rows):
         d = res.component_dict(j)
-        assert row[:5] == [str(j + 1), "4", _fmt(d["variance"]), _fmt(d["explained_variance"]),
-                           f"{cum[j]:.2f}"]
-        assert row[5:8] == ["-", "-", "-"]  # greedy: no bound, no gap, not certified
-        assert row[8].startswith(f"{d['features'][0]} {d['loadings'][0]:+.3f}, ")
-        assert row[8].endswith(", … (+2)")
+        assert row[:4] == [str(j + 1), "4", _fmt(d["variance"]),
+                           f"{100 * d['explained_variance_ratio']:.2f}"]
+        assert row[col["cum. %"]] == f"{cum[j]:.2f}"
+        # greedy: no bound, no gap, not certified
+        assert [row[col[h]] for h in ("bound", "rel. gap", "certified")] == ["-", "-", "-"]
+        first = d["features"][0]
+        sign = "+" if d["loadings"][0] > 0 else "−"
+        assert row[col["top loadings"]].startswith(f"{sign}{first} {abs(d['loadings'][0]):.3f}, ")
+        assert row[col["top loadings"]].endswith(", … (+2)")
     header = format_summary(res, title="Mine").splitlines()[0]
     assert header.startswith("Mine: 3 components, 200 features, method 'greedy'")
     # numbers: 4 significant digits, scientific form outside [1e-3, 1e5)
