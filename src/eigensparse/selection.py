@@ -103,7 +103,7 @@ class CardinalityChoice:
     >>> choice.cardinality, choice.rule, choice.proven
     (5, 'fraction', True)
     >>> print(choice.line())
-    s=5 chosen: reaches 0.81 >= 0.80 of λ1; s=4 cannot (bound 0.74 of λ1)
+    s=5 chosen: reaches 0.81 >= 0.80 of λ1; s=4 cannot (bound 0.7... of λ1)
     """
 
     cardinality: int

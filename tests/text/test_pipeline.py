@@ -172,7 +172,8 @@ def test_result_table_json_and_plots(tmp_path, kos_greedy):
     table = res.format_table()
     # the topics table: corpus in the title, signed words, footer and legend
     assert table.startswith("Topics of docword.kos.txt.gz (3,430 documents")
-    assert "topic 1" in table and "explained %" in table and "penalty" in table
+    assert "topic 1" in table and "explained %" in table and "certified" in table
+    assert "penalty" not in table  # a cardinality method: no penalty row
     assert "+" + res.topics[0].words[0] in table and "+word / −word" in table
     assert "pass 2: covariance" in res.phase_table() and "total" in res.timings
     p = write_json(tmp_path / "out" / "topics.json", res)

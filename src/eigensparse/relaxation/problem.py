@@ -94,7 +94,7 @@ def threshold_point(S, rho):
     --------
     >>> import numpy as np
     >>> from eigensparse.relaxation import threshold_point
-    >>> S = np.array([[1.0, 0.3], [0.3, 1.0]])  # unit variances: ρ = 0.5 > |Σ_12|
+    >>> S = np.array([[1.0, 0.3], [0.3, 0.8]])  # ρ = 0.5 > |Σ_12|: Σ + U is diagonal
     >>> Z, U, primal, dual = threshold_point(S, 0.5)
     >>> round(primal, 12), round(dual, 12), np.diag(Z).round(6).tolist()
     (0.5, 0.5, [1.0, 0.0])
