@@ -37,6 +37,8 @@ PROPOSE_EVERY = 8
 USE_BLOCK = True
 #: factor between the penalties tried when the inherited one does not prune
 RHO_STEP = 1.6
+#: whether a node that the inherited penalty does not prune tries other penalties
+DESCENT = True
 
 
 @dataclass
@@ -138,7 +140,7 @@ class Search:
         self.bound_calls["eig"] += 1
         best, v = soft_eig_bound(self.S, F, R, k, rho, self.scale)
         best_rho = rho
-        if best <= cut:
+        if best <= cut or not DESCENT:
             return best, best_rho, v
         start = rho if rho > 0 else 1e-2 * (1.0 if self.scale is not None else float(self.d.max()))
         for factor in (RHO_STEP, 1.0 / RHO_STEP):
