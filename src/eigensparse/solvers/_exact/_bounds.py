@@ -74,14 +74,16 @@ def gershgorin_bound(absS: np.ndarray, d: np.ndarray, F: np.ndarray, R: np.ndarr
     return _gershgorin_local(absS[np.ix_(A, A)], d[A], F.size, k)
 
 
-def _gershgorin_local(absB: np.ndarray, dB: np.ndarray, f: int, k: int) -> float:
-    """:func:`gershgorin_bound` on a node's own block: ``absB`` (|A|×|A|, zero diagonal,
-    the f fixed indices first), ``dB`` its diagonal."""
+def _row_sums(absB: np.ndarray, f: int, k: int) -> np.ndarray:
+    """Per row i of a node's block, the largest Σ_{j ∈ S, j ≠ i} |B_ij| over the supports
+    S = F ∪ T, T ⊆ R, |T| = k, that contain i: the sum over the fixed columns plus the k
+    (fixed row) or k − 1 (free row, itself excluded) largest free entries of the row.
+    ``absB`` is |A|×|A| with a zero diagonal and the f fixed indices first."""
     fixed_part = absB[:, :f].sum(axis=1)
     W = absB[:, f:]
     m = W.shape[1]
     if m == 0 or k == 0:
-        return float((dB + fixed_part).max())
+        return fixed_part
     if k >= m:
         top = W.sum(axis=1)
         kth = W[f:].min(axis=1)
@@ -92,7 +94,13 @@ def _gershgorin_local(absB: np.ndarray, dB: np.ndarray, f: int, k: int) -> float
     # a free row takes k − 1 others: its own zero is a candidate, so dropping the k-th
     # largest of the row leaves exactly the k − 1 largest over R minus i
     top[f:] -= kth
-    return float((dB + fixed_part + top).max())
+    return fixed_part + top
+
+
+def _gershgorin_local(absB: np.ndarray, dB: np.ndarray, f: int, k: int) -> float:
+    """:func:`gershgorin_bound` on a node's own block: ``absB`` (|A|×|A|, zero diagonal,
+    the f fixed indices first), ``dB`` its diagonal."""
+    return float((dB + _row_sums(absB, f, k)).max())
 
 
 def trace_bound(d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
@@ -153,40 +161,40 @@ def block_split_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam_F
 
 def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
                    rho: float, scale: np.ndarray | None = None) -> tuple[float, np.ndarray]:
-    """Split (soft-threshold) eigenvalue bound on v(F, A), A = F ∪ R.
+    """Split (soft-threshold) eigenvalue bound on v(F, A), A = F ∪ R, with a per-row shift.
 
-    Split Σ[A, A] = M + U with U_ij = clip(Σ_ij, −ρc_ij, ρc_ij) entrywise, c_ij = w_iw_j
-    for the weights w = ``scale`` (default 1; w_i = √Σ_ii thresholds the correlations
-    instead of the covariances), and M = Σ[A, A] − U, the soft-thresholded block. Returns λmax(M) + g and the top
-    eigenvector of M (ordered F then R), with g the node Gershgorin bound of
-    :func:`gershgorin_bound` applied to U instead of Σ (so g <= ρ·s).
+    Split Σ[A, A] = M + U with U_ij = clip(Σ_ij, −ρc_ij, ρc_ij) off the diagonal (U_ii = 0),
+    c_ij = w_iw_j for the weights w = ``scale`` (default 1; w_i = √Σ_ii thresholds the
+    correlations instead of the covariances), and M = Σ[A, A] − U, the soft-thresholded
+    block. Let r_i be the largest Σ_{j∈S, j≠i} |U_ij| over the supports S = F ∪ T
+    (T ⊆ R, |T| = k) containing i: the fixed columns of row i plus its k (i ∈ F) or k − 1
+    (i ∈ R) largest free entries. Returns λmax(M + D) with D = diag(r), and the top
+    eigenvector of M + D (ordered F then R).
 
-    Proof. Let S = F ∪ T, T ⊆ R, |T| = k, and x a unit vector supported on S. Then
-    xᵀΣx = xᵀMx + xᵀUx (Weyl's split). By (I), xᵀMx <= λmax(M[S, S]) <= λmax(M).
-    And xᵀUx <= λmax(U[S, S]) <= g by the proof of :func:`gershgorin_bound`, which uses
-    nothing but (G) and the shape of S. ∎  (The proof holds for any symmetric U; the
-    clipping only chooses a good one.) With every |U_ij| = ρ, g = ρs and this is the
-    DSPCA dual bound λmax(Σ + U') + ρ‖x‖₁² (d'Aspremont et al.) at the feasible point
-    U' = −clip(Σ, ±ρ), restricted to A; clipped entries below ρ (weak correlations) and
-    the exact row sums of the fixed variables make g smaller. ρ = 0 gives interlacing,
-    λmax(Σ[A, A]).
+    Proof. Let x be a unit vector supported on such an S. Then xᵀΣx = xᵀMx + xᵀUx, and
+    since 2|x_ix_j| <= x_i² + x_j²,
+    xᵀUx <= Σ_{i≠j∈S} |U_ij||x_i||x_j| <= Σ_{i∈S} x_i² Σ_{j∈S, j≠i} |U_ij| <= Σ_{i∈S} r_i x_i²
+    = xᵀDx. So xᵀΣx <= xᵀ(M + D)x <= λmax((M + D)[S, S]) <= λmax(M + D) by interlacing
+    (I). Every such x and S is covered, so the bound holds for v(F, A). ∎  The proof holds
+    for any symmetric U; the clipping only chooses a good one. Since D ⪯ (max_i r_i)·I,
+    the result is at most λmax(M) + max_i r_i (the DSPCA-type dual bound λmax(Σ − U) + ρs
+    of d'Aspremont et al. with the Gershgorin bound of U at the node); ρ = 0 gives
+    interlacing, λmax(Σ[A, A]), and ρ >= max |Σ_ij| / c_ij the Gershgorin bound.
     """
     A = np.concatenate([F, R])
     M = S[np.ix_(A, A)]
-    g = 0.0
     if rho > 0:
         if scale is None:
             U = np.clip(M, -rho, rho)
         else:
             cap = rho * np.outer(scale[A], scale[A])
             U = np.clip(M, -cap, cap)
-        absU = np.abs(U)
-        du = np.diag(U).copy()
-        np.fill_diagonal(absU, 0.0)
-        g = _gershgorin_local(absU, du, F.size, k)
+        np.fill_diagonal(U, 0.0)
+        r = _row_sums(np.abs(U), F.size, k)
         M = M - U
+        M[np.diag_indices_from(M)] += r
     lam, v = top_eig(M)
-    return lam + g, v
+    return lam, v
 
 
 def enumerate_completions(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
