@@ -51,7 +51,7 @@ def _root_penalty(search: Search, allowed: np.ndarray, scale,
     F = np.zeros(0, dtype=np.intp)
 
     def bound(r):
-        return soft_eig_bound(search.S, F, A, search.s, r, scale)[0]
+        return soft_eig_bound(search.S, F, A, search.s, r, scale, search.order)[0]
 
     if off <= 0:
         return bound(0.0), 0.0
@@ -107,14 +107,14 @@ def _screen(search: Search, allowed: np.ndarray, rho: float, rounds: int = 3,
             R = allowed[allowed != j]
             if s == 1:
                 ok = search.d[j] > cut
-            elif gershgorin_bound(search.absS, search.d, F, R, s - 1) <= cut:
+            elif gershgorin_bound(search.absS, search.d, F, R, s - 1, search.order) <= cut:
                 ok = False
             elif block_split_bound(search.S, F, R, s - 1, float(search.d[j]),
                                    free_block_bound(search.S, search.absS, search.d, R,
-                                                    s - 1)) <= cut:
+                                                    s - 1, order=search.order)) <= cut:
                 ok = False
             else:
-                ok = soft_eig_bound(search.S, F, R, s - 1, rho, search.scale)[0] > cut
+                ok = soft_eig_bound(search.S, F, R, s - 1, rho, search.scale, search.order)[0] > cut
             keep.append(ok)
         keep = np.asarray(keep, dtype=bool)
         if keep.all() or keep.sum() < s:
@@ -184,7 +184,7 @@ def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
     none = np.zeros(0, dtype=np.intp)
     with threadpool_limits(limits=1):
         b = min(trace_bound(search.d, none, allowed, s),
-                gershgorin_bound(search.absS, search.d, none, allowed, s))
+                gershgorin_bound(search.absS, search.d, none, allowed, s, search.order))
         if s > 1:
             b = min(b, _root_setup(search, allowed, deadline)[0])
     return float(b)

@@ -24,10 +24,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numba
 from scipy import linalg as sla
+from scipy.linalg import lapack
 
 __all__ = ["gershgorin_bound", "trace_bound", "soft_eig_bound", "block_split_bound", "top_eig",
-           "block_lmax", "enumerate_completions", "free_block_bound"]
+           "block_lmax", "enumerate_completions", "free_block_bound", "shifted_block",
+           "proves_below", "partner_order"]
 
 
 def top_eig(M: np.ndarray) -> tuple[float, np.ndarray]:
@@ -49,7 +52,8 @@ def block_lmax(S: np.ndarray, supports: np.ndarray) -> np.ndarray:
     return np.linalg.eigvalsh(blocks)[:, -1]
 
 
-def gershgorin_bound(absS: np.ndarray, d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
+def gershgorin_bound(absS: np.ndarray, d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
+                     order: np.ndarray | None = None) -> float:
     """Gershgorin bound on v(F, A), A = F ∪ R, k = s − |F| free slots.
 
     Proof. Let S = F ∪ T with T ⊆ R, |T| = k. By (G),
@@ -62,45 +66,118 @@ def gershgorin_bound(absS: np.ndarray, d: np.ndarray, F: np.ndarray, R: np.ndarr
     Parameters
     ----------
     absS : ndarray (p, p)
-        |Σ| with a zero diagonal.
+        Σ or |Σ| (only the absolute values off the diagonal are read).
     d : ndarray (p,)
         diag Σ.
     F, R : ndarray of int
         Fixed and free indices (disjoint).
     k : int
         Number of free slots, 1 <= k <= |R|.
+    order : ndarray (p, p) of int, optional
+        :func:`partner_order` of Σ (computed when omitted).
     """
     A = np.concatenate([F, R])
-    return _gershgorin_local(absS[np.ix_(A, A)], d[A], F.size, k)
+    return float((d[A] + _row_sums(absS, F, R, k, order=order)).max())
 
 
-def _row_sums(absB: np.ndarray, f: int, k: int) -> np.ndarray:
-    """Per row i of a node's block, the largest Σ_{j ∈ S, j ≠ i} |B_ij| over the supports
-    S = F ∪ T, T ⊆ R, |T| = k, that contain i: the sum over the fixed columns plus the k
-    (fixed row) or k − 1 (free row, itself excluded) largest free entries of the row.
-    ``absB`` is |A|×|A| with a zero diagonal and the f fixed indices first."""
-    fixed_part = absB[:, :f].sum(axis=1)
-    W = absB[:, f:]
-    m = W.shape[1]
-    if m == 0 or k == 0:
-        return fixed_part
-    if k >= m:
-        top = W.sum(axis=1)
-        kth = W[f:].min(axis=1)
-    else:
-        part = -np.partition(-W, k - 1, axis=1)
-        top = part[:, :k].sum(axis=1)
-        kth = part[f:, k - 1]
-    # a free row takes k − 1 others: its own zero is a candidate, so dropping the k-th
-    # largest of the row leaves exactly the k − 1 largest over R minus i
-    top[f:] -= kth
-    return fixed_part + top
+def partner_order(S: np.ndarray) -> np.ndarray:
+    """Each row's columns by decreasing |Σ_ij| (p×p indices, computed once per search): the
+    node row sums below walk a row from its largest entries and stop after k free ones."""
+    return np.argsort(-np.abs(S), axis=1, kind="stable").astype(np.intp)
 
 
-def _gershgorin_local(absB: np.ndarray, dB: np.ndarray, f: int, k: int) -> float:
-    """:func:`gershgorin_bound` on a node's own block: ``absB`` (|A|×|A|, zero diagonal,
-    the f fixed indices first), ``dB`` its diagonal."""
-    return float((dB + _row_sums(absB, f, k)).max())
+@numba.njit(cache=True, nogil=True)
+def _node_rows(S, order, A, f, k, rho, w, status):
+    """Per position a of the node's index list A (fixed first, f of them): the largest
+    Σ_{j∈S, j≠i} |U_ij| over the supports S = F ∪ T (T ⊆ R, |T| = k) containing i = A[a],
+    with |U_ij| = min(|S_ij|, ρ·w_iw_j) (ρ = inf: |S_ij|). That is the sum over the fixed
+    columns plus the k (fixed row) or k − 1 (free row, itself excluded) largest free
+    entries of the row. ``status[j]`` is 2 for the free indices; ``order`` is
+    :func:`partner_order`: a row is walked by decreasing |S_ij| and the walk stops once
+    the next |S_ij| (an upper bound on every later clipped entry) cannot enter the top."""
+    n = A.size
+    r = np.zeros(n)
+    top = np.empty(max(k, 1))
+    for a in range(n):
+        i = A[a]
+        kk = k if a < f else k - 1
+        acc = 0.0
+        for b in range(f):
+            if b != a:
+                j = A[b]
+                v = abs(S[i, j])
+                cap = rho * w[i] * w[j]
+                if v > cap:
+                    v = cap
+                acc += v
+        found = 0
+        if kk > 0:
+            row = order[i]
+            for q in range(row.size):
+                j = row[q]
+                if j == i or status[j] != 2:
+                    continue
+                u = abs(S[i, j])
+                if found == kk and u <= top[0]:
+                    break
+                v = u
+                cap = rho * w[i] * w[j]
+                if v > cap:
+                    v = cap
+                if found < kk:
+                    # insert into the ascending top[0..found)
+                    m = found
+                    while m > 0 and top[m - 1] > v:
+                        top[m] = top[m - 1]
+                        m -= 1
+                    top[m] = v
+                    found += 1
+                elif v > top[0]:
+                    m = 1
+                    while m < kk and top[m] < v:
+                        top[m - 1] = top[m]
+                        m += 1
+                    top[m - 1] = v
+            for q in range(found):
+                acc += top[q]
+        r[a] = acc
+    return r
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_block(S, A, rho, w, r, out):
+    """out = Σ[A, A] soft-thresholded off the diagonal (Σ_ij − clip(Σ_ij, ±ρw_iw_j)), with
+    Σ_ii + r_i on the diagonal."""
+    n = A.size
+    for a in range(n):
+        i = A[a]
+        for b in range(n):
+            j = A[b]
+            if a == b:
+                out[a, a] = S[i, i] + r[a]
+            else:
+                x = S[i, j]
+                cap = rho * w[i] * w[j]
+                if x > cap:
+                    out[a, b] = x - cap
+                elif x < -cap:
+                    out[a, b] = x + cap
+                else:
+                    out[a, b] = 0.0
+
+
+def _row_sums(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: float = math.inf,
+              w: np.ndarray | None = None, order: np.ndarray | None = None) -> np.ndarray:
+    """:func:`_node_rows` for the node (F, F ∪ R), rows ordered F then R."""
+    p = S.shape[0]
+    if w is None:
+        w = np.ones(p)
+    if order is None:
+        order = partner_order(S)
+    status = np.zeros(p, dtype=np.int8)
+    status[R] = 2
+    A = np.ascontiguousarray(np.concatenate([F, R]), dtype=np.intp)
+    return _node_rows(S, order, A, F.size, k, float(rho), w, status)
 
 
 def trace_bound(d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
@@ -111,7 +188,7 @@ def trace_bound(d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
 
 
 def free_block_bound(S: np.ndarray, absS: np.ndarray, d: np.ndarray, R: np.ndarray, k: int,
-                     lam_R: float | None = None) -> float:
+                     lam_R: float | None = None, order: np.ndarray | None = None) -> float:
     """Upper bound on max { λmax(Σ[T, T]) : T ⊆ R, |T| = k } (the free part alone).
 
     The smallest of: the trace bound (the k largest Σ_jj, j ∈ R; Σ ⪰ 0 so λmax <= Tr);
@@ -125,7 +202,7 @@ def free_block_bound(S: np.ndarray, absS: np.ndarray, d: np.ndarray, R: np.ndarr
     if k == 1:
         return float(d[R].max())
     none = np.zeros(0, dtype=np.intp)
-    b = min(trace_bound(d, none, R, k), gershgorin_bound(absS, d, none, R, k))
+    b = min(trace_bound(d, none, R, k), gershgorin_bound(absS, d, none, R, k, order))
     if lam_R is not None:
         b = min(b, float(lam_R))
     return b
@@ -160,7 +237,8 @@ def block_split_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam_F
 
 
 def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
-                   rho: float, scale: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+                   rho: float, scale: np.ndarray | None = None,
+                   order: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """Split (soft-threshold) eigenvalue bound on v(F, A), A = F ∪ R, with a per-row shift.
 
     Split Σ[A, A] = M + U with U_ij = clip(Σ_ij, −ρc_ij, ρc_ij) off the diagonal (U_ii = 0),
@@ -181,20 +259,44 @@ def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
     of d'Aspremont et al. with the Gershgorin bound of U at the node); ρ = 0 gives
     interlacing, λmax(Σ[A, A]), and ρ >= max |Σ_ij| / c_ij the Gershgorin bound.
     """
-    A = np.concatenate([F, R])
-    M = S[np.ix_(A, A)]
-    if rho > 0:
-        if scale is None:
-            U = np.clip(M, -rho, rho)
-        else:
-            cap = rho * np.outer(scale[A], scale[A])
-            U = np.clip(M, -cap, cap)
-        np.fill_diagonal(U, 0.0)
-        r = _row_sums(np.abs(U), F.size, k)
-        M = M - U
-        M[np.diag_indices_from(M)] += r
-    lam, v = top_eig(M)
-    return lam, v
+    return top_eig(shifted_block(S, F, R, k, rho, scale, order))
+
+
+def shifted_block(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: float,
+                  scale: np.ndarray | None = None,
+                  order: np.ndarray | None = None) -> np.ndarray:
+    """The matrix M + D of :func:`soft_eig_bound` (rows and columns F then R); ``order``
+    is :func:`partner_order` of Σ (computed when omitted)."""
+    A = np.ascontiguousarray(np.concatenate([F, R]), dtype=np.intp)
+    if rho <= 0:
+        return S[np.ix_(A, A)]
+    w = np.ones(S.shape[0]) if scale is None else scale
+    r = _row_sums(S, F, R, k, rho, w, order)
+    out = np.empty((A.size, A.size))
+    _fill_block(S, A, float(rho), w, r, out)
+    return out
+
+
+def proves_below(B: np.ndarray, t: float) -> bool:
+    """True only if λmax(B) <= t for the symmetric B, proven by a Cholesky factor of
+    (t − δ)·I − B (LAPACK ``potrf``), at a quarter of the cost of an eigenvalue solve.
+
+    Proof. If Cholesky runs to completion on a symmetric C in floating point, the factor
+    satisfies RᵀR = C + E with |E_ij| <= γ_{n+1}√(C_iiC_jj) (Demmel; Higham, Accuracy and
+    Stability, Thm 10.5), so ‖E‖₂ <= n·γ_{n+1}·max_i C_ii =: δ' and C + E ⪰ 0 gives
+    λmin(C) >= −δ'. With C = (t − δ)I − B and δ >= δ' (here δ = 2n(n + 1)·ε·max_i C_ii,
+    γ_{n+1} = (n + 1)ε/(1 − (n + 1)ε)), λmax(B) <= t − δ + δ' <= t. Returns False when the
+    factorization breaks down (nothing proven; the caller computes λmax). ∎
+    """
+    n = B.shape[0]
+    C = -B
+    diag = t - np.diag(B)
+    if n == 0 or diag.min() <= 0:
+        return False
+    delta = 2.0 * n * (n + 1) * np.finfo(float).eps * float(diag.max())
+    C[np.diag_indices_from(C)] = diag - delta
+    _, info = lapack.dpotrf(C, lower=False, clean=False, overwrite_a=True)
+    return info == 0
 
 
 def enumerate_completions(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,

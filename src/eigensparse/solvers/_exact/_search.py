@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._bounds import (block_lmax, block_split_bound, enumerate_completions, free_block_bound,
-                      gershgorin_bound, soft_eig_bound, top_eig, trace_bound)
+                      gershgorin_bound, partner_order, proves_below, shifted_block, soft_eig_bound, top_eig,
+                      trace_bound)
 
 __all__ = ["Search", "ProcessNodePool"]
 
@@ -38,7 +39,9 @@ USE_BLOCK = True
 #: factor between the penalties tried when the inherited one does not prune
 RHO_STEP = 1.6
 #: whether a node that the inherited penalty does not prune tries other penalties
-DESCENT = True
+DESCENT = False
+#: whether a Cholesky factor is tried first to prove the eigenvalue bound below the cut
+PROVE_FIRST = True
 
 
 @dataclass
@@ -74,12 +77,14 @@ class Search:
     heap: list = field(default_factory=list)
     bound_calls: dict = field(default_factory=lambda: {"cheap": 0, "block": 0,
                                                         "block_pruned": 0, "eig": 0,
+                                                        "chol_pruned": 0,
                                                         "enum": 0})
 
     def __post_init__(self):
         self.absS = np.abs(self.S)
         np.fill_diagonal(self.absS, 0.0)
         self.d = np.diag(self.S).copy()
+        self.order = partner_order(self.S)
         self._tie = itertools.count()
         self._lock = threading.Lock()
 
@@ -113,16 +118,18 @@ class Search:
             return None
         self.bound_calls["cheap"] += 1
         cut = self.cut
-        if min(trace_bound(self.d, F, R, k), gershgorin_bound(self.absS, self.d, F, R, k)) <= cut:
+        if min(trace_bound(self.d, F, R, k), gershgorin_bound(self.absS, self.d, F, R, k, self.order)) <= cut:
             return None
         if USE_BLOCK and F.size:
             self.bound_calls["block"] += 1
             lam_F = top_eig(self.S[np.ix_(F, F)])[0]
-            lam_T = free_block_bound(self.S, self.absS, self.d, R, k)
+            lam_T = free_block_bound(self.S, self.absS, self.d, R, k, order=self.order)
             if block_split_bound(self.S, F, R, k, lam_F, lam_T) <= cut:
                 self.bound_calls["block_pruned"] += 1
                 return None
         bound, rho, v = self._eig_bound(F, R, k, rho, cut)
+        if v is None:  # proven below the cut
+            return None
         bound = min(bound, parent_bound)
         vr = np.abs(v[F.size:])
         if self.nodes % PROPOSE_EVERY == 0:
@@ -138,7 +145,11 @@ class Search:
         prune, a local descent on ρ (steps by a factor RHO_STEP up, then down), keeping the
         smallest value found. Every value tried is a valid bound, so the minimum is too."""
         self.bound_calls["eig"] += 1
-        best, v = soft_eig_bound(self.S, F, R, k, rho, self.scale)
+        B = shifted_block(self.S, F, R, k, rho, self.scale, self.order)
+        if PROVE_FIRST and proves_below(B, cut):
+            self.bound_calls["chol_pruned"] += 1
+            return cut, rho, None
+        best, v = top_eig(B)
         best_rho = rho
         if best <= cut or not DESCENT:
             return best, best_rho, v
@@ -147,7 +158,7 @@ class Search:
             r, improved = start * factor, False
             for _ in range(8):
                 self.bound_calls["eig"] += 1
-                b, w = soft_eig_bound(self.S, F, R, k, r, self.scale)
+                b, w = soft_eig_bound(self.S, F, R, k, r, self.scale, self.order)
                 if b >= best:
                     break
                 best, best_rho, v, improved = b, r, w, True
