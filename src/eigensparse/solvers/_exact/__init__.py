@@ -336,7 +336,7 @@ def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
     """Incumbent, root penalty, screening and the tree search (see :func:`exact`)."""
     p = S.shape[0]
 
-    inc, best, heur = initial_incumbent(S, s, n_starts=n_starts, seed=seed)
+    inc, best, heur = initial_incumbent(S, s, n_starts=n_starts, seed=seed, deadline=deadline)
     search = Search(S, s, inc, best, float(tol))
     allowed = np.arange(p)
     rho, root_bound, n_screened = 0.0, None, 0

@@ -238,7 +238,8 @@ def block_split_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam_F
 
 def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
                    rho: float, scale: np.ndarray | None = None,
-                   order: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+                   order: np.ndarray | None = None,
+                   cut: float | None = None) -> tuple[float, np.ndarray | None]:
     """Split (soft-threshold) eigenvalue bound on v(F, A), A = F ∪ R, with a per-row shift.
 
     Split Σ[A, A] = M + U with U_ij = clip(Σ_ij, −ρc_ij, ρc_ij) off the diagonal (U_ii = 0),
@@ -258,8 +259,15 @@ def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
     the result is at most λmax(M) + max_i r_i (the DSPCA-type dual bound λmax(Σ − U) + ρs
     of d'Aspremont et al. with the Gershgorin bound of U at the node); ρ = 0 gives
     interlacing, λmax(Σ[A, A]), and ρ >= max |Σ_ij| / c_ij the Gershgorin bound.
+
+    With ``cut`` given, a Cholesky factor is tried first (:func:`proves_below`): when it
+    proves λmax(M + D) <= cut, ``(cut, None)`` is returned without an eigensolve.
+    ``order`` is :func:`partner_order` of Σ (computed when omitted).
     """
-    return top_eig(shifted_block(S, F, R, k, rho, scale, order))
+    B = shifted_block(S, F, R, k, rho, scale, order)
+    if cut is not None and proves_below(B, cut):
+        return float(cut), None
+    return top_eig(B)
 
 
 def shifted_block(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: float,
