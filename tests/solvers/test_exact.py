@@ -388,3 +388,23 @@ def test_cholesky_proof_never_proves_a_false_bound():
             assert not ok or lam <= t
             proved += ok
     assert proved >= 50  # the comfortable margins are proven
+
+
+def test_process_subtrees_hand_back_open_nodes():
+    """Subtrees cut short in the workers (3 nodes each) send their open nodes back to the
+    main heap: the search still closes on the brute-force optimum from a poor incumbent."""
+    from eigensparse.solvers._exact._search import ProcessNodePool, Search
+
+    S = _real_corr(22, 3)
+    s = 6
+    e = exhaustive(Covariance(S), s).variance
+    first = np.arange(s)  # a poor incumbent: the workers must find the optimum
+    search = Search(S, s, float(block_lmax(S, first[None, :])[0]), first, 1e-9)
+    search.root(np.arange(22), 0.0)
+    pool = ProcessNodePool(search, 2, nodes_per_subtree=3)
+    try:
+        done = search.run(deadline=np.inf, max_nodes=np.inf, pool=pool)
+    finally:
+        pool.shutdown()
+    assert done and abs(search.incumbent - e) <= 1e-10 * e
+    assert search.nodes > 2 * 3  # more than one batch: open nodes came back

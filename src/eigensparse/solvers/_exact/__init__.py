@@ -228,7 +228,7 @@ def _progress_callback(enabled, s):
                        "backend": [StrOptions({"threads", "processes"})]})
 def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float = 600.0,
           max_nodes=None, tol: float = 1e-9, n_jobs: int = 1, progress="auto",
-          n_starts: int = 64, screen: bool = True, backend: str = "threads"):
+          n_starts: int = 64, screen: bool = True, backend: str = "processes"):
     """Certified optimal sparse component: max λmax(Σ[S, S]) over supports with |S| = s.
 
     A best-first branch and bound over supports (Berk & Bertsimas 2019 design: a strong
@@ -264,13 +264,15 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         <= incumbent·(1 + tol), so a certified value is within that factor of the optimum.
     n_jobs : int, default=1
         Workers evaluating the nodes of a batch; -1: all cores.
-    backend : {"threads", "processes"}, default="threads"
-        What the ``n_jobs`` workers are. Threads share the search (LAPACK releases the
-        GIL, the Python around it does not); processes each hold a copy of Σ and receive
-        nodes (F, R, ρ, parent bound) as small picklable tuples, evaluate them at the
-        incumbent of the batch's start and send back the supports they find, which are
-        offered in the batch's order (see :class:`._search.ProcessNodePool`). Starting the
-        processes costs a fixed overhead; worth it only on searches of many nodes.
+    backend : {"processes", "threads"}, default="processes"
+        What the ``n_jobs`` workers are. Processes each hold a copy of Σ and expand
+        subtrees: a batch sends the best open nodes (F, R, bound, ρ, branching variable:
+        small picklable tuples), each worker searches one best-first for a fixed number of
+        nodes at the incumbent of the batch's start and sends back the nodes it left open
+        and the supports it found (see :class:`._search.ProcessNodePool`); starting them
+        costs a fixed overhead. Threads share the search (LAPACK releases the GIL, the
+        Python around it does not); on 2 cores they were slower than processes on every
+        benchmark instance (``benchmarks/bench_exact.py``).
     progress : bool or "auto", default="auto"
         A tqdm bar showing the relative gap close; "auto": only when stderr is a terminal.
     n_starts : int >= 1, default=64
@@ -332,7 +334,7 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
 
 
 def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts, screen, t0,
-           backend="threads"):
+           backend="processes"):
     """Incumbent, root penalty, screening and the tree search (see :func:`exact`)."""
     p = S.shape[0]
 

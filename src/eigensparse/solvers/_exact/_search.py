@@ -217,15 +217,27 @@ class Search:
             if -self.heap[0][0] <= self.cut:
                 self.heap.clear()  # every open bound is at most the incumbent (within tol)
                 break
+            if isinstance(pool, ProcessNodePool):
+                # subtrees: the best open nodes, each expanded in a worker for a while;
+                # what is left open there comes back to this heap
+                roots = []
+                while self.heap and len(roots) < pool.subtrees_per_batch and \
+                        -self.heap[0][0] > self.cut:
+                    neg, _, F, R, rho, j = heapq.heappop(self.heap)
+                    roots.append((F, R, -neg, rho, j))
+                for F, R, bound, rho, j in pool.expand(self, deadline, roots):
+                    if bound > self.cut:
+                        self.push(F, R, (bound, rho, j))
+                if progress is not None:
+                    progress(self)
+                continue
             work = []
             while self.heap and len(work) < batch and -self.heap[0][0] > self.cut:
                 neg, _, F, R, rho, j = heapq.heappop(self.heap)
                 Rj = R[R != j]
                 work.append((np.append(F, j), Rj, rho, -neg))  # j in
                 work.append((F, Rj, rho, -neg))                # j out
-            if isinstance(pool, ProcessNodePool) and len(work) > 1:
-                items = pool.evaluate(self, deadline, work)
-            elif pool is not None and len(work) > 1:
+            if pool is not None and len(work) > 1:
                 items = list(pool.map(lambda w: self._evaluate_before(deadline, w), work))
             else:
                 items = [self._evaluate_before(deadline, w) for w in work]
@@ -250,49 +262,60 @@ def _worker_init(S, s, tol, scale):
     _WORKER = Search(S, s, -np.inf, np.zeros(0, dtype=np.intp), tol, scale)
 
 
-def _worker_eval(args):
-    """Evaluate one node in a worker at the incumbent it is sent; returns the node's item,
-    the worker's incumbent and support (when it improved) and the counters it spent.
-
-    ``index`` is the node counter the sequential search would have before this node, so
-    the periodic incumbent proposals fall on the same nodes whichever worker runs them."""
-    deadline, incumbent, index, w = args
+def _worker_subtree(args):
+    """Expand one subtree in a worker: the open node ``root`` = (F, R, bound, ρ, branching
+    variable) is searched best-first at the incumbent it is sent, for at most
+    ``max_nodes`` node evaluations or until the deadline (seconds left). Returns the nodes
+    left open (same tuples; each carries a valid bound of its subtree), the worker's
+    incumbent and support (when it improved) and the counters it spent. The node counter
+    starts at 0 for every subtree, so what a subtree does does not depend on the worker
+    that runs it."""
+    left, incumbent, max_nodes, root = args
     ws = _WORKER
     ws.incumbent, ws.best = incumbent, np.zeros(0, dtype=np.intp)
-    ws.nodes = index
-    n0, l0, c0 = ws.nodes, ws.leaves, ws.closed_supports
-    b0 = dict(ws.bound_calls)
-    # deadlines are perf_counter values of the parent; send the time left instead
-    item = ws._evaluate_before(time.perf_counter() + deadline, w)
-    calls = {key: ws.bound_calls[key] - b0.get(key, 0) for key in ws.bound_calls}
+    ws.nodes = ws.leaves = ws.closed_supports = 0
+    ws.bound_calls = {key: 0 for key in ws.bound_calls}
+    ws.heap = []
+    F, R, bound, rho, j = root
+    ws.push(F, R, (bound, rho, j))
+    ws.run(deadline=time.perf_counter() + left, max_nodes=max_nodes)
+    rest = [(F, R, -neg, rho, j) for neg, _, F, R, rho, j in ws.heap]
     found = (ws.incumbent, ws.best) if ws.incumbent > incumbent else None
-    return item, found, (ws.nodes - n0, ws.leaves - l0, ws.closed_supports - c0, calls)
+    return rest, found, (ws.nodes, ws.leaves, ws.closed_supports, dict(ws.bound_calls))
 
 
 class ProcessNodePool:
-    """Evaluates the nodes of a batch in worker processes (the GIL is not shared).
+    """Expands subtrees of the search in worker processes (the GIL is not shared).
 
-    A node (F, R, ρ, parent bound) is a tuple of small arrays and floats, so it pickles
-    cheaply; Σ is sent once per worker. Incumbent exchange: every node of a batch is
-    evaluated at the incumbent of the batch's start, and the supports the workers find are
-    offered back in the batch's order, so the result does not depend on which worker ran
-    what or when (given the batch, the pruning is the same).
+    A node (F, R, bound, ρ, branching variable) is a tuple of small arrays and floats, so
+    it pickles cheaply; Σ is sent once per worker. Each batch takes the
+    ``subtrees_per_batch`` best open nodes; a worker expands one of them best-first for
+    ``nodes_per_subtree`` node evaluations (:func:`_worker_subtree`) and sends back the
+    nodes it left open, which join the main heap, so the global bound stays
+    max(incumbent, largest open bound). Incumbent exchange: every subtree of a batch is
+    searched at the incumbent of the batch's start; the supports the workers find are
+    offered back in the batch's order, and the next batch starts from the best of them,
+    so the result does not depend on which worker ran what or when.
     """
 
-    def __init__(self, search: Search, workers: int):
+    def __init__(self, search: Search, workers: int, nodes_per_subtree: int = 64):
         from concurrent.futures import ProcessPoolExecutor
         import multiprocessing as mp
 
+        self.workers = int(workers)
+        self.subtrees_per_batch = 2 * self.workers
+        self.nodes_per_subtree = int(nodes_per_subtree)
         self.executor = ProcessPoolExecutor(
             workers, mp_context=mp.get_context(), initializer=_worker_init,
             initargs=(search.S, search.s, search.tol, search.scale))
 
-    def evaluate(self, search: Search, deadline: float, work):
+    def expand(self, search: Search, deadline: float, roots):
+        """Expand ``roots`` in the workers; returns the nodes they left open."""
         left = deadline - time.perf_counter()
-        args = [(left, search.incumbent, search.nodes + i, w) for i, w in enumerate(work)]
-        out = list(self.executor.map(_worker_eval, args))
-        items = []
-        for item, found, (nodes, leaves, closed, calls) in out:
+        args = [(left, search.incumbent, self.nodes_per_subtree, r) for r in roots]
+        out = list(self.executor.map(_worker_subtree, args))
+        rest = []
+        for nodes_left, found, (nodes, leaves, closed, calls) in out:
             search.nodes += nodes
             search.leaves += leaves
             search.closed_supports += closed
@@ -300,8 +323,8 @@ class ProcessNodePool:
                 search.bound_calls[key] = search.bound_calls.get(key, 0) + v
             if found is not None:
                 search._offer(*found)
-            items.append(item)
-        return items
+            rest.extend(nodes_left)
+        return rest
 
     def shutdown(self):
         self.executor.shutdown(cancel_futures=True)
