@@ -37,8 +37,11 @@ PROPOSE_EVERY = 8
 USE_BLOCK = True
 #: factor between the penalties tried when the inherited one does not prune
 RHO_STEP = 1.6
-#: whether a node that the inherited penalty does not prune tries other penalties
-DESCENT = False
+#: whether a node that the inherited penalty does not prune tries other penalties:
+#: True, False or "auto" (while it pays, see :meth:`Search._descend`)
+DESCENT = "auto"
+#: "auto" descent: one node in this many tries it
+DESCENT_SAMPLE = 2
 #: whether a Cholesky factor is tried first to prove the eigenvalue bound below the cut
 PROVE_FIRST = True
 
@@ -86,6 +89,8 @@ class Search:
         self.order = partner_order(self.S)
         self._tie = itertools.count()
         self._lock = threading.Lock()
+        self._lam_cache = {}
+        self._descent_tries = self._descent_pruned = 0
 
     # ---------------------------------------------------------------- bounds
     @property
@@ -109,23 +114,24 @@ class Search:
             self.leaves += 1
             self._offer(float(block_lmax(self.S, sup[None, :])[0]), sup)
             return None
+        self.bound_calls["cheap"] += 1
+        cut = self.cut
+        if min(trace_bound(self.d, F, R, k),
+               gershgorin_bound(self.absS, self.d, F, R, k, self.order)) <= cut:
+            return None
+        if USE_BLOCK and F.size:
+            self.bound_calls["block"] += 1
+            lam_T = free_block_bound(self.S, self.absS, self.d, R, k, order=self.order)
+            if block_split_bound(self.S, F, R, k, self._lam_fixed(F), lam_T) <= cut:
+                self.bound_calls["block_pruned"] += 1
+                return None
+        # a node that the cheap bounds keep and has few completions is closed exactly
         if math.comb(R.size, k) <= ENUM_MAX:
             self.bound_calls["enum"] += 1
             self.closed_supports += math.comb(R.size, k)
             val, sup = enumerate_completions(self.S, F, R, k)
             self._offer(val, sup)
             return None
-        self.bound_calls["cheap"] += 1
-        cut = self.cut
-        if min(trace_bound(self.d, F, R, k), gershgorin_bound(self.absS, self.d, F, R, k, self.order)) <= cut:
-            return None
-        if USE_BLOCK and F.size:
-            self.bound_calls["block"] += 1
-            lam_F = top_eig(self.S[np.ix_(F, F)])[0]
-            lam_T = free_block_bound(self.S, self.absS, self.d, R, k, order=self.order)
-            if block_split_bound(self.S, F, R, k, lam_F, lam_T) <= cut:
-                self.bound_calls["block_pruned"] += 1
-                return None
         bound, rho, v = self._eig_bound(F, R, k, rho, cut)
         if v is None:  # proven below the cut
             return None
@@ -139,13 +145,34 @@ class Search:
             return None
         return bound, rho, int(R[int(np.argmax(vr))])
 
+    def _descend(self) -> bool:
+        """Whether this node tries the penalty descent: always with ``DESCENT = True``,
+        never with False; with "auto" every ``DESCENT_SAMPLE``-th node. The descent rarely
+        prunes the node itself, but its children inherit the penalty (and the lower bound)
+        it finds: one node in two keeps the penalty following the tree at a fraction of the
+        cost of a descent at every node (benchmarks/bench_exact.py: on a KOS subset and
+        the weak spike it halved the time or better; on communities and arrhythmia, where
+        the root penalty stays good, it costs 20-40%)."""
+        if DESCENT != "auto":
+            return bool(DESCENT)
+        return self.nodes % DESCENT_SAMPLE == 0
+
+    def _lam_fixed(self, F):
+        """λmax(Σ[F, F]), remembered per F (an "out" child has its parent's F)."""
+        key = F.tobytes()
+        lam = self._lam_cache.get(key)
+        if lam is None:
+            if len(self._lam_cache) > 4096:
+                self._lam_cache.clear()
+            lam = self._lam_cache[key] = top_eig(self.S[np.ix_(F, F)])[0]
+        return lam
+
     def _eig_bound(self, F, R, k, rho, cut):
         """The shifted soft-threshold eigenvalue bound at the inherited penalty (a Cholesky
-        proof below the cut first: ``(cut, rho, None)`` when it prunes). With ``DESCENT``
-        (off by default: on the certified benchmark matrices it evaluated the same number
-        of nodes at about twice the cost) a node it does not prune tries a local descent on
-        ρ (steps by a factor RHO_STEP up, then down), keeping the smallest value found.
-        Every value tried is a valid bound, so the minimum is too."""
+        proof below the cut first: ``(cut, rho, None)`` when it prunes). A node it does not
+        prune may (:meth:`_descend`) try a local descent on ρ (steps by a factor RHO_STEP
+        up, then down), keeping the smallest value found and stopping as soon as one
+        prunes. Every value tried is a valid bound, so the minimum is too."""
         self.bound_calls["eig"] += 1
         best, v = soft_eig_bound(self.S, F, R, k, rho, self.scale, self.order,
                                  cut=cut if PROVE_FIRST else None)
@@ -153,19 +180,22 @@ class Search:
             self.bound_calls["chol_pruned"] += 1
             return best, rho, None
         best_rho = rho
-        if best <= cut or not DESCENT:
+        if best <= cut or not self._descend():
             return best, best_rho, v
+        self._descent_tries += 1
         start = rho if rho > 0 else 1e-2 * (1.0 if self.scale is not None else float(self.d.max()))
         for factor in (RHO_STEP, 1.0 / RHO_STEP):
             r, improved = start * factor, False
             for _ in range(8):
                 self.bound_calls["eig"] += 1
-                b, w = soft_eig_bound(self.S, F, R, k, r, self.scale, self.order)
+                b, w = soft_eig_bound(self.S, F, R, k, r, self.scale, self.order,
+                                      cut=cut if PROVE_FIRST else None)
+                if w is None or b <= cut:  # pruned at this penalty
+                    self._descent_pruned += 1
+                    return b, r, w
                 if b >= best:
                     break
                 best, best_rho, v, improved = b, r, w, True
-                if best <= cut:
-                    return best, best_rho, v
                 r *= factor
             if improved or rho == 0:
                 break
