@@ -130,8 +130,9 @@ def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
 
     The smallest of the bounds of :mod:`._bounds` at the root (F = ∅, every variable
     allowed): the trace bound (sum of the s largest Σ_ii), the Gershgorin bound (largest
-    Σ_ii plus the s − 1 largest |Σ_ij| of a row) and the soft-thresholded eigenvalue bound
-    λmax(Σ − U) + g(U) over a grid of clipping levels ρ, thresholding Σ itself and, when
+    Σ_ii plus the s − 1 largest |Σ_ij| of a row) and the shifted soft-threshold eigenvalue
+    bound λmax(Σ − U + diag(r)) of :func:`._bounds.soft_eig_bound` over a grid of clipping
+    levels ρ, thresholding Σ itself and, when
     the diagonal is not constant, the correlations (U = clip(Σ, ±ρ√(Σ_iiΣ_jj))). ρ = 0 is
     always tried (λmax(Σ), interlacing), so the result is never above λmax(Σ). No
     heuristic, no tree: cost a few dozen p×p symmetric eigenproblems at most, fewer when
@@ -237,9 +238,13 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
 
     - trace: Σ_{F} Σ_ii + the k largest free Σ_jj (λmax <= Tr for Σ ⪰ 0);
     - Gershgorin: the largest row of |Σ| restricted to F plus the k best free entries;
-    - soft-thresholded eigenvalue (DSPCA dual point U = clip(Σ, ±ρ) on the free block,
-      0 on the fixed rows): λmax((Σ − U)[A, A]) + ρk, with ρ = 0 the interlacing bound
-      λmax(Σ[A, A]); ρ chosen at the root, then adapted per node by a local descent.
+    - 2×2 block: the fixed-in rows jointly (λmax(Σ_FF), their k strongest free columns and
+      a bound on the free part);
+    - shifted soft-threshold eigenvalue: λmax(Σ_AA − U + diag(r)) with U = clip(Σ, ±ρ) off
+      the diagonal and r_i row i's largest clipped sum over the node's supports (ρ = 0 is
+      the interlacing bound λmax(Σ[A, A])); ρ chosen at the root, then re-tuned by a local
+      descent on one node in two (children inherit it); a Cholesky factor proves it below
+      the incumbent before any eigensolve.
 
     The cheap bounds run first; the eigenvalue bound only when they do not prune. Nodes
     with few completions are closed by an exact batched scan. The root is screened:
@@ -255,7 +260,9 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         Seeds the random starts of the incumbent heuristic (``am``). The search itself
         is deterministic; the certified value does not depend on the seed.
     max_time : float > 0, default=600
-        Seconds for the whole call (heuristics included); the search stops when it runs out.
+        Seconds for the whole call (heuristics included); the search stops when it runs
+        out. Through :func:`eigensparse.sparse_pca` it is each component's time, shared
+        with the refinement's re-solves of the component.
     max_nodes : int >= 1 or None
         Nodes (bounded or closed subproblems) to evaluate at most; None: no limit.
     tol : float >= 0, default=1e-9
@@ -263,7 +270,7 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         (upper_bound − variance) <= tol·upper_bound. Nodes are pruned when their bound is
         <= incumbent·(1 + tol), so a certified value is within that factor of the optimum.
     n_jobs : int, default=1
-        Workers evaluating the nodes of a batch; -1: all cores.
+        Workers (see ``backend``); -1: all cores.
     backend : {"processes", "threads"}, default="processes"
         What the ``n_jobs`` workers are. Processes each hold a copy of Σ and expand
         subtrees: a batch sends the best open nodes (F, R, bound, ρ, branching variable:
