@@ -125,11 +125,14 @@ def test_max_time_is_passed_down_across_the_growth_of_the_working_set(corpus, mo
     solver's time is simulated: each solve takes 10 s of a fake clock."""
     import types
 
+    from eigensparse import _dispatch
     from eigensparse.text import _working_set
 
     X, _ = corpus
     clock, calls = [0.0], []
-    monkeypatch.setattr(_working_set, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    fake = types.SimpleNamespace(perf_counter=lambda: clock[0])
+    monkeypatch.setattr(_working_set, "time", fake)
+    monkeypatch.setattr(_dispatch, "time", fake)  # the per-component budget's clock
 
     def timed_first(op, cardinality, *, max_time=None, random_state=None):
         """The features of largest variance, recording the time it is given."""
