@@ -134,3 +134,17 @@ def test_topics_budget_is_per_topic_growth_included(clock):
     for r in res.results:
         assert r.gap > 0 and r.upper_bound > r.variance
     assert clock.t <= k * budget + SLACK * len(clock.results)
+
+
+def test_topic_time_budget_flag_is_a_deprecated_max_time():
+    from eigensparse.cli import build_parser
+
+    parser = build_parser()
+    with pytest.warns(FutureWarning, match="--topic-time-budget is deprecated.*--max-time"):
+        old = parser.parse_args(["topics", "--dataset", "kos", "--topic-time-budget", "7"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        new = parser.parse_args(["topics", "--dataset", "kos", "--max-time", "7"])
+        default = parser.parse_args(["topics", "--dataset", "kos"])
+    assert old.max_time == new.max_time == 7.0
+    assert default.max_time != 7.0
