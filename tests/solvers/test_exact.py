@@ -408,3 +408,45 @@ def test_process_subtrees_hand_back_open_nodes():
         pool.shutdown()
     assert done and abs(search.incumbent - e) <= 1e-10 * e
     assert search.nodes > 2 * 3  # more than one batch: open nodes came back
+
+
+def test_lanczos_upper_bound_is_proven():
+    """top_eig_upper returns u >= λmax(B) (close to it) and a near-top unit vector, from a
+    good, a poor and an adversarial start (orthogonal to the top eigenvector: the Cholesky
+    proof fails and the dense solve answers); indefinite blocks included."""
+    from eigensparse.solvers._exact._bounds import LANCZOS_MIN, top_eig_upper
+
+    rng = np.random.default_rng(21)
+    n = LANCZOS_MIN + 30
+    for trial in range(6):
+        B = _wishart(n, int(rng.integers(20, 400)), 900 + trial) - (trial % 2) * 0.5 * np.eye(n)
+        lam, V = np.linalg.eigh(B)
+        top = V[:, -1]
+        bad = V[:, 0]  # orthogonal to the top eigenvector
+        for v0 in (np.abs(top) + 0.01, np.ones(n), bad):
+            u, x = top_eig_upper(B, v0)
+            assert u >= lam[-1] * (1 - 1e-15) - 1e-15
+            assert u <= lam[-1] + 1e-4 * max(abs(lam[-1]), 1.0)  # a residual above it
+            assert abs(np.linalg.norm(x) - 1) < 1e-10
+            assert x @ B @ x >= lam[-1] - 1e-6 * max(abs(lam[-1]), 1.0)
+        # a cut inside [θ, u] asks for the exact value
+        u, _ = top_eig_upper(B, np.ones(n), cut=lam[-1])
+        assert u >= lam[-1] * (1 - 1e-15) - 1e-15
+
+
+def test_lanczos_nodes_certify_the_dense_optimum(monkeypatch):
+    """At p >= LANCZOS_MIN the nodes' eigenvalue bounds come from the proven Lanczos
+    estimate: the certified value equals the one with dense eigensolves everywhere."""
+    import eigensparse.solvers._exact._bounds as bnd
+    import eigensparse.solvers._exact._search as srch
+
+    X, _, _ = make_spiked_covariance(120, bnd.LANCZOS_MIN + 10, support_size=6, signal=2.0,
+                                     random_state=3)
+    S = np.corrcoef(X, rowvar=False)
+    a = exact(Covariance(S), 5, progress=False, screen=False, random_state=0)
+    monkeypatch.setattr(bnd, "LANCZOS_MIN", 10**9)
+    monkeypatch.setattr(srch, "LANCZOS_MIN", 10**9)
+    b = exact(Covariance(S), 5, progress=False, screen=False, random_state=0)
+    assert a.info["certified"] and b.info["certified"]
+    assert a.variance == pytest.approx(b.variance, rel=1e-10)
+    assert a.info["nodes"] > 1  # a tree was searched

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._bounds import (block_lmax, block_split_bound, enumerate_completions, free_block_bound,
+from ._bounds import (LANCZOS_MIN, block_lmax, block_split_bound, enumerate_completions, free_block_bound,
                       gershgorin_bound, partner_order, soft_eig_bound, top_eig, trace_bound)
 
 __all__ = ["Search", "ProcessNodePool"]
@@ -90,6 +90,7 @@ class Search:
         self._tie = itertools.count()
         self._lock = threading.Lock()
         self._lam_cache = {}
+        self._v_top = None
         self._descent_tries = self._descent_pruned = 0
 
     # ---------------------------------------------------------------- bounds
@@ -157,6 +158,17 @@ class Search:
             return bool(DESCENT)
         return self.nodes % DESCENT_SAMPLE == 0
 
+    def _start(self, F, R):
+        """A Lanczos start for the node's block (ordered F then R): the top eigenvector of
+        Σ (computed once) restricted to the node, plus a small constant so that it is
+        never zero."""
+        if F.size + R.size < LANCZOS_MIN:
+            return None
+        if self._v_top is None:
+            w = np.abs(top_eig(self.S)[1])
+            self._v_top = w + 1e-2 * w.max()
+        return self._v_top[np.concatenate([F, R])]
+
     def _lam_fixed(self, F):
         """λmax(Σ[F, F]), remembered per F (an "out" child has its parent's F)."""
         key = F.tobytes()
@@ -174,8 +186,9 @@ class Search:
         up, then down), keeping the smallest value found and stopping as soon as one
         prunes. Every value tried is a valid bound, so the minimum is too."""
         self.bound_calls["eig"] += 1
+        v0 = self._start(F, R)
         best, v = soft_eig_bound(self.S, F, R, k, rho, self.scale, self.order,
-                                 cut=cut if PROVE_FIRST else None)
+                                 cut=cut if PROVE_FIRST else None, v0=v0)
         if v is None:
             self.bound_calls["chol_pruned"] += 1
             return best, rho, None
@@ -189,7 +202,7 @@ class Search:
             for _ in range(8):
                 self.bound_calls["eig"] += 1
                 b, w = soft_eig_bound(self.S, F, R, k, r, self.scale, self.order,
-                                      cut=cut if PROVE_FIRST else None)
+                                      cut=cut if PROVE_FIRST else None, v0=v)
                 if w is None or b <= cut:  # pruned at this penalty
                     self._descent_pruned += 1
                     return b, r, w
