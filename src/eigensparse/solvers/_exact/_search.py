@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._bounds import (LANCZOS_MIN, block_lmax, block_split_bound, enumerate_completions, free_block_bound,
-                      gershgorin_bound, partner_order, soft_eig_bound, top_eig, trace_bound)
+from ._bounds import (LANCZOS_MIN, block_lmax, block_split_bound, enumerate_completions,
+                      free_block_bound, gershgorin_bound, partner_order, soft_eig_bound,
+                      top_eig, trace_bound)
 
 __all__ = ["Search", "ProcessNodePool"]
 
@@ -38,7 +39,7 @@ USE_BLOCK = True
 #: factor between the penalties tried when the inherited one does not prune
 RHO_STEP = 1.6
 #: whether a node that the inherited penalty does not prune tries other penalties:
-#: True, False or "auto" (while it pays, see :meth:`Search._descend`)
+#: True, False or "auto" (one node in DESCENT_SAMPLE, see :meth:`Search._descend`)
 DESCENT = "auto"
 #: "auto" descent: one node in this many tries it
 DESCENT_SAMPLE = 2
@@ -91,7 +92,6 @@ class Search:
         self._lock = threading.Lock()
         self._lam_cache = {}
         self._v_top = None
-        self._descent_tries = self._descent_pruned = 0
 
     # ---------------------------------------------------------------- bounds
     @property
@@ -195,7 +195,6 @@ class Search:
         best_rho = rho
         if best <= cut or not self._descend():
             return best, best_rho, v
-        self._descent_tries += 1
         start = rho if rho > 0 else 1e-2 * (1.0 if self.scale is not None else float(self.d.max()))
         for factor in (RHO_STEP, 1.0 / RHO_STEP):
             r, improved = start * factor, False
@@ -204,7 +203,6 @@ class Search:
                 b, w = soft_eig_bound(self.S, F, R, k, r, self.scale, self.order,
                                       cut=cut if PROVE_FIRST else None, v0=v)
                 if w is None or b <= cut:  # pruned at this penalty
-                    self._descent_pruned += 1
                     return b, r, w
                 if b >= best:
                     break
