@@ -279,7 +279,7 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         and the supports it found (see :class:`._search.ProcessNodePool`); starting them
         costs a fixed overhead. Threads share the search (LAPACK releases the GIL, the
         Python around it does not); on 2 cores they were slower than processes on every
-        benchmark instance (``benchmarks/bench_exact.py``).
+        benchmark instance that takes more than a second (``benchmarks/bench_exact.py``).
     progress : bool or "auto", default="auto"
         A tqdm bar showing the relative gap close; "auto": only when stderr is a terminal.
     n_starts : int >= 1, default=64
