@@ -22,6 +22,7 @@ The topic pipeline adds its passes and working set around steps 2–3 (its own
 per-component ``solve`` through :func:`solve_components`); it resolves nothing itself.
 """
 from __future__ import annotations
+import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -367,6 +368,48 @@ def require_data(plan: Plan, op: Operator, *, factor: bool = False) -> Operator:
         f"data matrix (A·x products); a {op.kind} only gives Σ. Pass the data, or op.factor().")
 
 
+class ComponentBudget:
+    """Each component's time: ``max_time`` seconds of solving, shared by every solve of
+    the component (its solve in the deflation chain and the refinement's re-solves; for a
+    topic also its solves on a growing working set), so that k components take about
+    k·``max_time`` in all.
+
+    Examples
+    --------
+    >>> from eigensparse._dispatch import ComponentBudget
+    >>> b = ComponentBudget(5.0)
+    >>> b.start(0); 4.9 < b.left(0) <= 5.0
+    True
+    >>> b.stop(0); sorted(b.used)
+    [0]
+    """
+
+    #: the least time a solve is given once the component's time is spent (it returns
+    #: its first answer)
+    FLOOR = 1e-3
+
+    def __init__(self, max_time: float):
+        self.max_time = float(max_time)
+        self.used: dict = {}
+        self._since: dict = {}
+
+    def start(self, t: int) -> None:
+        """A solve of component t begins (its time runs)."""
+        self._since[t] = time.perf_counter()
+
+    def stop(self, t: int) -> None:
+        """The solve of component t ended: its time is charged to the component."""
+        since = self._since.pop(t, None)
+        if since is not None:
+            self.used[t] = self.used.get(t, 0.0) + time.perf_counter() - since
+
+    def left(self, t: int) -> float:
+        """Seconds left to component t (at least :attr:`FLOOR`)."""
+        since = self._since.get(t)
+        running = 0.0 if since is None else time.perf_counter() - since
+        return max(self.max_time - self.used.get(t, 0.0) - running, self.FLOOR)
+
+
 def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
                      found: list | None = None, progress=None, rows: dict | None = None,
                      partners: bool | None = None) -> list:
@@ -428,10 +471,21 @@ def _solve_components(op, plan, solve, found, progress, rows, partners):
         if not plan.needs_data:  # a formed Gram matrix serves every deflated product
             op = formed_gram(op)
         func = plan.spec.solve  # options checked by the plan
+        # a method's max_time is each component's: its chain solve and its refinement's
+        # re-solves share it
+        budget = ComponentBudget(plan.options["max_time"]) \
+            if plan.options.get("max_time") is not None and plan.spec.takes("max_time") else None
 
         def solve(sub, s, t, init=None):
             extra = {} if init is None else {"init": init}
-            return func(sub, s, random_state=plan.seeds[t], **plan.options, **extra)
+            if budget is None:
+                return func(sub, s, random_state=plan.seeds[t], **plan.options, **extra)
+            opts = {**plan.options, "max_time": budget.left(t)}
+            budget.start(t)
+            try:
+                return func(sub, s, random_state=plan.seeds[t], **opts, **extra)
+            finally:
+                budget.stop(t)
     if plan.auto is not None:  # the chosen cardinalities' components (never refined)
         return _solve_auto(op, plan, solve, found, progress, rows)
     results = run_deflation(op, solve, list(plan.cardinalities), plan.deflation, progress=progress,

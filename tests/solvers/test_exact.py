@@ -301,3 +301,152 @@ def test_max_time_is_honoured_at_p300_simulated_clock(monkeypatch, budget):
     assert clock["t"] <= budget + 17
     assert not r.info["certified"] and r.upper_bound >= r.variance
     assert r.upper_bound <= np.linalg.eigvalsh(S)[-1] * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("kind", ["psd", "corr"])
+def test_shifted_eig_bound_vs_brute_force(kind):
+    """The per-row shifted bound λmax(Σ − U + diag(r)) is >= the brute-force best completion
+    of random nodes (uniform and correlation clipping, every ρ), never above the unshifted
+    λmax(Σ − U) + max r it replaces, and equal to the Gershgorin bound when ρ clips nothing
+    away (U = Σ off the diagonal) and to interlacing at ρ = 0."""
+    import itertools
+
+    from eigensparse.solvers._exact._bounds import _row_sums, shifted_block
+
+    rng = np.random.default_rng(11 if kind == "psd" else 12)
+    for trial in range(40):
+        p, s = 10, int(rng.integers(2, 7))
+        S = _wishart(p, int(rng.integers(2, 25)), 300 + trial)
+        if kind == "corr":
+            w = np.sqrt(np.diag(S))
+            S = S / np.outer(w, w)
+        F, R, k = _random_node(rng, p, s)
+        if k == 0:
+            continue
+        A = np.concatenate([F, R])
+        best = max(block_lmax(S, np.concatenate([F, T]).astype(int)[None, :])[0]
+                   for T in itertools.combinations(R, k))
+        tiny = 1e-10 * abs(best)
+        off = np.abs(S - np.diag(np.diag(S))).max()
+        for scale in (None, np.sqrt(np.diag(S))):
+            for rho in (0.0, 0.05 * off, 0.3 * off, off, 10 * off):
+                b, _ = soft_eig_bound(S, F, R, k, rho, scale)
+                assert b >= best - tiny
+                if rho > 0:
+                    B = shifted_block(S, F, R, k, rho, scale)
+                    r = np.diag(B) - np.diag(S)[A]
+                    unshifted = np.linalg.eigvalsh(B - np.diag(r))[-1] + r.max()
+                    assert b <= unshifted + tiny
+            assert soft_eig_bound(S, F, R, k, 0.0, scale)[0] == pytest.approx(
+                np.linalg.eigvalsh(S[np.ix_(A, A)])[-1], rel=1e-12)
+        # ρ above every |Σ_ij|: M + D is diagonal with the Gershgorin row sums
+        g = gershgorin_bound(S, np.diag(S), F, R, k)
+        assert soft_eig_bound(S, F, R, k, 10 * off)[0] == pytest.approx(g, rel=1e-12)
+
+
+def test_node_row_sums_match_a_direct_sort():
+    """The compiled row sums (rows walked by decreasing |Σ_ij|, stopped early) equal a
+    direct sort of every row's clipped free entries, with and without per-row weights."""
+    from eigensparse.solvers._exact._bounds import _row_sums
+
+    rng = np.random.default_rng(5)
+    for trial in range(30):
+        p = 15
+        S = _wishart(p, 6, 500 + trial) * rng.uniform(0.1, 10, p)[:, None]
+        S = 0.5 * (S + S.T)
+        F, R, k = _random_node(rng, p, int(rng.integers(2, 8)))
+        if k == 0:  # no free slot: no free row belongs to a support
+            continue
+        w = np.sqrt(np.abs(np.diag(S))) if trial % 2 else np.ones(p)
+        rho = float(rng.uniform(0.01, 2.0))
+        got = _row_sums(S, F, R, k, rho, w)
+        A = np.concatenate([F, R])
+        want = []
+        for a, i in enumerate(A):
+            clipped = np.minimum(np.abs(S[i]), rho * w[i] * w)
+            fixed = sum(clipped[j] for j in F if j != i)
+            free = np.sort([clipped[j] for j in R if j != i])[::-1]
+            want.append(fixed + free[:k if a < F.size else k - 1].sum())
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def test_cholesky_proof_never_proves_a_false_bound():
+    """proves_below(B, t) is True only when λmax(B) <= t, including t just below and just
+    above λmax (the rounding margin errs on the side of not proving)."""
+    from eigensparse.solvers._exact._bounds import proves_below
+
+    rng = np.random.default_rng(8)
+    proved = 0
+    for trial in range(50):
+        n = int(rng.integers(1, 40))
+        B = _wishart(n, int(rng.integers(1, 60)), 700 + trial) - rng.uniform(0, 1)
+        lam = np.linalg.eigvalsh(B)[-1]
+        scale = max(abs(lam), 1.0)
+        for t in (lam - 1e-3 * scale, lam - 1e-12 * scale, lam, lam + 1e-6 * scale,
+                  lam + 0.1 * scale):
+            ok = proves_below(B, t)
+            assert not ok or lam <= t
+            proved += ok
+    assert proved >= 50  # the comfortable margins are proven
+
+
+def test_process_subtrees_hand_back_open_nodes():
+    """Subtrees cut short in the workers (3 nodes each) send their open nodes back to the
+    main heap: the search still closes on the brute-force optimum from a poor incumbent."""
+    from eigensparse.solvers._exact._search import ProcessNodePool, Search
+
+    S = _real_corr(22, 3)
+    s = 6
+    e = exhaustive(Covariance(S), s).variance
+    first = np.arange(s)  # a poor incumbent: the workers must find the optimum
+    search = Search(S, s, float(block_lmax(S, first[None, :])[0]), first, 1e-9)
+    search.root(np.arange(22), 0.0)
+    pool = ProcessNodePool(search, 2, nodes_per_subtree=3)
+    try:
+        done = search.run(deadline=np.inf, max_nodes=np.inf, pool=pool)
+    finally:
+        pool.shutdown()
+    assert done and abs(search.incumbent - e) <= 1e-10 * e
+    assert search.nodes > 2 * 3  # more than one batch: open nodes came back
+
+
+def test_lanczos_upper_bound_is_proven():
+    """top_eig_upper returns u >= λmax(B) (close to it) and a near-top unit vector, from a
+    good, a poor and an adversarial start (orthogonal to the top eigenvector: the Cholesky
+    proof fails and the dense solve answers); indefinite blocks included."""
+    from eigensparse.solvers._exact._bounds import LANCZOS_MIN, top_eig_upper
+
+    rng = np.random.default_rng(21)
+    n = LANCZOS_MIN + 30
+    for trial in range(6):
+        B = _wishart(n, int(rng.integers(20, 400)), 900 + trial) - (trial % 2) * 0.5 * np.eye(n)
+        lam, V = np.linalg.eigh(B)
+        top = V[:, -1]
+        bad = V[:, 0]  # orthogonal to the top eigenvector
+        for v0 in (np.abs(top) + 0.01, np.ones(n), bad):
+            u, x = top_eig_upper(B, v0)
+            assert u >= lam[-1] * (1 - 1e-15) - 1e-15
+            assert u <= lam[-1] + 1e-4 * max(abs(lam[-1]), 1.0)  # a residual above it
+            assert abs(np.linalg.norm(x) - 1) < 1e-10
+            assert x @ B @ x >= lam[-1] - 1e-6 * max(abs(lam[-1]), 1.0)
+        # a cut inside [θ, u] asks for the exact value
+        u, _ = top_eig_upper(B, np.ones(n), cut=lam[-1])
+        assert u >= lam[-1] * (1 - 1e-15) - 1e-15
+
+
+def test_lanczos_nodes_certify_the_dense_optimum(monkeypatch):
+    """At p >= LANCZOS_MIN the nodes' eigenvalue bounds come from the proven Lanczos
+    estimate: the certified value equals the one with dense eigensolves everywhere."""
+    import eigensparse.solvers._exact._bounds as bnd
+    import eigensparse.solvers._exact._search as srch
+
+    X, _, _ = make_spiked_covariance(120, bnd.LANCZOS_MIN + 10, support_size=6, signal=2.0,
+                                     random_state=3)
+    S = np.corrcoef(X, rowvar=False)
+    a = exact(Covariance(S), 5, progress=False, screen=False, random_state=0)
+    monkeypatch.setattr(bnd, "LANCZOS_MIN", 10**9)
+    monkeypatch.setattr(srch, "LANCZOS_MIN", 10**9)
+    b = exact(Covariance(S), 5, progress=False, screen=False, random_state=0)
+    assert a.info["certified"] and b.info["certified"]
+    assert a.variance == pytest.approx(b.variance, rel=1e-10)
+    assert a.info["nodes"] > 1  # a tree was searched

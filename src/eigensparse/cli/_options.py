@@ -6,7 +6,7 @@ import argparse
 import inspect
 import os
 
-__all__ = ["CLIError", "OneLineParser", "check_output_paths", "positive_int",
+__all__ = ["CLIError", "DeprecatedFlag", "OneLineParser", "check_output_paths", "positive_int",
            "cardinality_value", "cardinality_options", "add_component_options",
            "add_method_options", "add_center_options", "add_output_options", "method_options",
            "solver_arguments", "SHARED_OPTIONS"]
@@ -14,6 +14,23 @@ __all__ = ["CLIError", "OneLineParser", "check_output_paths", "positive_int",
 #: method options with a shared flag of their own (not generated per method)
 SHARED_OPTIONS = ("penalty",)
 
+
+
+class DeprecatedFlag(argparse.Action):
+    """A flag's deprecated spelling: stores its value under the new flag's ``dest`` with a
+    FutureWarning naming the new flag (``new=``). Add it with ``default=argparse.SUPPRESS``
+    and ``help=argparse.SUPPRESS`` so that the new flag's default and help stand alone."""
+
+    def __init__(self, option_strings, dest, *, new: str, **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import warnings
+
+        warnings.warn(f"{option_string} is deprecated and will be removed; use {self.new}",
+                      FutureWarning, stacklevel=2)
+        setattr(namespace, self.dest, values)
 
 class CLIError(Exception):
     """A usage error printed as one line."""

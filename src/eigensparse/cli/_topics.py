@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 import sys
 
-from ._options import (CLIError, add_center_options, add_component_options, add_method_options,
-                       add_output_options, cardinality_options, method_options, positive_int)
+from ._options import (CLIError, DeprecatedFlag, add_center_options, add_component_options,
+                       add_method_options, add_output_options, cardinality_options,
+                       method_options, positive_int)
 from ._report import report
 
 __all__ = ["add_parser", "run"]
@@ -86,7 +87,9 @@ def add_parser(sub):
     v.add_argument("--max-features", type=positive_int, default=None, metavar="N",
                    help="keep only the N most frequent words after the other rules")
     o = t.add_argument_group("topic pipeline options (files are streamed twice with bounded memory)")
-    o.add_argument("--max-time", "--topic-time-budget", dest="max_time", type=float,
+    o.add_argument("--topic-time-budget", dest="max_time", type=float, action=DeprecatedFlag,
+                   new="--max-time", default=argparse_suppress(), help=argparse_suppress())
+    o.add_argument("--max-time", dest="max_time", type=float,
                    default=DEFAULT_MAX_TIME, metavar="SECONDS",
                    help=f"seconds per topic, for every solve of the topic (a growing working set "
                         f"included); the best topic so far is kept, with a warning "

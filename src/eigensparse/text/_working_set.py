@@ -23,7 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._dispatch import require_data
+from .._dispatch import ComponentBudget, require_data
 from .._result import NeedsFeatures
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
@@ -275,7 +275,7 @@ def vocabulary_bound(wset: WorkingSet, r, cov, s: int, deflation: str, used=None
     return replace(r, upper_bound=ub, gap=ub - float(r.variance), info=info)
 
 
-class TopicBudget:
+class TopicBudget(ComponentBudget):
     """Each topic's time: ``max_time`` seconds of solving, shared by every solve of the
     topic (its solves on a growing working set, the refinement's re-solves), and the
     record of its chain solve.
@@ -290,33 +290,11 @@ class TopicBudget:
     ([0], set())
     """
 
-    #: the least time a solve is given once the topic's time is spent (it returns its
-    #: first answer)
-    FLOOR = 1e-3
-
     def __init__(self, max_time: float):
-        self.max_time = float(max_time)
-        self.used: dict = {}
+        super().__init__(max_time)
         self.records: dict = {}
         #: topics whose time was spent before a re-solve of the refinement started
         self.cut: set = set()
-        self._since: dict = {}
-
-    def start(self, t: int) -> None:
-        """A solve of topic t begins (its time runs)."""
-        self._since[t] = time.perf_counter()
-
-    def stop(self, t: int) -> None:
-        """The solve of topic t ended: its time is charged to the topic."""
-        since = self._since.pop(t, None)
-        if since is not None:
-            self.used[t] = self.used.get(t, 0.0) + time.perf_counter() - since
-
-    def left(self, t: int) -> float:
-        """Seconds left to topic t (at least :attr:`FLOOR`)."""
-        since = self._since.get(t)
-        running = 0.0 if since is None else time.perf_counter() - since
-        return max(self.max_time - self.used.get(t, 0.0) - running, self.FLOOR)
 
     def record(self, t: int, info) -> None:
         self.records[t] = dict(info or {})

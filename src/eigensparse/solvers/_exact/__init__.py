@@ -51,7 +51,7 @@ def _root_penalty(search: Search, allowed: np.ndarray, scale,
     F = np.zeros(0, dtype=np.intp)
 
     def bound(r):
-        return soft_eig_bound(search.S, F, A, search.s, r, scale)[0]
+        return soft_eig_bound(search.S, F, A, search.s, r, scale, search.order)[0]
 
     if off <= 0:
         return bound(0.0), 0.0
@@ -107,14 +107,14 @@ def _screen(search: Search, allowed: np.ndarray, rho: float, rounds: int = 3,
             R = allowed[allowed != j]
             if s == 1:
                 ok = search.d[j] > cut
-            elif gershgorin_bound(search.absS, search.d, F, R, s - 1) <= cut:
+            elif gershgorin_bound(search.absS, search.d, F, R, s - 1, search.order) <= cut:
                 ok = False
             elif block_split_bound(search.S, F, R, s - 1, float(search.d[j]),
                                    free_block_bound(search.S, search.absS, search.d, R,
-                                                    s - 1)) <= cut:
+                                                    s - 1, order=search.order)) <= cut:
                 ok = False
             else:
-                ok = soft_eig_bound(search.S, F, R, s - 1, rho, search.scale)[0] > cut
+                ok = soft_eig_bound(search.S, F, R, s - 1, rho, search.scale, search.order)[0] > cut
             keep.append(ok)
         keep = np.asarray(keep, dtype=bool)
         if keep.all() or keep.sum() < s:
@@ -130,8 +130,9 @@ def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
 
     The smallest of the bounds of :mod:`._bounds` at the root (F = ∅, every variable
     allowed): the trace bound (sum of the s largest Σ_ii), the Gershgorin bound (largest
-    Σ_ii plus the s − 1 largest |Σ_ij| of a row) and the soft-thresholded eigenvalue bound
-    λmax(Σ − U) + g(U) over a grid of clipping levels ρ, thresholding Σ itself and, when
+    Σ_ii plus the s − 1 largest |Σ_ij| of a row) and the shifted soft-threshold eigenvalue
+    bound λmax(Σ − U + diag(r)) of :func:`._bounds.soft_eig_bound` over a grid of clipping
+    levels ρ, thresholding Σ itself and, when
     the diagonal is not constant, the correlations (U = clip(Σ, ±ρ√(Σ_iiΣ_jj))). ρ = 0 is
     always tried (λmax(Σ), interlacing), so the result is never above λmax(Σ). No
     heuristic, no tree: cost a few dozen p×p symmetric eigenproblems at most, fewer when
@@ -184,7 +185,7 @@ def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
     none = np.zeros(0, dtype=np.intp)
     with threadpool_limits(limits=1):
         b = min(trace_bound(search.d, none, allowed, s),
-                gershgorin_bound(search.absS, search.d, none, allowed, s))
+                gershgorin_bound(search.absS, search.d, none, allowed, s, search.order))
         if s > 1:
             b = min(b, _root_setup(search, allowed, deadline)[0])
     return float(b)
@@ -228,7 +229,7 @@ def _progress_callback(enabled, s):
                        "backend": [StrOptions({"threads", "processes"})]})
 def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float = 600.0,
           max_nodes=None, tol: float = 1e-9, n_jobs: int = 1, progress="auto",
-          n_starts: int = 64, screen: bool = True, backend: str = "threads"):
+          n_starts: int = 64, screen: bool = True, backend: str = "processes"):
     """Certified optimal sparse component: max λmax(Σ[S, S]) over supports with |S| = s.
 
     A best-first branch and bound over supports (Berk & Bertsimas 2019 design: a strong
@@ -237,9 +238,13 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
 
     - trace: Σ_{F} Σ_ii + the k largest free Σ_jj (λmax <= Tr for Σ ⪰ 0);
     - Gershgorin: the largest row of |Σ| restricted to F plus the k best free entries;
-    - soft-thresholded eigenvalue (DSPCA dual point U = clip(Σ, ±ρ) on the free block,
-      0 on the fixed rows): λmax((Σ − U)[A, A]) + ρk, with ρ = 0 the interlacing bound
-      λmax(Σ[A, A]); ρ chosen at the root, then adapted per node by a local descent.
+    - 2×2 block: the fixed-in rows jointly (λmax(Σ_FF), their k strongest free columns and
+      a bound on the free part);
+    - shifted soft-threshold eigenvalue: λmax(Σ_AA − U + diag(r)) with U = clip(Σ, ±ρ) off
+      the diagonal and r_i row i's largest clipped sum over the node's supports (ρ = 0 is
+      the interlacing bound λmax(Σ[A, A])); ρ chosen at the root, then re-tuned by a local
+      descent on one node in two (children inherit it); a Cholesky factor proves it below
+      the incumbent before any eigensolve.
 
     The cheap bounds run first; the eigenvalue bound only when they do not prune. Nodes
     with few completions are closed by an exact batched scan. The root is screened:
@@ -255,7 +260,9 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         Seeds the random starts of the incumbent heuristic (``am``). The search itself
         is deterministic; the certified value does not depend on the seed.
     max_time : float > 0, default=600
-        Seconds for the whole call (heuristics included); the search stops when it runs out.
+        Seconds for the whole call (heuristics included); the search stops when it runs
+        out. Through :func:`eigensparse.sparse_pca` it is each component's time, shared
+        with the refinement's re-solves of the component.
     max_nodes : int >= 1 or None
         Nodes (bounded or closed subproblems) to evaluate at most; None: no limit.
     tol : float >= 0, default=1e-9
@@ -263,14 +270,16 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         (upper_bound − variance) <= tol·upper_bound. Nodes are pruned when their bound is
         <= incumbent·(1 + tol), so a certified value is within that factor of the optimum.
     n_jobs : int, default=1
-        Workers evaluating the nodes of a batch; -1: all cores.
-    backend : {"threads", "processes"}, default="threads"
-        What the ``n_jobs`` workers are. Threads share the search (LAPACK releases the
-        GIL, the Python around it does not); processes each hold a copy of Σ and receive
-        nodes (F, R, ρ, parent bound) as small picklable tuples, evaluate them at the
-        incumbent of the batch's start and send back the supports they find, which are
-        offered in the batch's order (see :class:`._search.ProcessNodePool`). Starting the
-        processes costs a fixed overhead; worth it only on searches of many nodes.
+        Workers (see ``backend``); -1: all cores.
+    backend : {"processes", "threads"}, default="processes"
+        What the ``n_jobs`` workers are. Processes each hold a copy of Σ and expand
+        subtrees: a batch sends the best open nodes (F, R, bound, ρ, branching variable:
+        small picklable tuples), each worker searches one best-first for a fixed number of
+        nodes at the incumbent of the batch's start and sends back the nodes it left open
+        and the supports it found (see :class:`._search.ProcessNodePool`); starting them
+        costs a fixed overhead. Threads share the search (LAPACK releases the GIL, the
+        Python around it does not); on 2 cores they were slower than processes on every
+        benchmark instance that takes more than a second (``benchmarks/bench_exact.py``).
     progress : bool or "auto", default="auto"
         A tqdm bar showing the relative gap close; "auto": only when stderr is a terminal.
     n_starts : int >= 1, default=64
@@ -332,11 +341,11 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
 
 
 def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts, screen, t0,
-           backend="threads"):
+           backend="processes"):
     """Incumbent, root penalty, screening and the tree search (see :func:`exact`)."""
     p = S.shape[0]
 
-    inc, best, heur = initial_incumbent(S, s, n_starts=n_starts, seed=seed)
+    inc, best, heur = initial_incumbent(S, s, n_starts=n_starts, seed=seed, deadline=deadline)
     search = Search(S, s, inc, best, float(tol))
     allowed = np.arange(p)
     rho, root_bound, n_screened = 0.0, None, 0

@@ -24,10 +24,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numba
 from scipy import linalg as sla
+from scipy.linalg import lapack
 
 __all__ = ["gershgorin_bound", "trace_bound", "soft_eig_bound", "block_split_bound", "top_eig",
-           "block_lmax", "enumerate_completions", "free_block_bound"]
+           "block_lmax", "enumerate_completions", "free_block_bound", "shifted_block",
+           "proves_below", "partner_order", "top_eig_upper"]
 
 
 def top_eig(M: np.ndarray) -> tuple[float, np.ndarray]:
@@ -37,6 +40,63 @@ def top_eig(M: np.ndarray) -> tuple[float, np.ndarray]:
         return float(M[0, 0]), np.ones(1)
     w, v = sla.eigh(M, subset_by_index=[m - 1, m - 1], driver="evr", check_finite=False)
     return float(w[0]), v[:, 0]
+
+
+#: blocks at least this large get a Lanczos estimate proven by a Cholesky factor instead of
+#: a dense eigensolve (:func:`top_eig_upper`)
+LANCZOS_MIN = 150
+#: Lanczos steps (full reorthogonalization) from the start vector
+LANCZOS_STEPS = 30
+
+
+def _lanczos(B: np.ndarray, v0: np.ndarray, steps: int) -> tuple[float, np.ndarray]:
+    """Top Ritz pair of B from ``steps`` Lanczos steps (full reorthogonalization) started
+    at ``v0``: (Rayleigh quotient of the Ritz vector, unit Ritz vector)."""
+    n = B.shape[0]
+    m = min(steps, n)
+    Q = np.zeros((m + 1, n))
+    a, b = np.zeros(m), np.zeros(m)
+    Q[0] = v0 / np.linalg.norm(v0)
+    k = m
+    for j in range(m):
+        w = B @ Q[j]
+        a[j] = Q[j] @ w
+        for _ in range(2):
+            w -= Q[:j + 1].T @ (Q[:j + 1] @ w)
+        b[j] = np.linalg.norm(w)
+        if b[j] <= 1e-13 * (abs(a[j]) + np.abs(b[:j]).max(initial=0.0) + 1e-300):
+            k = j + 1
+            break
+        Q[j + 1] = w / b[j]
+    if k == 1:
+        x = Q[0]
+    else:
+        _, y = sla.eigh_tridiagonal(a[:k], b[:k - 1], select="i", select_range=(k - 1, k - 1))
+        x = Q[:k].T @ y[:, 0]
+        x /= np.linalg.norm(x)
+    return float(x @ (B @ x)), x
+
+
+def top_eig_upper(B: np.ndarray, v0: np.ndarray | None = None,
+                  cut: float | None = None) -> tuple[float, np.ndarray]:
+    """(u, v) with u >= λmax(B) proven and v an (approximate) top unit eigenvector.
+
+    Below ``LANCZOS_MIN`` rows, or without a start ``v0``: :func:`top_eig` (u = λmax).
+    Above: the top Ritz pair (θ, x) of a short Lanczos run from ``v0``, u = θ + ‖Bx − θx‖
+    (plus a relative 1e-10), accepted only when :func:`proves_below` proves λmax(B) <= u
+    (a Cholesky factor, a fraction of the cost of a dense eigensolve); otherwise, and when
+    [θ, u] contains ``cut`` (the prune decision needs the exact value), :func:`top_eig`.
+    Proof: u is returned only with the Cholesky proof of λmax(B) <= u. ∎"""
+    n = B.shape[0]
+    if n < LANCZOS_MIN or v0 is None or not np.any(v0):
+        return top_eig(B)
+    theta, x = _lanczos(B, v0, LANCZOS_STEPS)
+    res = float(np.linalg.norm(B @ x - theta * x))
+    scale = max(abs(theta), float(np.abs(np.diag(B)).max()), 1e-300)
+    u = theta + res + 1e-10 * scale
+    if (cut is not None and theta <= cut < u) or not proves_below(B, u):
+        return top_eig(B)
+    return u, x
 
 
 def block_lmax(S: np.ndarray, supports: np.ndarray) -> np.ndarray:
@@ -49,7 +109,8 @@ def block_lmax(S: np.ndarray, supports: np.ndarray) -> np.ndarray:
     return np.linalg.eigvalsh(blocks)[:, -1]
 
 
-def gershgorin_bound(absS: np.ndarray, d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
+def gershgorin_bound(absS: np.ndarray, d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
+                     order: np.ndarray | None = None) -> float:
     """Gershgorin bound on v(F, A), A = F ∪ R, k = s − |F| free slots.
 
     Proof. Let S = F ∪ T with T ⊆ R, |T| = k. By (G),
@@ -62,37 +123,118 @@ def gershgorin_bound(absS: np.ndarray, d: np.ndarray, F: np.ndarray, R: np.ndarr
     Parameters
     ----------
     absS : ndarray (p, p)
-        |Σ| with a zero diagonal.
+        Σ or |Σ| (only the absolute values off the diagonal are read).
     d : ndarray (p,)
         diag Σ.
     F, R : ndarray of int
         Fixed and free indices (disjoint).
     k : int
         Number of free slots, 1 <= k <= |R|.
+    order : ndarray (p, p) of int, optional
+        :func:`partner_order` of Σ (computed when omitted).
     """
     A = np.concatenate([F, R])
-    return _gershgorin_local(absS[np.ix_(A, A)], d[A], F.size, k)
+    return float((d[A] + _row_sums(absS, F, R, k, order=order)).max())
 
 
-def _gershgorin_local(absB: np.ndarray, dB: np.ndarray, f: int, k: int) -> float:
-    """:func:`gershgorin_bound` on a node's own block: ``absB`` (|A|×|A|, zero diagonal,
-    the f fixed indices first), ``dB`` its diagonal."""
-    fixed_part = absB[:, :f].sum(axis=1)
-    W = absB[:, f:]
-    m = W.shape[1]
-    if m == 0 or k == 0:
-        return float((dB + fixed_part).max())
-    if k >= m:
-        top = W.sum(axis=1)
-        kth = W[f:].min(axis=1)
-    else:
-        part = -np.partition(-W, k - 1, axis=1)
-        top = part[:, :k].sum(axis=1)
-        kth = part[f:, k - 1]
-    # a free row takes k − 1 others: its own zero is a candidate, so dropping the k-th
-    # largest of the row leaves exactly the k − 1 largest over R minus i
-    top[f:] -= kth
-    return float((dB + fixed_part + top).max())
+def partner_order(S: np.ndarray) -> np.ndarray:
+    """Each row's columns by decreasing |Σ_ij| (p×p indices, computed once per search): the
+    node row sums below walk a row from its largest entries and stop after k free ones."""
+    return np.argsort(-np.abs(S), axis=1, kind="stable").astype(np.intp)
+
+
+@numba.njit(cache=True, nogil=True)
+def _node_rows(S, order, A, f, k, rho, w, status):
+    """Per position a of the node's index list A (fixed first, f of them): the largest
+    Σ_{j∈S, j≠i} |U_ij| over the supports S = F ∪ T (T ⊆ R, |T| = k) containing i = A[a],
+    with |U_ij| = min(|S_ij|, ρ·w_iw_j) (ρ = inf: |S_ij|). That is the sum over the fixed
+    columns plus the k (fixed row) or k − 1 (free row, itself excluded) largest free
+    entries of the row. ``status[j]`` is 2 for the free indices; ``order`` is
+    :func:`partner_order`: a row is walked by decreasing |S_ij| and the walk stops once
+    the next |S_ij| (an upper bound on every later clipped entry) cannot enter the top."""
+    n = A.size
+    r = np.zeros(n)
+    top = np.empty(max(k, 1))
+    for a in range(n):
+        i = A[a]
+        kk = k if a < f else k - 1
+        acc = 0.0
+        for b in range(f):
+            if b != a:
+                j = A[b]
+                v = abs(S[i, j])
+                cap = rho * w[i] * w[j]
+                if v > cap:
+                    v = cap
+                acc += v
+        found = 0
+        if kk > 0:
+            row = order[i]
+            for q in range(row.size):
+                j = row[q]
+                if j == i or status[j] != 2:
+                    continue
+                u = abs(S[i, j])
+                if found == kk and u <= top[0]:
+                    break
+                v = u
+                cap = rho * w[i] * w[j]
+                if v > cap:
+                    v = cap
+                if found < kk:
+                    # insert into the ascending top[0..found)
+                    m = found
+                    while m > 0 and top[m - 1] > v:
+                        top[m] = top[m - 1]
+                        m -= 1
+                    top[m] = v
+                    found += 1
+                elif v > top[0]:
+                    m = 1
+                    while m < kk and top[m] < v:
+                        top[m - 1] = top[m]
+                        m += 1
+                    top[m - 1] = v
+            for q in range(found):
+                acc += top[q]
+        r[a] = acc
+    return r
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_block(S, A, rho, w, r, out):
+    """out = Σ[A, A] soft-thresholded off the diagonal (Σ_ij − clip(Σ_ij, ±ρw_iw_j)), with
+    Σ_ii + r_i on the diagonal."""
+    n = A.size
+    for a in range(n):
+        i = A[a]
+        for b in range(n):
+            j = A[b]
+            if a == b:
+                out[a, a] = S[i, i] + r[a]
+            else:
+                x = S[i, j]
+                cap = rho * w[i] * w[j]
+                if x > cap:
+                    out[a, b] = x - cap
+                elif x < -cap:
+                    out[a, b] = x + cap
+                else:
+                    out[a, b] = 0.0
+
+
+def _row_sums(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: float = math.inf,
+              w: np.ndarray | None = None, order: np.ndarray | None = None) -> np.ndarray:
+    """:func:`_node_rows` for the node (F, F ∪ R), rows ordered F then R."""
+    p = S.shape[0]
+    if w is None:
+        w = np.ones(p)
+    if order is None:
+        order = partner_order(S)
+    status = np.zeros(p, dtype=np.int8)
+    status[R] = 2
+    A = np.ascontiguousarray(np.concatenate([F, R]), dtype=np.intp)
+    return _node_rows(S, order, A, F.size, k, float(rho), w, status)
 
 
 def trace_bound(d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
@@ -103,7 +245,7 @@ def trace_bound(d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
 
 
 def free_block_bound(S: np.ndarray, absS: np.ndarray, d: np.ndarray, R: np.ndarray, k: int,
-                     lam_R: float | None = None) -> float:
+                     lam_R: float | None = None, order: np.ndarray | None = None) -> float:
     """Upper bound on max { λmax(Σ[T, T]) : T ⊆ R, |T| = k } (the free part alone).
 
     The smallest of: the trace bound (the k largest Σ_jj, j ∈ R; Σ ⪰ 0 so λmax <= Tr);
@@ -117,7 +259,7 @@ def free_block_bound(S: np.ndarray, absS: np.ndarray, d: np.ndarray, R: np.ndarr
     if k == 1:
         return float(d[R].max())
     none = np.zeros(0, dtype=np.intp)
-    b = min(trace_bound(d, none, R, k), gershgorin_bound(absS, d, none, R, k))
+    b = min(trace_bound(d, none, R, k), gershgorin_bound(absS, d, none, R, k, order))
     if lam_R is not None:
         b = min(b, float(lam_R))
     return b
@@ -152,41 +294,77 @@ def block_split_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam_F
 
 
 def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
-                   rho: float, scale: np.ndarray | None = None) -> tuple[float, np.ndarray]:
-    """Split (soft-threshold) eigenvalue bound on v(F, A), A = F ∪ R.
+                   rho: float, scale: np.ndarray | None = None,
+                   order: np.ndarray | None = None,
+                   cut: float | None = None,
+                   v0: np.ndarray | None = None) -> tuple[float, np.ndarray | None]:
+    """Split (soft-threshold) eigenvalue bound on v(F, A), A = F ∪ R, with a per-row shift.
 
-    Split Σ[A, A] = M + U with U_ij = clip(Σ_ij, −ρc_ij, ρc_ij) entrywise, c_ij = w_iw_j
-    for the weights w = ``scale`` (default 1; w_i = √Σ_ii thresholds the correlations
-    instead of the covariances), and M = Σ[A, A] − U, the soft-thresholded block. Returns λmax(M) + g and the top
-    eigenvector of M (ordered F then R), with g the node Gershgorin bound of
-    :func:`gershgorin_bound` applied to U instead of Σ (so g <= ρ·s).
+    Split Σ[A, A] = M + U with U_ij = clip(Σ_ij, −ρc_ij, ρc_ij) off the diagonal (U_ii = 0),
+    c_ij = w_iw_j for the weights w = ``scale`` (default 1; w_i = √Σ_ii thresholds the
+    correlations instead of the covariances), and M = Σ[A, A] − U, the soft-thresholded
+    block. Let r_i be the largest Σ_{j∈S, j≠i} |U_ij| over the supports S = F ∪ T
+    (T ⊆ R, |T| = k) containing i: the fixed columns of row i plus its k (i ∈ F) or k − 1
+    (i ∈ R) largest free entries. Returns λmax(M + D) with D = diag(r), and the top
+    eigenvector of M + D (ordered F then R).
 
-    Proof. Let S = F ∪ T, T ⊆ R, |T| = k, and x a unit vector supported on S. Then
-    xᵀΣx = xᵀMx + xᵀUx (Weyl's split). By (I), xᵀMx <= λmax(M[S, S]) <= λmax(M).
-    And xᵀUx <= λmax(U[S, S]) <= g by the proof of :func:`gershgorin_bound`, which uses
-    nothing but (G) and the shape of S. ∎  (The proof holds for any symmetric U; the
-    clipping only chooses a good one.) With every |U_ij| = ρ, g = ρs and this is the
-    DSPCA dual bound λmax(Σ + U') + ρ‖x‖₁² (d'Aspremont et al.) at the feasible point
-    U' = −clip(Σ, ±ρ), restricted to A; clipped entries below ρ (weak correlations) and
-    the exact row sums of the fixed variables make g smaller. ρ = 0 gives interlacing,
-    λmax(Σ[A, A]).
+    Proof. Let x be a unit vector supported on such an S. Then xᵀΣx = xᵀMx + xᵀUx, and
+    since 2|x_ix_j| <= x_i² + x_j²,
+    xᵀUx <= Σ_{i≠j∈S} |U_ij||x_i||x_j| <= Σ_{i∈S} x_i² Σ_{j∈S, j≠i} |U_ij| <= Σ_{i∈S} r_i x_i²
+    = xᵀDx. So xᵀΣx <= xᵀ(M + D)x <= λmax((M + D)[S, S]) <= λmax(M + D) by interlacing
+    (I). Every such x and S is covered, so the bound holds for v(F, A). ∎  The proof holds
+    for any symmetric U; the clipping only chooses a good one. Since D ⪯ (max_i r_i)·I,
+    the result is at most λmax(M) + max_i r_i (the DSPCA-type dual bound λmax(Σ − U) + ρs
+    of d'Aspremont et al. with the Gershgorin bound of U at the node); ρ = 0 gives
+    interlacing, λmax(Σ[A, A]), and ρ >= max |Σ_ij| / c_ij the Gershgorin bound.
+
+    With ``cut`` given, a Cholesky factor is tried first (:func:`proves_below`): when it
+    proves λmax(M + D) <= cut, ``(cut, None)`` is returned without an eigensolve. With a
+    start vector ``v0`` (ordered F then R) a large block's λmax is replaced by the proven
+    upper bound of :func:`top_eig_upper` (valid: it is >= λmax(M + D)).
+    ``order`` is :func:`partner_order` of Σ (computed when omitted).
     """
-    A = np.concatenate([F, R])
-    M = S[np.ix_(A, A)]
-    g = 0.0
-    if rho > 0:
-        if scale is None:
-            U = np.clip(M, -rho, rho)
-        else:
-            cap = rho * np.outer(scale[A], scale[A])
-            U = np.clip(M, -cap, cap)
-        absU = np.abs(U)
-        du = np.diag(U).copy()
-        np.fill_diagonal(absU, 0.0)
-        g = _gershgorin_local(absU, du, F.size, k)
-        M = M - U
-    lam, v = top_eig(M)
-    return lam + g, v
+    B = shifted_block(S, F, R, k, rho, scale, order)
+    if cut is not None and proves_below(B, cut):
+        return float(cut), None
+    return top_eig_upper(B, v0, cut)
+
+
+def shifted_block(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: float,
+                  scale: np.ndarray | None = None,
+                  order: np.ndarray | None = None) -> np.ndarray:
+    """The matrix M + D of :func:`soft_eig_bound` (rows and columns F then R); ``order``
+    is :func:`partner_order` of Σ (computed when omitted)."""
+    A = np.ascontiguousarray(np.concatenate([F, R]), dtype=np.intp)
+    if rho <= 0:
+        return S[np.ix_(A, A)]
+    w = np.ones(S.shape[0]) if scale is None else scale
+    r = _row_sums(S, F, R, k, rho, w, order)
+    out = np.empty((A.size, A.size))
+    _fill_block(S, A, float(rho), w, r, out)
+    return out
+
+
+def proves_below(B: np.ndarray, t: float) -> bool:
+    """True only if λmax(B) <= t for the symmetric B, proven by a Cholesky factor of
+    (t − δ)·I − B (LAPACK ``potrf``), at a quarter of the cost of an eigenvalue solve.
+
+    Proof. If Cholesky runs to completion on a symmetric C in floating point, the factor
+    satisfies RᵀR = C + E with |E_ij| <= γ_{n+1}√(C_iiC_jj) (Demmel; Higham, Accuracy and
+    Stability, Thm 10.5), so ‖E‖₂ <= n·γ_{n+1}·max_i C_ii =: δ' and C + E ⪰ 0 gives
+    λmin(C) >= −δ'. With C = (t − δ)I − B and δ >= δ' (here δ = 2n(n + 1)·ε·max_i C_ii,
+    γ_{n+1} = (n + 1)ε/(1 − (n + 1)ε)), λmax(B) <= t − δ + δ' <= t. Returns False when the
+    factorization breaks down (nothing proven; the caller computes λmax). ∎
+    """
+    n = B.shape[0]
+    C = -B
+    diag = t - np.diag(B)
+    if n == 0 or diag.min() <= 0:
+        return False
+    delta = 2.0 * n * (n + 1) * np.finfo(float).eps * float(diag.max())
+    C[np.diag_indices_from(C)] = diag - delta
+    _, info = lapack.dpotrf(C, lower=False, clean=False, overwrite_a=True)
+    return info == 0
 
 
 def enumerate_completions(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,

@@ -1,11 +1,14 @@
 """The incumbent: a strong feasible support before (and during) the search.
 
 Any support's value λmax(Σ[I, I]) is a *lower* bound on the optimum, so everything here
-only needs to be good, never proven: the library's heuristics (the greedy path, the
-truncated power method from its default starts, alternating maximization from many
-starts), then a best-improvement 1-swap local search.
+only needs to be good, never proven: the library's heuristics (the default method, the
+greedy path, the truncated power method from its default starts, alternating
+maximization from many starts), then a best-improvement 1-swap local search.
 """
 from __future__ import annotations
+
+import math
+import time
 
 import numpy as np
 
@@ -16,16 +19,19 @@ __all__ = ["initial_incumbent", "swap_search"]
 
 
 def swap_search(S: np.ndarray, support: np.ndarray, allowed: np.ndarray | None = None,
-                max_rounds: int = 50) -> tuple[float, np.ndarray]:
+                max_rounds: int = 50, deadline: float = math.inf) -> tuple[float, np.ndarray]:
     """Best-improvement 1-swap local search: repeatedly replace one member of the support
     by one allowed non-member when that raises λmax(Σ[I, I]) (all s·(p−s) swaps of a round
-    are evaluated at once with a batched ``eigvalsh``). Returns (value, sorted support)."""
+    are evaluated at once with a batched ``eigvalsh``), until no swap improves, after
+    ``max_rounds`` rounds or once ``deadline`` has passed. Returns (value, sorted support)."""
     p = S.shape[0]
     I = np.sort(np.asarray(support, dtype=np.intp))
     val = float(block_lmax(S, I[None, :])[0])
     pool = np.arange(p) if allowed is None else np.asarray(allowed, dtype=np.intp)
     s = I.size
     for _ in range(max_rounds):
+        if time.perf_counter() >= deadline:
+            break
         out = np.setdiff1d(pool, I, assume_unique=False)
         if out.size == 0:
             break
@@ -41,22 +47,37 @@ def swap_search(S: np.ndarray, support: np.ndarray, allowed: np.ndarray | None =
     return val, I
 
 
-def initial_incumbent(S: np.ndarray, s: int, *, n_starts: int, seed: int) -> tuple[float, np.ndarray, dict]:
-    """Best support of greedy, tpower and multi-start am on Σ, improved by :func:`swap_search`.
+def initial_incumbent(S: np.ndarray, s: int, *, n_starts: int, seed: int,
+                      deadline: float = math.inf) -> tuple[float, np.ndarray, dict]:
+    """Best support of the default method (``auto``), greedy, tpower and multi-start am on
+    Σ, improved by :func:`swap_search`.
 
+    The heuristics run in that order while ``deadline`` (a ``time.perf_counter`` value)
+    has not passed; the first always runs, so there is always a support.
     Returns (value, sorted support, {heuristic name: value}).
     """
-    from ..am import am, tpower
+    from .._auto import auto
     from .._greedy import _path
+    from ..am import am, tpower
 
     op = Covariance(S)
     found = {}
-    order, path = _path(op, s, "greedy")
-    found["greedy"] = (float(path[-1]), np.sort(order))
-    for name, res in (("tpower", tpower(op, s)),
-                      ("am", am(op, s, n_starts=n_starts, random_state=seed))):
-        I = np.sort(np.argsort(-np.abs(res.loadings), kind="stable")[:s])
+
+    def greedy():
+        order, path = _path(op, s, "greedy")
+        return np.sort(order)
+
+    runs = (("auto", lambda: auto(op, s, random_state=seed)),
+            ("greedy", greedy),
+            ("tpower", lambda: tpower(op, s)),
+            ("am", lambda: am(op, s, n_starts=n_starts, random_state=seed)))
+    for name, run in runs:
+        if found and time.perf_counter() >= deadline:
+            break
+        res = run()
+        I = res if isinstance(res, np.ndarray) else \
+            np.sort(np.argsort(-np.abs(res.loadings), kind="stable")[:s])
         found[name] = (float(block_lmax(S, I[None, :])[0]), I)
     name = max(found, key=lambda n: found[n][0])
-    val, I = swap_search(S, found[name][1])
+    val, I = swap_search(S, found[name][1], deadline=deadline)
     return val, I, {n: v for n, (v, _) in found.items()}

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._bounds import (block_lmax, block_split_bound, enumerate_completions, free_block_bound,
-                      gershgorin_bound, soft_eig_bound, top_eig, trace_bound)
+from ._bounds import (LANCZOS_MIN, block_lmax, block_split_bound, enumerate_completions,
+                      free_block_bound, gershgorin_bound, partner_order, soft_eig_bound,
+                      top_eig, trace_bound)
 
 __all__ = ["Search", "ProcessNodePool"]
 
@@ -37,6 +38,13 @@ PROPOSE_EVERY = 8
 USE_BLOCK = True
 #: factor between the penalties tried when the inherited one does not prune
 RHO_STEP = 1.6
+#: whether a node that the inherited penalty does not prune tries other penalties:
+#: True, False or "auto" (one node in DESCENT_SAMPLE, see :meth:`Search._descend`)
+DESCENT = "auto"
+#: "auto" descent: one node in this many tries it
+DESCENT_SAMPLE = 2
+#: whether a Cholesky factor is tried first to prove the eigenvalue bound below the cut
+PROVE_FIRST = True
 
 
 @dataclass
@@ -72,14 +80,18 @@ class Search:
     heap: list = field(default_factory=list)
     bound_calls: dict = field(default_factory=lambda: {"cheap": 0, "block": 0,
                                                         "block_pruned": 0, "eig": 0,
+                                                        "chol_pruned": 0,
                                                         "enum": 0})
 
     def __post_init__(self):
         self.absS = np.abs(self.S)
         np.fill_diagonal(self.absS, 0.0)
         self.d = np.diag(self.S).copy()
+        self.order = partner_order(self.S)
         self._tie = itertools.count()
         self._lock = threading.Lock()
+        self._lam_cache = {}
+        self._v_top = None
 
     # ---------------------------------------------------------------- bounds
     @property
@@ -103,24 +115,27 @@ class Search:
             self.leaves += 1
             self._offer(float(block_lmax(self.S, sup[None, :])[0]), sup)
             return None
+        self.bound_calls["cheap"] += 1
+        cut = self.cut
+        if min(trace_bound(self.d, F, R, k),
+               gershgorin_bound(self.absS, self.d, F, R, k, self.order)) <= cut:
+            return None
+        if USE_BLOCK and F.size:
+            self.bound_calls["block"] += 1
+            lam_T = free_block_bound(self.S, self.absS, self.d, R, k, order=self.order)
+            if block_split_bound(self.S, F, R, k, self._lam_fixed(F), lam_T) <= cut:
+                self.bound_calls["block_pruned"] += 1
+                return None
+        # a node that the cheap bounds keep and has few completions is closed exactly
         if math.comb(R.size, k) <= ENUM_MAX:
             self.bound_calls["enum"] += 1
             self.closed_supports += math.comb(R.size, k)
             val, sup = enumerate_completions(self.S, F, R, k)
             self._offer(val, sup)
             return None
-        self.bound_calls["cheap"] += 1
-        cut = self.cut
-        if min(trace_bound(self.d, F, R, k), gershgorin_bound(self.absS, self.d, F, R, k)) <= cut:
-            return None
-        if USE_BLOCK and F.size:
-            self.bound_calls["block"] += 1
-            lam_F = top_eig(self.S[np.ix_(F, F)])[0]
-            lam_T = free_block_bound(self.S, self.absS, self.d, R, k)
-            if block_split_bound(self.S, F, R, k, lam_F, lam_T) <= cut:
-                self.bound_calls["block_pruned"] += 1
-                return None
         bound, rho, v = self._eig_bound(F, R, k, rho, cut)
+        if v is None:  # proven below the cut
+            return None
         bound = min(bound, parent_bound)
         vr = np.abs(v[F.size:])
         if self.nodes % PROPOSE_EVERY == 0:
@@ -131,26 +146,67 @@ class Search:
             return None
         return bound, rho, int(R[int(np.argmax(vr))])
 
+    def _descend(self) -> bool:
+        """Whether this node tries the penalty descent: always with ``DESCENT = True``,
+        never with False; with "auto" every ``DESCENT_SAMPLE``-th node. The descent rarely
+        prunes the node itself, but its children inherit the penalty (and the lower bound)
+        it finds: one node in two keeps the penalty following the tree at a fraction of the
+        cost of a descent at every node (benchmarks/bench_exact.py: on a KOS subset and
+        the weak spike it halved the time or better; on communities and arrhythmia, where
+        the root penalty stays good, it costs 20-40%)."""
+        if DESCENT != "auto":
+            return bool(DESCENT)
+        return self.nodes % DESCENT_SAMPLE == 0
+
+    def _start(self, F, R):
+        """A Lanczos start for the node's block (ordered F then R): the top eigenvector of
+        Σ (computed once) restricted to the node, plus a small constant so that it is
+        never zero."""
+        if F.size + R.size < LANCZOS_MIN:
+            return None
+        if self._v_top is None:
+            w = np.abs(top_eig(self.S)[1])
+            self._v_top = w + 1e-2 * w.max()
+        return self._v_top[np.concatenate([F, R])]
+
+    def _lam_fixed(self, F):
+        """λmax(Σ[F, F]), remembered per F (an "out" child has its parent's F)."""
+        key = F.tobytes()
+        lam = self._lam_cache.get(key)
+        if lam is None:
+            if len(self._lam_cache) > 4096:
+                self._lam_cache.clear()
+            lam = self._lam_cache[key] = top_eig(self.S[np.ix_(F, F)])[0]
+        return lam
+
     def _eig_bound(self, F, R, k, rho, cut):
-        """The soft-thresholded eigenvalue bound at the inherited penalty; when it does not
-        prune, a local descent on ρ (steps by a factor RHO_STEP up, then down), keeping the
-        smallest value found. Every value tried is a valid bound, so the minimum is too."""
+        """The shifted soft-threshold eigenvalue bound at the inherited penalty (a Cholesky
+        proof below the cut first: ``(cut, rho, None)`` when it prunes). A node it does not
+        prune may (:meth:`_descend`) try a local descent on ρ (steps by a factor RHO_STEP
+        up, then down), keeping the smallest value found and stopping as soon as one
+        prunes. Every value tried is a valid bound, so the minimum is too."""
         self.bound_calls["eig"] += 1
-        best, v = soft_eig_bound(self.S, F, R, k, rho, self.scale)
+        v0 = self._start(F, R)
+        best, v = soft_eig_bound(self.S, F, R, k, rho, self.scale, self.order,
+                                 cut=cut if PROVE_FIRST else None, v0=v0)
+        if v is None:
+            self.bound_calls["chol_pruned"] += 1
+            return best, rho, None
         best_rho = rho
-        if best <= cut:
+        if best <= cut or not self._descend():
             return best, best_rho, v
         start = rho if rho > 0 else 1e-2 * (1.0 if self.scale is not None else float(self.d.max()))
         for factor in (RHO_STEP, 1.0 / RHO_STEP):
             r, improved = start * factor, False
             for _ in range(8):
                 self.bound_calls["eig"] += 1
-                b, w = soft_eig_bound(self.S, F, R, k, r, self.scale)
+                b, w = soft_eig_bound(self.S, F, R, k, r, self.scale, self.order,
+                                      cut=cut if PROVE_FIRST else None, v0=v)
+                if w is None or b <= cut:  # pruned at this penalty
+                    return b, r, w
                 if b >= best:
                     break
                 best, best_rho, v, improved = b, r, w, True
-                if best <= cut:
-                    return best, best_rho, v
                 r *= factor
             if improved or rho == 0:
                 break
@@ -202,15 +258,27 @@ class Search:
             if -self.heap[0][0] <= self.cut:
                 self.heap.clear()  # every open bound is at most the incumbent (within tol)
                 break
+            if isinstance(pool, ProcessNodePool):
+                # subtrees: the best open nodes, each expanded in a worker for a while;
+                # what is left open there comes back to this heap
+                roots = []
+                while self.heap and len(roots) < pool.subtrees_per_batch and \
+                        -self.heap[0][0] > self.cut:
+                    neg, _, F, R, rho, j = heapq.heappop(self.heap)
+                    roots.append((F, R, -neg, rho, j))
+                for F, R, bound, rho, j in pool.expand(self, deadline, roots):
+                    if bound > self.cut:
+                        self.push(F, R, (bound, rho, j))
+                if progress is not None:
+                    progress(self)
+                continue
             work = []
             while self.heap and len(work) < batch and -self.heap[0][0] > self.cut:
                 neg, _, F, R, rho, j = heapq.heappop(self.heap)
                 Rj = R[R != j]
                 work.append((np.append(F, j), Rj, rho, -neg))  # j in
                 work.append((F, Rj, rho, -neg))                # j out
-            if isinstance(pool, ProcessNodePool) and len(work) > 1:
-                items = pool.evaluate(self, deadline, work)
-            elif pool is not None and len(work) > 1:
+            if pool is not None and len(work) > 1:
                 items = list(pool.map(lambda w: self._evaluate_before(deadline, w), work))
             else:
                 items = [self._evaluate_before(deadline, w) for w in work]
@@ -235,49 +303,60 @@ def _worker_init(S, s, tol, scale):
     _WORKER = Search(S, s, -np.inf, np.zeros(0, dtype=np.intp), tol, scale)
 
 
-def _worker_eval(args):
-    """Evaluate one node in a worker at the incumbent it is sent; returns the node's item,
-    the worker's incumbent and support (when it improved) and the counters it spent.
-
-    ``index`` is the node counter the sequential search would have before this node, so
-    the periodic incumbent proposals fall on the same nodes whichever worker runs them."""
-    deadline, incumbent, index, w = args
+def _worker_subtree(args):
+    """Expand one subtree in a worker: the open node ``root`` = (F, R, bound, ρ, branching
+    variable) is searched best-first at the incumbent it is sent, for at most
+    ``max_nodes`` node evaluations or until the deadline (seconds left). Returns the nodes
+    left open (same tuples; each carries a valid bound of its subtree), the worker's
+    incumbent and support (when it improved) and the counters it spent. The node counter
+    starts at 0 for every subtree, so what a subtree does does not depend on the worker
+    that runs it."""
+    left, incumbent, max_nodes, root = args
     ws = _WORKER
     ws.incumbent, ws.best = incumbent, np.zeros(0, dtype=np.intp)
-    ws.nodes = index
-    n0, l0, c0 = ws.nodes, ws.leaves, ws.closed_supports
-    b0 = dict(ws.bound_calls)
-    # deadlines are perf_counter values of the parent; send the time left instead
-    item = ws._evaluate_before(time.perf_counter() + deadline, w)
-    calls = {key: ws.bound_calls[key] - b0.get(key, 0) for key in ws.bound_calls}
+    ws.nodes = ws.leaves = ws.closed_supports = 0
+    ws.bound_calls = {key: 0 for key in ws.bound_calls}
+    ws.heap = []
+    F, R, bound, rho, j = root
+    ws.push(F, R, (bound, rho, j))
+    ws.run(deadline=time.perf_counter() + left, max_nodes=max_nodes)
+    rest = [(F, R, -neg, rho, j) for neg, _, F, R, rho, j in ws.heap]
     found = (ws.incumbent, ws.best) if ws.incumbent > incumbent else None
-    return item, found, (ws.nodes - n0, ws.leaves - l0, ws.closed_supports - c0, calls)
+    return rest, found, (ws.nodes, ws.leaves, ws.closed_supports, dict(ws.bound_calls))
 
 
 class ProcessNodePool:
-    """Evaluates the nodes of a batch in worker processes (the GIL is not shared).
+    """Expands subtrees of the search in worker processes (the GIL is not shared).
 
-    A node (F, R, ρ, parent bound) is a tuple of small arrays and floats, so it pickles
-    cheaply; Σ is sent once per worker. Incumbent exchange: every node of a batch is
-    evaluated at the incumbent of the batch's start, and the supports the workers find are
-    offered back in the batch's order, so the result does not depend on which worker ran
-    what or when (given the batch, the pruning is the same).
+    A node (F, R, bound, ρ, branching variable) is a tuple of small arrays and floats, so
+    it pickles cheaply; Σ is sent once per worker. Each batch takes the
+    ``subtrees_per_batch`` best open nodes; a worker expands one of them best-first for
+    ``nodes_per_subtree`` node evaluations (:func:`_worker_subtree`) and sends back the
+    nodes it left open, which join the main heap, so the global bound stays
+    max(incumbent, largest open bound). Incumbent exchange: every subtree of a batch is
+    searched at the incumbent of the batch's start; the supports the workers find are
+    offered back in the batch's order, and the next batch starts from the best of them,
+    so the result does not depend on which worker ran what or when.
     """
 
-    def __init__(self, search: Search, workers: int):
+    def __init__(self, search: Search, workers: int, nodes_per_subtree: int = 64):
         from concurrent.futures import ProcessPoolExecutor
         import multiprocessing as mp
 
+        self.workers = int(workers)
+        self.subtrees_per_batch = 2 * self.workers
+        self.nodes_per_subtree = int(nodes_per_subtree)
         self.executor = ProcessPoolExecutor(
             workers, mp_context=mp.get_context(), initializer=_worker_init,
             initargs=(search.S, search.s, search.tol, search.scale))
 
-    def evaluate(self, search: Search, deadline: float, work):
+    def expand(self, search: Search, deadline: float, roots):
+        """Expand ``roots`` in the workers; returns the nodes they left open."""
         left = deadline - time.perf_counter()
-        args = [(left, search.incumbent, search.nodes + i, w) for i, w in enumerate(work)]
-        out = list(self.executor.map(_worker_eval, args))
-        items = []
-        for item, found, (nodes, leaves, closed, calls) in out:
+        args = [(left, search.incumbent, self.nodes_per_subtree, r) for r in roots]
+        out = list(self.executor.map(_worker_subtree, args))
+        rest = []
+        for nodes_left, found, (nodes, leaves, closed, calls) in out:
             search.nodes += nodes
             search.leaves += leaves
             search.closed_supports += closed
@@ -285,8 +364,8 @@ class ProcessNodePool:
                 search.bound_calls[key] = search.bound_calls.get(key, 0) + v
             if found is not None:
                 search._offer(*found)
-            items.append(item)
-        return items
+            rest.extend(nodes_left)
+        return rest
 
     def shutdown(self):
         self.executor.shutdown(cancel_futures=True)
