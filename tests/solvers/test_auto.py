@@ -214,3 +214,37 @@ def test_auto_large_problem_uses_a_working_set_and_is_a_fixed_point(monkeypatch)
 def test_auto_bad_input():
     with pytest.raises(es.InvalidParameterError, match="n_starts"):
         es.sparse_pca(np.eye(5), n_components=1, cardinality=2, n_starts=0)
+
+
+def test_small_problems_are_certified_by_a_node_limited_branch_and_bound():
+    """Up to CERTIFY_FEATURES features the default's answer is the incumbent of the exact
+    search: certified only when it equals the exhaustive optimum, and the bound it reports
+    otherwise is never below that optimum."""
+    import eigensparse as es
+    from eigensparse.solvers import get_solver
+    from eigensparse.solvers._auto import CERTIFY_FEATURES
+
+    auto, brute = get_solver("auto").func, get_solver("exhaustive").func
+    S = es.Covariance(es.datasets.load_pitprops().data)
+    for s in range(2, 13):
+        r = auto(S, s, random_state=0)
+        assert r.certified and r.relative_gap <= 1e-9  # by the tree, or the cheap bound
+        assert r.variance == pytest.approx(brute(S, s).variance, rel=1e-10)
+    rng = np.random.default_rng(11)
+    n_cert = 0
+    for t in range(12):
+        p = int(rng.integers(10, 17))
+        A = rng.standard_normal((p + 3, p)) @ np.diag(rng.uniform(0.3, 2.0, p))
+        A[:, :3] += rng.standard_normal((p + 3, 1))  # a correlated group
+        op = es.Covariance(A.T @ A / (p + 3))
+        s = int(rng.integers(2, 6))
+        r, best = auto(op, s, random_state=t), brute(op, s).variance
+        assert r.upper_bound >= best * (1 - 1e-12)
+        if r.certified:
+            n_cert += 1
+            assert r.variance == pytest.approx(best, rel=1e-9)
+    assert n_cert >= 9
+    # beyond the threshold, no tree search runs (the cheap bound only)
+    X = np.random.default_rng(0).standard_normal((80, CERTIFY_FEATURES + 1))
+    r = auto(es.Covariance(np.cov(X, rowvar=False)), 3, random_state=0)
+    assert r.info["certify_nodes"] == 0 and not r.info["bound"].startswith("certified")

@@ -450,3 +450,22 @@ def test_lanczos_nodes_certify_the_dense_optimum(monkeypatch):
     assert a.info["certified"] and b.info["certified"]
     assert a.variance == pytest.approx(b.variance, rel=1e-10)
     assert a.info["nodes"] > 1  # a tree was searched
+
+
+def test_prove_support_proves_or_improves_a_given_support():
+    from eigensparse.solvers._exact import prove_support
+    from eigensparse.solvers._exhaustive import exhaustive
+
+    rng = np.random.default_rng(3)
+    for t in range(6):
+        p, s = 12, 4
+        A = rng.standard_normal((15, p))
+        S = A.T @ A / 15
+        opt = exhaustive(Covariance(S), s).variance
+        bad = np.arange(s)  # an arbitrary incumbent
+        best, value, ub, certified, nodes = prove_support(S, s, bad, max_nodes=10_000)
+        assert certified and value == pytest.approx(opt, rel=1e-9) and ub >= value
+        assert value == pytest.approx(np.linalg.eigvalsh(S[np.ix_(best, best)])[-1], rel=1e-12)
+        # one node: a bound, never below the optimum, and a value never above it
+        best, value, ub, certified, nodes = prove_support(S, s, bad, max_nodes=1)
+        assert ub >= opt * (1 - 1e-12) and value <= opt * (1 + 1e-12) and nodes <= 1 + 2

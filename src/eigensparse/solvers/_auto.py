@@ -41,7 +41,11 @@ feature of largest variance):
    fixed point of the full iteration; otherwise :func:`~eigensparse.solvers.tpower` on
    the full operator moves on from it. The loadings are the leading eigenvector of
    Σ[I, I] (``polish``).
-7. **Bound.** Every result carries ``upper_bound`` ≥ v(s) of the whole problem, ``gap``
+7. **Certificate (small problems).** Up to ``CERTIFY_FEATURES`` features the answer
+   is the incumbent of a node-limited run of ``method="exact"``'s branch and bound
+   (:func:`~eigensparse.solvers._exact.prove_support`): ``info["certified"]`` when it
+   closes, else a tighter bound.
+8. **Bound.** Every result carries ``upper_bound`` ≥ v(s) of the whole problem, ``gap``
    = upper_bound − variance and ``info["bound"]`` naming the bound
    (:func:`~eigensparse.bounds.full_problem_bound`): the smaller of the trace bound and
    the Gershgorin partner bound, and λmax(Σ) (proven by a Cholesky factor of t·I − Σ)
@@ -116,6 +120,15 @@ SPECTRAL_VECTORS = 8
 #: eigvalsh), a Lanczos estimate proven by a Cholesky factor up to CHOLESKY_BOUND_FEATURES
 EIG_BOUND_FEATURES = 128
 CHOLESKY_BOUND_FEATURES = 640
+#: small problems (p <= CERTIFY_FEATURES, the whole matrix searched, no ``init``): the
+#: answer is handed to the branch and bound of ``method="exact"`` for at most CERTIFY_NODES
+#: nodes (deterministic work), which proves it optimal (``info["certified"]``) or tightens
+#: the bound, and takes any better support it meets
+CERTIFY_FEATURES = 48
+CERTIFY_NODES = 64
+CERTIFY_TOL = 1e-9
+BOUND_CERTIFIED = "certified by branch and bound"
+BOUND_TREE = "branch and bound (node-limited)"
 #: relative margin on a reported upper bound: rounding never puts it below a value
 BOUND_MARGIN = 1e-10
 #: at most this many swap rounds
@@ -484,10 +497,26 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     support, refined = _on_full_problem(op, W, support, warm)
     z, lam = polish_loadings(op, support)
     ub, bound = _upper_bound(op, W, B_full, s, lam, d_B, P, eig=given is None)
+    certified, nodes = False, 0
+    if (given is None and m == p and s < p and p <= CERTIFY_FEATURES and ub is not None
+            and ub - lam > CERTIFY_TOL * ub and _is_psd(op)):
+        from ._exact import prove_support  # the branch and bound, node-limited
+
+        best_sup, v, ub_bb, certified, nodes = prove_support(
+            B_full, s, support, max_nodes=CERTIFY_NODES, tol=CERTIFY_TOL)
+        if v > lam * (1 + 1e-12):  # the search found a better support
+            support = best_sup
+            z, lam = polish_loadings(op, support)
+        if certified:
+            ub, bound = float(lam), BOUND_CERTIFIED
+        elif ub_bb < ub:
+            ub, bound = max(float(ub_bb), float(lam)) * (1 + BOUND_MARGIN), BOUND_TREE
     info = {"n_starts": N, "neighbourhood_starts": n_hood, "working_set": m,
             "warm_start_variance": float(vals[-1]), "multistart_variance": multi_value,
             "swap_rounds": rounds, "swap_gain": value - before, "refined": refined,
-            "bound": bound}
+            "bound": bound, "certify_nodes": nodes}
+    if certified:  # the property reads the bound otherwise
+        info["certified"] = True
     return make_result(op, z, "auto", variance=lam, n_iter=int(rounds), converged=True,
                        upper_bound=ub, gap=None if ub is None else ub - lam,
                        message=f"auto: greedy + {N} starts on {m} features + {rounds} swap rounds",
