@@ -56,8 +56,8 @@ def initial_incumbent(S: np.ndarray, s: int, *, n_starts: int, seed: int,
     has not passed; the first always runs, so there is always a support.
     Returns (value, sorted support, {heuristic name: value}).
     """
-    from .._auto import auto
-    from .._greedy import _path
+    from ...registry import get_method  # the default method, through the registry: it
+    from .._greedy import _path          # hands small problems to this search in turn
     from ..am import am, tpower
 
     op = Covariance(S)
@@ -67,6 +67,7 @@ def initial_incumbent(S: np.ndarray, s: int, *, n_starts: int, seed: int,
         order, path = _path(op, s, "greedy")
         return np.sort(order)
 
+    auto = get_method("auto").func
     runs = (("auto", lambda: auto(op, s, random_state=seed)),
             ("greedy", greedy),
             ("tpower", lambda: tpower(op, s)),
