@@ -41,33 +41,11 @@ component uses (its own included), so the supports stay disjoint. With
 orthogonal loadings) is then not kept, which is why ``refine="auto"`` refines only
 ``"schur"`` and ``"disjoint"`` chains.
 
-Measured (``method="auto"``, default settings, ``random_state=0``, one thread; totals
-as ``benchmarks/bench_peers.py`` judges them: adjusted variance of the components sorted
-by xᵀΣx, and the plain sum of xᵀΣx; best CPU seconds of repeated fits)::
-
-    problem                    refine=False              refine="auto" (default)    best peer (sum)
-    pitprops k=3 s=5           7.340 / 7.551   0.003 s   7.455 / 7.722   0.008 s    7.699
-    20news k=3 s=10            0.4236 / 0.4285 0.005 s   0.4326 / 0.4340 0.008 s    0.4337
-    20news k=3 s=[21,5,2]      0.4299 / 0.4346 0.005 s   0.4362 / 0.4382 0.012 s    (sklearn 0.4088 adj.)
-    KOS k=5 s=10 (centered)    35.55 / 36.34   0.11 s    36.16 / 37.00   0.38 s     36.59
-    leukemia k=5 s=50          1.7945e9 / 1.8103e9 0.13 s  1.8014e9 / 1.8160e9 0.32 s  1.8159e9
-
-For ``"auto"`` (``MethodSpec.warm_start``) a re-solve starts from the component it may replace
-(``init=``) instead of computing its own approximate-greedy warm start: this made the
-refinement 1.1–1.6× faster (leukemia 0.53 → 0.32 s) for the same totals except KOS
-(adjusted 36.18 → 36.16, sum unchanged).
-
-Relative gain of the adjusted total per sweep (first, second, third)::
-
-    pitprops 1.5e-2, 3.8e-4, 8e-7     20news s=10 2.2e-3, 2.3e-4, 5e-9    KOS 4.7e-4, 4.1e-5, 2e-6
-    leukemia 3.2e-3, 6.8e-4, 0        20news [21,5,2] 1.4e-2, 9.4e-4, 7.0e-4
-
-so two sweeps take nearly all of the gain, except on 20news at scikit-learn's
-cardinalities, where a third would add 0.07% (``refine_components(max_sweeps=...)``);
-with one sweep the leukemia sum falls below the best peer's (1.8144e9 < 1.8159e9). The partner chain decides
-KOS and 20news s=10 (tpower's chain, then refined); the sweeps decide pitprops, leukemia
-and 20news at [21, 5, 2] (auto's chain, refined). The cost is 2–4× the chain's;
-``refine=False`` gives the chain alone.
+For ``"auto"`` (``MethodSpec.warm_start``) a re-solve starts from the component it may
+replace (``init=``) instead of computing its own approximate-greedy warm start. Two sweeps
+take nearly all of the gain; ``refine=False`` gives the chain alone. The measured totals,
+costs and per-sweep gains are on the deflation page of the user guide (section
+"refinement, measured") and come from ``benchmarks/bench_peers.py``.
 """
 from __future__ import annotations
 

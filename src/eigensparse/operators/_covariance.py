@@ -119,8 +119,8 @@ class Covariance(Operator):
     Notes
     -----
     ``S`` is copied (float64, C order): changing the caller's array later does not
-    change the operator. The checks cost about 1 ms for p = 784 (a copy, one tiled
-    pass over the pairs (S_ij, S_ji), 11 products S·v).
+    change the operator. The checks are a copy, one tiled pass over the pairs
+    (S_ij, S_ji) and a few products S·v (their cost: ``docs/developer/performance.rst``).
 
     A covariance has no data square root, so ``dot``/``rdot`` raise; formulations
     needing them (the L1-variance alternating maximization) refuse this input.

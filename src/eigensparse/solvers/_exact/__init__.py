@@ -333,7 +333,7 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
     S = np.asarray(op.to_dense(), dtype=float)
     S = 0.5 * (S + S.T)
     # one BLAS thread per worker: the node problems are small, and a multi-threaded LAPACK
-    # on small blocks is many times slower than a single thread (measured 50-250x on 2
+    # on small blocks is many times slower than a single thread (measured on 2
     # loaded cores for 100x100 eigenproblems)
     with threadpool_limits(limits=1):
         return _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
