@@ -295,7 +295,10 @@ def test_max_time_is_honoured_at_p300_simulated_clock(monkeypatch, budget):
     monkeypatch.setattr(srch, "enumerate_completions", ticking(srch.enumerate_completions))
     S = _wishart(300, 120, 5)
     with pytest.warns(ExactSearchWarning):
-        r = exact(Covariance(S), 10, max_time=budget, progress=False, random_state=0, n_starts=2)
+        # one worker: the clock is simulated in this process only (worker processes,
+        # which n_jobs=None adds after ESCALATE_SECONDS, would not advance it)
+        r = exact(Covariance(S), 10, max_time=budget, progress=False, random_state=0, n_starts=2,
+                  n_jobs=1)
     assert clock["t"] >= budget            # the budget was used, not skipped
     assert clock["after"] <= 17            # at most one node's descent past the deadline
     assert clock["t"] <= budget + 17

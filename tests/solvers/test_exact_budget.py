@@ -48,6 +48,9 @@ def clock(monkeypatch):
 
     for mod in (pkg, srch, inc, disp):
         monkeypatch.setattr(mod, "time", fake, raising=False)
+    # the clock is simulated in this process only: worker processes (which n_jobs=None
+    # adds after ESCALATE_SECONDS) would not advance it, so they never join here
+    monkeypatch.setattr(pkg, "ESCALATE_SECONDS", float("inf"))
     for mod in (pkg, srch):
         monkeypatch.setattr(mod, "soft_eig_bound", ticking(mod.soft_eig_bound))
     monkeypatch.setattr(srch, "enumerate_completions", ticking(srch.enumerate_completions))

@@ -217,18 +217,23 @@ def _progress_callback(enabled, s):
     return update, bar
 
 
+#: ``n_jobs=None``: seconds of tree search by one worker before the others join
+ESCALATE_SECONDS = 2.0
+
+
 @register("exact", summary="Certified optimum by branch and bound (eigenvalue, Gershgorin and "
                            "soft-threshold bounds); anytime with an honest gap.",
           constraints={"max_time": [Interval(Real, 0, None, closed="neither")],
                        "max_nodes": [None, Interval(Integral, 1, None, closed="left")],
                        "tol": [Interval(Real, 0, None, closed="left")],
-                       "n_jobs": [Options(Integral, {-1}), Interval(Integral, 1, None, closed="left")],
+                       "n_jobs": [Options(Integral, {-1}), Interval(Integral, 1, None, closed="left"),
+                                  None],
                        "progress": [bool, StrOptions({"auto"})],
                        "n_starts": [Interval(Integral, 1, None, closed="left")],
                        "screen": [bool],
                        "backend": [StrOptions({"threads", "processes"})]})
 def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float = 600.0,
-          max_nodes=None, tol: float = 1e-9, n_jobs: int = 1, progress="auto",
+          max_nodes=None, tol: float = 1e-9, n_jobs=None, progress="auto",
           n_starts: int = 64, screen: bool = True, backend: str = "processes"):
     """Certified optimal sparse component: max λmax(Σ[S, S]) over supports with |S| = s.
 
@@ -269,8 +274,10 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         Relative optimality tolerance: certified means
         (upper_bound − variance) <= tol·upper_bound. Nodes are pruned when their bound is
         <= incumbent·(1 + tol), so a certified value is within that factor of the optimum.
-    n_jobs : int, default=1
-        Workers (see ``backend``); -1: all cores.
+    n_jobs : int or None, default=None
+        Workers (see ``backend``); -1: all cores. None: one worker for the first
+        ``ESCALATE_SECONDS`` of the tree, then ``backend`` workers on every available core
+        when the search is still open (a short search never pays their start-up).
     backend : {"processes", "threads"}, default="processes"
         What the ``n_jobs`` workers are. Processes each hold a copy of Σ and expand
         subtrees: a batch sends the best open nodes (F, R, bound, ρ, branching variable:
@@ -418,15 +425,23 @@ def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
         search.root(allowed, rho, deadline=deadline, bound=root_bound)
     update, bar = _progress_callback(progress, s)
     pool = None
-    workers = (len(__import__("os").sched_getaffinity(0)) if n_jobs == -1 else n_jobs)
+    cores = len(__import__("os").sched_getaffinity(0))
+    workers = cores if n_jobs in (-1, None) else n_jobs
     try:
+        done = None
+        if n_jobs is None:  # alone first; the workers only for a search still open
+            first = min(deadline, time.perf_counter() + ESCALATE_SECONDS) if cores > 1 else deadline
+            done = search.run(deadline=first, max_nodes=max_nodes, progress=update)
+            if done or time.perf_counter() >= deadline or search.nodes >= max_nodes:
+                workers = 1
         if workers > 1 and backend == "processes":
             pool = ProcessNodePool(search, workers)
         elif workers > 1:
             from concurrent.futures import ThreadPoolExecutor
             pool = ThreadPoolExecutor(workers)
-        done = search.run(deadline=deadline, max_nodes=max_nodes, pool=pool, progress=update,
-                          batch=max(8, 4 * workers))
+        if not done:
+            done = search.run(deadline=deadline, max_nodes=max_nodes, pool=pool,
+                              progress=update, batch=max(8, 4 * workers))
     finally:
         if pool is not None:
             pool.shutdown()
