@@ -380,34 +380,6 @@ LOWER_BOUND_STEPS = 3
 
 
 @numba.njit(cache=True, nogil=True)
-def _rayleigh_steps(B, sup, s, x, y, steps):
-    """A lower bound on λmax(B[sup, sup]): the Rayleigh quotient of ``x`` after
-    ``steps`` power steps (``x`` is overwritten; ``y`` scratch)."""
-    for _ in range(steps):
-        nrm = 0.0
-        for a in range(s):
-            acc = 0.0
-            ra = sup[a]
-            for b in range(s):
-                acc += B[ra, sup[b]] * x[b]
-            y[a] = acc
-            nrm += acc * acc
-        nrm = np.sqrt(nrm)
-        if not nrm > 0:
-            return -np.inf
-        for a in range(s):
-            x[a] = y[a] / nrm
-    num = 0.0
-    for a in range(s):
-        acc = 0.0
-        ra = sup[a]
-        for b in range(s):
-            acc += B[ra, sup[b]] * x[b]
-        num += x[a] * acc
-    return num
-
-
-@numba.njit(cache=True, nogil=True)
 def swap_search(B, support, n_exact, max_rounds, exact):
     """1-swap local search on B from ``support`` (sorted, in place). Each round bounds
     every exchange (support entry i out, feature j in) from below by the top
@@ -433,6 +405,7 @@ def swap_search(B, support, n_exact, max_rounds, exact):
     x = np.empty(s)
     y = np.empty(s)
     trial = np.empty(s, dtype=np.int64)
+    M = np.empty((s, s))  # the trial support's block, gathered
     in_sup = np.zeros(m, dtype=np.bool_)
     rounds = 0
     for rnd in range(1, max_rounds + 1):
@@ -499,7 +472,10 @@ def swap_search(B, support, n_exact, max_rounds, exact):
             for i in range(s):
                 nx += x[i] * x[i]
             x[pos] = np.sqrt(max(1.0 - nx, 0.0)) if nx < 1.0 else 0.0
-            v = _rayleigh_steps(B, trial, s, x, y, LOWER_BOUND_STEPS)
+            for i in range(s):
+                for j in range(s):
+                    M[i, j] = B[trial[i], trial[j]]
+            v = _rayleigh_steps(M, s, x, y, LOWER_BOUND_STEPS)
             if v > best_val:
                 best, best_val = u, v
         if exact and not best_val > lam * (1 + 1e-12) + 1e-300:
@@ -521,9 +497,10 @@ def swap_search(B, support, n_exact, max_rounds, exact):
 
 
 @numba.njit(cache=True, nogil=True)
-def _rayleigh_steps_dense(M, k, x, y, steps):
-    """:func:`_rayleigh_steps` on the gathered block ``M`` = B[sup, sup] (k×k, the same
-    arithmetic in the same order: the same value)."""
+def _rayleigh_steps(M, k, x, y, steps):
+    """A lower bound on λmax(M) for a gathered block M = B[sup, sup] (k×k): the Rayleigh
+    quotient of ``x`` after ``steps`` power steps (``x`` is overwritten; ``y`` scratch),
+    -inf when an iterate vanishes."""
     for _ in range(steps):
         nrm = 0.0
         for a in range(k):
@@ -570,7 +547,7 @@ def neighbourhood_scores(B, J, steps):
                 M[a, b] = B[ra, idx[b]]
         for a in range(k):
             x[a] = M[0, a]
-        rq[i] = _rayleigh_steps_dense(M, k, x, y, steps)
+        rq[i] = _rayleigh_steps(M, k, x, y, steps)
         for a in range(k):
             V[i, a] = x[a]
     return rq, V
