@@ -11,21 +11,14 @@ from eigensparse.operators._deflated import HotellingDeflated, ProjectionDeflate
 TOL = 1e-10
 
 
-def _data(seed, n=40, p=9, density=0.4):
-    rng = np.random.default_rng(seed)
-    X = rng.poisson(2.0, (n, p)).astype(float) * (rng.random((n, p)) < density)
-    X[:, 0] += 5.0  # a large mean stresses implicit centering
-    return X
-
-
 def _centered_covariance(X):
     Xc = X - X.mean(0)
     return Xc.T @ Xc / X.shape[0]
 
 
 @pytest.mark.parametrize("scheme", ["hotelling", "projection", "schur", "orthogonal"])
-def test_deflated_operators_match_formulas(scheme):
-    X = _data(7, n=60, p=8)
+def test_deflated_operators_match_formulas(scheme, poisson_data):
+    X = poisson_data(7, n=60, p=8)
     S = _centered_covariance(X)
     rng = np.random.default_rng(1)
     x = rng.standard_normal(8)
@@ -50,22 +43,22 @@ def test_deflated_operators_match_formulas(scheme):
             op.dot(x)
 
 
-def test_deflating_the_leading_eigenvector_removes_it_in_every_scheme():
+def test_deflating_the_leading_eigenvector_removes_it_in_every_scheme(poisson_data):
     """For an eigenvector x (Σx = λx) the three deflations coincide: Σ − λxxᵀ."""
-    S = _centered_covariance(_data(1, n=60, p=8))
+    S = _centered_covariance(poisson_data(1, n=60, p=8))
     w, V = np.linalg.eigh(S)
     x = V[:, -1]
     ref = S - w[-1] * np.outer(x, x)
     for cls in (HotellingDeflated, ProjectionDeflated, SchurDeflated):
-        D = cls(DenseData(_data(1, n=60, p=8)), x)
+        D = cls(DenseData(poisson_data(1, n=60, p=8)), x)
         np.testing.assert_allclose(D.to_dense(), ref, atol=1e-10, err_msg=cls.__name__)
         assert np.abs(D.matvec(x)).max() < 1e-10
 
 
-def test_schur_and_projection_keep_psd_where_hotelling_does_not():
+def test_schur_and_projection_keep_psd_where_hotelling_does_not(poisson_data):
     """Mackey (2009): for a vector that is not an eigenvector, Hotelling's deflation may
     leave a negative eigenvalue; Schur's and projection's never do, and both remove x."""
-    X = _data(2, n=60, p=8)
+    X = poisson_data(2, n=60, p=8)
     S = _centered_covariance(X)
     x = np.ones(8) / np.sqrt(8)
     assert np.linalg.eigvalsh(HotellingDeflated(DenseData(X), x).to_dense())[0] < -1e-6
@@ -76,8 +69,8 @@ def test_schur_and_projection_keep_psd_where_hotelling_does_not():
         check_operator(D, rtol=TOL)
 
 
-def test_stacked_deflations_compose_the_formulas():
-    X = _data(3, n=60, p=8)
+def test_stacked_deflations_compose_the_formulas(poisson_data):
+    X = poisson_data(3, n=60, p=8)
     S = _centered_covariance(X)
     rng = np.random.default_rng(0)
     x1, x2 = (v / np.linalg.norm(v) for v in rng.standard_normal((2, 8)))

@@ -13,13 +13,6 @@ from eigensparse.operators import Covariance, DenseData, SparseData, as_operator
 TOL = 1e-10
 
 
-def _data(seed, n=40, p=9, density=0.4):
-    rng = np.random.default_rng(seed)
-    X = rng.poisson(2.0, (n, p)).astype(float) * (rng.random((n, p)) < density)
-    X[:, 0] += 5.0  # a large mean stresses implicit centering
-    return X
-
-
 def _reference(X, center, scale):
     n = X.shape[0]
     Xc = X - X.mean(0) if center else X.copy()
@@ -41,8 +34,8 @@ def _ops(X, center, scale):
 @pytest.mark.parametrize("center", [True, False])
 @pytest.mark.parametrize("scale", [True, False])
 @pytest.mark.parametrize("seed", range(3))
-def test_operator_equals_dense_covariance(center, scale, seed):
-    X = _data(seed)
+def test_operator_equals_dense_covariance(center, scale, seed, poisson_data):
+    X = poisson_data(seed)
     S, A = _reference(X, center, scale)
     rng = np.random.default_rng(seed + 100)
     V = rng.standard_normal((X.shape[1], 4))
@@ -73,9 +66,9 @@ def test_operator_equals_dense_covariance(center, scale, seed):
         assert np.abs(F.to_dense() - S).max() < 1e-9
 
 
-def test_as_operator_dispatch_and_pandas():
+def test_as_operator_dispatch_and_pandas(poisson_data):
     pd = pytest.importorskip("pandas")
-    X = _data(0)
+    X = poisson_data(0)
     assert isinstance(as_operator(X), DenseData)
     assert isinstance(as_operator(sp.csr_matrix(X)), SparseData)
     df = pd.DataFrame(X, columns=[f"c{i}" for i in range(X.shape[1])])
