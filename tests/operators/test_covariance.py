@@ -15,14 +15,14 @@ from eigensparse.operators._kernels import covariance_checks
 def test_fused_pass_sees_every_non_finite_entry(bad, where):
     S = np.eye(200)
     S[where] = bad
-    assert not np.isfinite(covariance_checks(S, np.ones(200), np.ones(200))[0])
+    assert not np.isfinite(covariance_checks(S, np.ones(200), np.ones(200), np.zeros((0, 0), np.float32))[0])
     with pytest.raises(InvalidParameterError, match="NaN" if bad != bad else "infinite"):
         Covariance(S)
 
 
 def test_huge_finite_entries_are_not_called_infinite():
     S = np.full((30, 30), 1e307)  # rank one, PSD; the sum of its entries overflows
-    assert not np.isfinite(covariance_checks(S, np.ones(30), np.full(30, np.sqrt(1e307)))[0])
+    assert not np.isfinite(covariance_checks(S, np.ones(30), np.full(30, np.sqrt(1e307)), np.zeros((0, 0), np.float32))[0])
     assert np.array_equal(Covariance(S).S, S)
 
 
@@ -43,6 +43,8 @@ def test_psd_check_accepts_singular_psd_matrices(seed):
         assert np.array_equal(op.S, S)  # exactly symmetric input: kept bit for bit
         Covariance(S, scale=True)
         assert _smallest_rayleigh_quotient(S) >= -1e-12 * np.abs(S).max() * p
+        # products in single precision (the checks' copy): the final quotient is not
+        assert _smallest_rayleigh_quotient(S, low=S.astype(np.float32)) >= -1e-12 * np.abs(S).max() * p
 
 
 @pytest.mark.parametrize("p", [65, 200, 500])
@@ -58,7 +60,9 @@ def test_psd_check_rejects_one_slightly_negative_eigenvalue(p):
     d = np.sqrt(np.diag(S))
     assert (np.abs(S) <= np.outer(d, d) * (1 + 1e-12)).all()  # every 2×2 minor is fine
     with pytest.raises(InvalidParameterError, match="direction of variance"):
-        Covariance(S)
+        Covariance(S)  # (its Lanczos products in single precision beyond 64 features)
+    assert _smallest_rayleigh_quotient(S) < -1e-4 * np.diag(S).max()
+    assert _smallest_rayleigh_quotient(S, low=S.astype(np.float32)) < -1e-4 * np.diag(S).max()
     assert Covariance(S, check_psd=False).n_features == p
 
 

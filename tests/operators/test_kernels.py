@@ -34,11 +34,15 @@ def test_fused_pass_equals_numpy(p, scaled):
     S[rng.integers(p), rng.integers(p)] += 1e-3  # … but for one entry (or the diagonal)
     w = rng.uniform(0.5, 2.0, p) if scaled else np.ones(p)
     root = rng.uniform(0.0, 1.0, p)
-    total, asym, worst, row = covariance_checks(S, w, root)
+    total, asym, worst, row = covariance_checks(S, w, root, np.zeros((0, 0), np.float32))
     ref_total, ref_asym, ref_worst, excess = _numpy_checks(S, w, root)
     assert total == pytest.approx(ref_total, rel=1e-12, abs=1e-12 * np.abs(S).sum())
     assert asym == ref_asym  # a difference of two doubles: exact
     assert worst == pytest.approx(ref_worst, rel=1e-14, abs=1e-14)
     assert excess[row].max() == pytest.approx(ref_worst, rel=1e-14, abs=1e-14)
     S_sym = 0.5 * (S + S.T)
-    assert covariance_checks(S_sym, w, root)[1] == 0.0  # exactly symmetric: exactly 0
+    assert covariance_checks(S_sym, w, root, np.zeros((0, 0), np.float32))[1] == 0.0  # exactly symmetric: exactly 0
+    low = np.full(S.shape, np.nan, dtype=np.float32)
+    covariance_checks(S, w, root, low)  # writes ½(S + Sᵀ) ∘ wwᵀ in single precision
+    assert np.array_equal(low, low.T)
+    np.testing.assert_allclose(low, 0.5 * (S + S.T) * np.outer(w, w), rtol=1e-6)

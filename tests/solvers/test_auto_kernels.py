@@ -153,7 +153,7 @@ def test_neighbourhood_scores_equal_power_steps_in_numpy():
 
     B = _wishart(60, 80, 7)
     J, _ = row_partners(B, 5)
-    rq, V = neighbourhood_scores(B, J, 2)
+    rq, V = neighbourhood_scores(B, np.arange(60), J, 2)
     for i in range(60):
         N = np.concatenate([[i], J[i]])
         M = B[np.ix_(N, N)]
@@ -183,3 +183,18 @@ def test_first_distinct_rows_equals_a_python_reference(N, s, seed):
                 if len(ref) == limit:
                     break
         assert first_distinct_rows(rows, order, limit).tolist() == ref
+
+
+@pytest.mark.parametrize("s", [3, 12, 40])
+def test_support_values_equal_eigvalsh(s):
+    """The candidates' values (Lanczos from a start vector, eigh as fallback) equal a dense
+    eigenvalue solve of each block, from good starts and from a poor one (ones)."""
+    from eigensparse.solvers._auto_kernels import support_values
+
+    B = _wishart(90, 120, s)
+    rng = np.random.default_rng(s)
+    sups = np.sort(np.array([rng.choice(90, s, replace=False) for _ in range(6)]), axis=1)
+    ref = np.linalg.eigvalsh(B[sups[:, :, None], sups[:, None, :]])[:, -1]
+    good = np.array([np.linalg.eigh(B[np.ix_(r, r)])[1][:, -1] + 0.05 for r in sups])
+    for starts in (good, np.ones((6, s))):
+        np.testing.assert_allclose(support_values(B, sups, starts), ref, rtol=1e-12)

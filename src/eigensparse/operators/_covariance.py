@@ -17,6 +17,8 @@ __all__ = ["Covariance"]
 _PSD_LANCZOS_STEPS = 10
 #: up to this p the smallest eigenvalue is computed exactly (eigvalsh)
 _PSD_EXACT_MAX = 64
+#: ``low`` of :func:`~eigensparse.operators._kernels.covariance_checks` when nothing is written
+_NO_LOW = np.zeros((0, 0), dtype=np.float32)
 
 
 def _not_psd(what):
@@ -32,52 +34,61 @@ def _psd_tolerance(diag, rtol):
     return max(rtol, 1e-12) * max(dmax, 1e-300) * diag.size, dmax
 
 
-def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0):
+def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None):
     """yᵀSy / yᵀy for the y that a ``steps``-step Lanczos run (full reorthogonalization,
     random start) finds for the smallest eigenvalue of the symmetric S (p × p).
 
     A Rayleigh quotient is >= λmin(S), so a negative value proves S is not PSD whatever
-    the accuracy of the Krylov basis; it is recomputed from one explicit product S·y.
-    The Krylov space of dimension m contains the m−1 power-iteration iterates on
-    c·I − S from the same start, so the estimate is at least as good as theirs, and
-    converges much faster (Chebyshev rate) on clustered spectra.
+    the accuracy of the Krylov basis; it is recomputed from one explicit product S·y in
+    double precision. The Krylov space of dimension m contains the m−1 power-iteration
+    iterates on c·I − S from the same start, so the estimate is at least as good as
+    theirs, and converges much faster (Chebyshev rate) on clustered spectra.
+
+    ``low``: S in single precision (from :func:`~eigensparse.operators._kernels.
+    covariance_checks`): the Lanczos products use it (half the memory traffic; their
+    rounding, about 1e-7·‖S‖, only perturbs the direction y), the final quotient does not.
     """
     p = S.shape[0]
     steps = min(steps, p)
+    M = S if low is None else low
     Q = np.empty((steps, p))
-    W = np.empty((steps, p))  # rows S q_j
+    W = np.empty((steps, p))  # rows M q_j
     q = np.random.default_rng(seed).standard_normal(p)
     q /= math.sqrt(q @ q)
+    # below this relative residual the Krylov space is invariant (to the products' rounding)
+    floor = 1e-12 if low is None else 1e-6
     m = 0
     for m in range(1, steps + 1):
         Q[m - 1] = q
-        w = S @ q
-        W[m - 1] = w
+        W[m - 1] = M @ q.astype(M.dtype, copy=False)
+        w = W[m - 1].copy()
         size = math.sqrt(w @ w)
         B = Q[:m]
         w -= (B @ w) @ B
         w -= (B @ w) @ B  # twice is enough
         norm = math.sqrt(w @ w)
-        if not norm > 1e-12 * size:
+        if not norm > floor * size:
             break  # an invariant subspace: its Ritz values are eigenvalues
         q = w / norm
     B = Q[:m]
-    _, U = np.linalg.eigh(B @ W[:m].T)  # Rayleigh–Ritz on span(Q), lower triangle
+    H = B @ W[:m].T
+    _, U = np.linalg.eigh(0.5 * (H + H.T))  # Rayleigh–Ritz on span(Q)
     y = U[:, 0] @ B
     return float(y @ (S @ y)) / float(y @ y)
 
 
-def _check_psd(S, rtol, worst=None, worst_row=0):
+def _check_psd(S, rtol, worst=None, worst_row=0, low=None):
     """Necessary PSD conditions at O(p²) cost (see :class:`Covariance`) for the symmetric S.
 
     ``worst``/``worst_row``: the 2×2 minor statistic of :func:`~eigensparse.operators._kernels.covariance_checks` when
-    already computed (else it is computed here).
+    already computed (else it is computed here); ``low``: S in single precision, when
+    that pass wrote it (see :func:`_smallest_rayleigh_quotient`).
     """
     d = np.diag(S)
     tol, dmax = _psd_tolerance(d, rtol)
     sd = np.sqrt(np.clip(d, 0, None))
     if worst is None:
-        worst, worst_row = covariance_checks(S, np.ones(S.shape[0]), sd)[2:]
+        worst, worst_row = covariance_checks(S, np.ones(S.shape[0]), sd, _NO_LOW)[2:]
     if worst > tol:  # a 2×2 principal minor S_ii S_jj − S_ij² < 0
         i = int(worst_row)
         j = int(np.argmax(np.abs(S[i]) - sd[i] * sd))
@@ -86,7 +97,7 @@ def _check_psd(S, rtol, worst=None, worst_row=0):
     if S.shape[0] <= _PSD_EXACT_MAX:
         lam_min = float(np.linalg.eigvalsh(S)[0])
     else:
-        lam_min = _smallest_rayleigh_quotient(S)
+        lam_min = _smallest_rayleigh_quotient(S, low=low)
     if lam_min < -tol:
         raise _not_psd(f"a direction of variance {lam_min:.3g} < 0 (largest diagonal entry {dmax:.3g})")
 
@@ -168,7 +179,10 @@ class Covariance(Operator):
             check_finite_array(S, "S")  # raises, counting the NaN and infinite entries
         sd = scale_from_variance(np.clip(d, 0, None), scale)
         d_out = d / (sd * sd) if scale else d
-        total, asym, worst, worst_row = covariance_checks(S, 1.0 / sd, np.sqrt(np.clip(d_out, 0, None)))
+        p = S.shape[0]
+        low = (np.empty((p, p), dtype=np.float32) if check_psd and p > _PSD_EXACT_MAX
+               else _NO_LOW)  # M in single precision: the Lanczos steps of the PSD check
+        total, asym, worst, worst_row = covariance_checks(S, 1.0 / sd, np.sqrt(np.clip(d_out, 0, None)), low)
         if not np.isfinite(total):  # a NaN or ±inf entry, or only an overflowing sum
             check_finite_array(S, "S")  # raises, counting the NaN and infinite entries
         # max|S| is needed only as the yardstick of a tolerance test
@@ -189,7 +203,7 @@ class Covariance(Operator):
         if scale:
             S /= np.outer(sd, sd)
         if check_psd:
-            _check_psd(S, rtol, worst, worst_row)
+            _check_psd(S, rtol, worst, worst_row, low if low.size else None)
         self.S = S
         self.n_features = S.shape[0]
         self.n_samples = n_samples

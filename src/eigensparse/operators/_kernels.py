@@ -48,8 +48,9 @@ def accumulate_gram(indptr, indices, values, col_map, G, d_lo, d_hi):
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"nsz", "reassoc", "contract", "arcp"})
-def covariance_checks(S, inv_scale, root_diag):
-    """One read-only tiled pass over the pairs (S_ij, S_ji), i <= j, of a square matrix.
+def covariance_checks(S, inv_scale, root_diag, low):
+    """One tiled pass over the pairs (S_ij, S_ji), i <= j, of a square matrix (read
+    only, but for ``low``).
 
     Parameters
     ----------
@@ -58,6 +59,10 @@ def covariance_checks(S, inv_scale, root_diag):
         w: the minors are taken on M = ½(S + Sᵀ) ∘ wwᵀ (ones: on ½(S + Sᵀ)).
     root_diag : ndarray of shape (p,)
         √max(M_ii, 0).
+    low : ndarray of shape (p, p), float32, or of shape (0, 0)
+        Receives M in single precision (both triangles), for a cheap estimate that
+        needs products with M only to a few digits (the PSD check's Lanczos steps);
+        nothing is written when its shape is (0, 0).
 
     Returns
     -------
@@ -83,6 +88,7 @@ def covariance_checks(S, inv_scale, root_diag):
     max_asym = 0.0
     worst = -np.inf
     worst_row = 0
+    write = low.shape[0] == p
     for bi in range(0, p, _TILE):
         for bj in range(bi, p, _TILE):
             for i in range(bi, min(bi + _TILE, p)):
@@ -94,7 +100,11 @@ def covariance_checks(S, inv_scale, root_diag):
                     b = S[j, i]
                     total += a + b
                     max_asym = max(max_asym, abs(a - b))
-                    row_worst = max(row_worst, abs(0.5 * (a + b)) * (wi * inv_scale[j]) - ri * root_diag[j])
+                    mij = 0.5 * (a + b) * (wi * inv_scale[j])
+                    row_worst = max(row_worst, abs(mij) - ri * root_diag[j])
+                    if write:
+                        low[i, j] = mij
+                        low[j, i] = mij
                 if row_worst > worst:
                     worst = row_worst
                     worst_row = i

@@ -70,7 +70,7 @@ from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
 from ._auto_kernels import (approx_greedy_order, first_distinct_rows, neighbourhood_scores,
-                            row_partners, swap_search, tpower_from_supports)
+                            row_partners, support_values, swap_search, tpower_from_supports)
 from ._greedy import _path
 from ._simple import _check_problem
 
@@ -120,6 +120,10 @@ GLOBAL_SWAP_STARTS = 16
 GLOBAL_SWAP_START_FLOPS = 60_000
 #: batched power steps that rank the neighbourhoods before the best are solved exactly
 HOOD_POWER_STEPS = 2
+#: ... beyond HOOD_PROBE partners, taken by the HOOD_ROWS_PER_START × NEIGHBOURHOOD_STARTS
+#: neighbourhoods whose cores (HOOD_PROBE strongest partners) rank best (:func:`_neighbourhoods`)
+HOOD_PROBE = 10
+HOOD_ROWS_PER_START = 4
 #: leading eigenvectors whose weights key the working set when Σ is not formed
 SPECTRAL_VECTORS = 8
 #: λmax(Σ) joins the cheap bound: exact up to EIG_BOUND_FEATURES features (one dense
@@ -223,40 +227,52 @@ def _working_set(op: Operator, d: np.ndarray, s: int, given=None) -> tuple[np.nd
 
 
 def _partners(B: np.ndarray, s: int):
-    """``(d, P, J)`` of :func:`~eigensparse.bounds.partner_sums` on B (compiled: one
-    selection per row)."""
+    """``(d, P, J, V)``: ``(d, P)`` of :func:`~eigensparse.bounds.partner_sums` on B
+    (compiled: one selection per row), each row's partners J and their |B_ij| V."""
     d = np.diag(B).copy()
     t = min(s - 1, B.shape[0] - 1)
     if t <= 0:
-        return d, np.zeros((B.shape[0], max(s - 1, 0))), np.zeros((B.shape[0], 0), dtype=np.int64)
+        return (d, np.zeros((B.shape[0], max(s - 1, 0))),
+                np.zeros((B.shape[0], 0), dtype=np.int64), np.zeros((B.shape[0], 0)))
     J, V = row_partners(B, t)
     P = np.cumsum(V, axis=1)
     if P.shape[1] < s - 1:
         P = np.hstack([P, np.repeat(P[:, -1:], s - 1 - P.shape[1], axis=1)])
-    return d, P, J
+    return d, P, J, V
 
 
-def _neighbourhoods(B: np.ndarray, J: np.ndarray, limit: int):
+def _neighbourhoods(B: np.ndarray, J: np.ndarray, V: np.ndarray, limit: int):
     """Starts from each feature's neighbourhood: feature i with its s − 1 strongest
-    partners ``J[i]`` (from :func:`~eigensparse.bounds.partner_sums`). Returns the
+    partners ``J[i]`` (their |B_ij| in ``V[i]``, from :func:`_partners`). Returns the
     ``limit`` best distinct supports, as ``(supports, values)`` (sorted supports;
     values: an approximate leading eigenvector of their s×s block), best first, ranked
     by a lower bound on λmax of their block: the Rayleigh quotient after
     ``HOOD_POWER_STEPS`` batched power steps from B[i, N_i]. A group of correlated
     features of moderate variance is the neighbourhood of each of its members, whatever
-    the variances around it."""
-    sup = np.hstack([np.arange(B.shape[0])[:, None], J])
-    rq, v = neighbourhood_scores(B, J, HOOD_POWER_STEPS)
+    the variances around it.
+
+    Beyond ``HOOD_PROBE`` partners, the neighbourhoods are first ranked on their cores
+    (feature i with its ``HOOD_PROBE`` strongest partners, the first columns of J: the
+    same bound on a (HOOD_PROBE + 1)² block), and only the ``HOOD_ROWS_PER_START`` ×
+    ``limit`` best take the steps on their whole block."""
+    m, t = J.shape
+    rows = np.arange(m)
+    if t > HOOD_PROBE and m > HOOD_ROWS_PER_START * limit:
+        core = np.ascontiguousarray(J[:, :HOOD_PROBE])
+        rq, _ = neighbourhood_scores(B, rows, core, HOOD_POWER_STEPS)
+        rows = np.sort(np.argsort(-rq, kind="stable")[:HOOD_ROWS_PER_START * limit])
+    sup = np.hstack([rows[:, None], J[rows]])
+    rq, v = neighbourhood_scores(B, rows, np.ascontiguousarray(J[rows]), HOOD_POWER_STEPS)
     order = np.argsort(-rq, kind="stable")
     head = order[:2 * limit]  # usually enough: few neighbourhoods coincide
     while True:
         perm = np.argsort(sup[head], axis=1)  # the entries of a row are distinct
-        rows = np.take_along_axis(sup[head], perm, axis=1)
-        keep = first_distinct_rows(rows, np.arange(head.size), limit)
+        srt = np.take_along_axis(sup[head], perm, axis=1)
+        keep = first_distinct_rows(srt, np.arange(head.size), limit)
         if keep.size == limit or head.size == order.size:
             break
         head = order
-    return rows[keep], np.take_along_axis(v[head], perm, axis=1)[keep]
+    return srt[keep], np.take_along_axis(v[head], perm, axis=1)[keep]
 
 
 def _init_supports(init, p: int, s: int) -> tuple[list, np.ndarray]:
@@ -337,12 +353,6 @@ def _drop_null(B: np.ndarray, s: int, warm: np.ndarray, N: int):
     return keep, pos
 
 
-def _support_values(B: np.ndarray, supports: np.ndarray) -> np.ndarray:
-    """λmax(B[I, I]) for each row I of ``supports`` (one stacked eigvalsh)."""
-    blocks = B[supports[:, :, None], supports[:, None, :]]
-    return np.linalg.eigvalsh(blocks)[:, -1]
-
-
 def _swap_search(B: np.ndarray, support: np.ndarray, exact: bool = True) -> tuple[np.ndarray, float, int]:
     """1-swap local search from ``support`` on B (compiled:
     :func:`~eigensparse.solvers._auto_kernels.swap_search`). Every exchange (support
@@ -369,12 +379,6 @@ def _is_fixed_point(op: Operator, support: np.ndarray, s: int) -> bool:
     thr = np.min(g[support])
     g[support] = -np.inf
     return bool(np.max(g) < thr)
-
-
-def _distinct_supports(supports: np.ndarray, f: np.ndarray, limit: int) -> list[np.ndarray]:
-    """The ``limit`` best distinct rows of ``supports`` (sorted), best objective first."""
-    keep = first_distinct_rows(supports, np.argsort(-f, kind="stable"), limit)
-    return list(supports[keep])
 
 
 @register("auto", cost="O(m·s) per truncated power step and start (compiled); O(p²) partners",
@@ -476,16 +480,17 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     if keep is not None:  # the search runs on the null-free block
         B, warm = np.ascontiguousarray(B[np.ix_(keep, keep)]), pos[warm]
     n_hood = 0
-    d_B, P, J = _partners(B, s)  # the bound's and the starts'
+    d_B, P, J, V = _partners(B, s)  # the bound's and the starts'
     if given is None and s < m and J.shape[1] == s - 1:  # the correlation structure
-        hood_sup, hood_val = _neighbourhoods(B, J, NEIGHBOURHOOD_STARTS)
+        hood_sup, hood_val = _neighbourhoods(B, J, V, NEIGHBOURHOOD_STARTS)
         n_hood = hood_sup.shape[0]
         sup0, val0 = np.vstack([sup0, hood_sup]), np.vstack([val0, hood_val])
-    sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
+    sups, xs, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
     multi_value = float(f.max())
     n_cand = max(N_REFINE, SWAP_STARTS if m <= DENSE_FEATURES else GLOBAL_SWAP_STARTS)
-    cands = _distinct_supports(sups, f, n_cand) + [warm]
-    vals = _support_values(B, np.array(cands))
+    keep_c = first_distinct_rows(sups, np.argsort(-f, kind="stable"), n_cand)
+    cands = list(sups[keep_c]) + [warm]
+    vals = support_values(B, np.array(cands), np.vstack([xs[keep_c], np.ones((1, s))]))
     best = int(np.argmax(vals))
     support, value = cands[best], float(vals[best])
     rounds, before = 0, value
@@ -650,7 +655,7 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
     support, refined = _on_full_problem(op, W, sups[int(np.argmax(f))], warm)
     z, lam = polish_loadings(op, support)
-    d_B, P, _ = _partners(B, s)
+    d_B, P, _, _ = _partners(B, s)
     ub, bound = _upper_bound(op, W, B, s, lam, d_B, P, eig=False)
     return make_result(op, z, "tpower", variance=lam, converged=True,
                        upper_bound=ub, gap=None if ub is None else ub - lam,

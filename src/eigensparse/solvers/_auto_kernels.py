@@ -119,13 +119,22 @@ def top_s(w, s, out, scratch):
 def _sparse_product(B, idx, x, w):
     """w = B[:, idx] @ x (rows of the symmetric B)."""
     m = w.size
+    n = idx.size
     for i in range(m):
         w[i] = 0.0
-    for t in range(idx.size):
+    t = 0
+    while t + 4 <= n:  # four rows per pass over w: a quarter of the loads and stores of w
+        r0, r1, r2, r3 = idx[t], idx[t + 1], idx[t + 2], idx[t + 3]
+        x0, x1, x2, x3 = x[t], x[t + 1], x[t + 2], x[t + 3]
+        for i in range(m):
+            w[i] += (x0 * B[r0, i] + x1 * B[r1, i]) + (x2 * B[r2, i] + x3 * B[r3, i])
+        t += 4
+    while t < n:
         r = idx[t]
         xt = x[t]
         for i in range(m):
             w[i] += xt * B[r, i]
+        t += 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -270,6 +279,26 @@ def _top_eigpair(A, v0, tol):
 
 
 @numba.njit(cache=True, nogil=True)
+def support_values(B, supports, starts):
+    """λmax(B[I, I]) for each row I of ``supports`` (sorted indices, (N, s)): Lanczos on
+    the gathered block from the row of ``starts`` (a near-eigenvector: the truncated
+    power iterate on that support), to a relative Ritz residual of 1e-9 (the eigenvalue
+    to about the square of that), with ``eigh`` as its fallback (:func:`_top_eigpair`)."""
+    N, s = supports.shape
+    out = np.empty(N)
+    M = np.empty((s, s))
+    v0 = np.empty(s)
+    for c in range(N):
+        for a in range(s):
+            ra = supports[c, a]
+            v0[a] = starts[c, a]
+            for b in range(s):
+                M[a, b] = B[ra, supports[c, b]]
+        out[c] = _top_eigpair(M, v0, 1e-9)[0]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def approx_greedy_order(B, s):
     """The approximate greedy path (handbook Alg. 3) on B up to cardinality s: the order
     in which features enter. Start at argmax B_ii; then add the candidate j of largest
@@ -325,38 +354,70 @@ def approx_greedy_order(B, s):
 def row_partners(B, t):
     """Each row's ``t`` strongest partners: ``J[i]`` the indices j ≠ i of the t largest
     |B_ij| (strongest first; ties to the lower index) and ``V[i]`` those |B_ij|. O(m)
-    per row on average (a selection, then a sort of the t chosen)."""
+    per row on average: a pivot from an evenly spaced sample of the row, one branch-free
+    pass that keeps the entries at or above it (with their indices), a selection among
+    those few, then a sort of the t chosen."""
     m = B.shape[0]
     J = np.empty((m, t), dtype=np.int64)
     V = np.empty((m, t))
     a = np.empty(m)
-    scratch = np.empty(m + SAMPLE)
+    cv = np.empty(m)  # the candidates (at or above the pivot) and their indices
+    ci = np.empty(m, dtype=np.int64)
+    sel = np.empty(m)
+    samp = np.empty(SAMPLE)
+    lv = np.empty(t)
+    li = np.empty(t, dtype=np.int64)
+    sampled = 4 * t < m and m > 4 * SAMPLE
+    step = m // SAMPLE
+    rank = min(SAMPLE - 1, (t + 1) * SAMPLE // m + 3)  # a little below the t-th's rank
     for i in range(m):
         for j in range(m):
             a[j] = abs(B[i, j])
         a[i] = -1.0  # below every |B_ij|: never its own partner
-        thr = _kth_largest_of(a, t - 1, scratch)
-        k = 0
-        for j in range(m):
-            if a[j] > thr:
-                J[i, k] = j
+        n = 0
+        if sampled:
+            for u in range(SAMPLE):
+                samp[u] = a[u * step]
+            pivot = _kth_largest(samp, rank)
+            for j in range(m):
+                v = a[j]
+                cv[n] = v
+                ci[n] = j
+                n += v >= pivot
+        if n < t:  # the pivot was above the t-th largest (or no sample): all are candidates
+            for j in range(m):
+                cv[j] = a[j]
+                ci[j] = j
+            n = m
+        for u in range(n):
+            sel[u] = cv[u]
+        thr = _kth_largest(sel[:n], t - 1)
+        k = 0  # those above the threshold, then ties at it by index (candidates are in index order)
+        for u in range(n):
+            if cv[u] > thr:
+                lv[k] = cv[u]
+                li[k] = ci[u]
                 k += 1
-        for j in range(m):
+        for u in range(n):
             if k >= t:
                 break
-            if a[j] == thr:
-                J[i, k] = j
+            if cv[u] == thr:
+                lv[k] = cv[u]
+                li[k] = ci[u]
                 k += 1
-        for u in range(1, t):  # insertion sort by |B_ij| descending, index ascending
-            ju = J[i, u]
-            vu = a[ju]
+        for u in range(1, t):  # insertion sort: |B_ij| descending, index ascending
+            vu = lv[u]
+            iu = li[u]
             w = u - 1
-            while w >= 0 and (a[J[i, w]] < vu or (a[J[i, w]] == vu and J[i, w] > ju)):
-                J[i, w + 1] = J[i, w]
+            while w >= 0 and (lv[w] < vu or (lv[w] == vu and li[w] > iu)):
+                lv[w + 1] = lv[w]
+                li[w + 1] = li[w]
                 w -= 1
-            J[i, w + 1] = ju
+            lv[w + 1] = vu
+            li[w + 1] = iu
         for u in range(t):
-            V[i, u] = max(a[J[i, u]], 0.0)
+            J[i, u] = li[u]
+            V[i, u] = max(lv[u], 0.0)
     return J, V
 
 
@@ -407,6 +468,9 @@ def swap_search(B, support, n_exact, max_rounds, exact):
     trial = np.empty(s, dtype=np.int64)
     M = np.empty((s, s))  # the trial support's block, gathered
     in_sup = np.zeros(m, dtype=np.bool_)
+    diag = np.empty(m)
+    for j in range(m):
+        diag[j] = B[j, j]
     rounds = 0
     for rnd in range(1, max_rounds + 1):
         rounds = rnd
@@ -414,11 +478,7 @@ def swap_search(B, support, n_exact, max_rounds, exact):
             in_sup[j] = False
         for i in range(s):
             in_sup[support[i]] = True
-        for j in range(m):
-            acc = 0.0
-            for i in range(s):
-                acc += B[j, support[i]] * z[i]
-            g[j] = acc
+        _sparse_product(B, support, z, g)  # g = B[:, I] z, from s contiguous rows
         for i in range(s):
             zi2 = min(z[i] * z[i], 1.0 - 1e-12)
             a[i] = (lam * (1.0 - 2.0 * zi2) + zi2 * B[support[i], support[i]]) / (1.0 - zi2)
@@ -431,7 +491,7 @@ def swap_search(B, support, n_exact, max_rounds, exact):
                     bound[f] = -np.inf
                 else:
                     bij = (g[j] - B[row, j] * z[i]) / root[i]
-                    c = B[j, j]
+                    c = diag[j]
                     half = 0.5 * (a[i] - c)
                     bound[f] = 0.5 * (a[i] + c) + np.sqrt(half * half + bij * bij)
         n = min(n_exact, s * (m - s))
@@ -524,32 +584,33 @@ def _rayleigh_steps(M, k, x, y, steps):
 
 
 @numba.njit(cache=True, nogil=True)
-def neighbourhood_scores(B, J, steps):
-    """For each feature i, a lower bound on λmax of the block of N_i = {i} ∪ J[i]: the
-    Rayleigh quotient after ``steps`` power steps from B[i, N_i] (row i's signs).
-    Returns ``(rq, V)``: the bounds (m,) and the vectors (m, 1 + t), in the order of
-    N_i. Each block is gathered once (k² reads of B), then the steps run on it."""
-    m, t = J.shape
+def neighbourhood_scores(B, rows, J, steps):
+    """For each feature i of ``rows``, a lower bound on λmax of the block of
+    N_i = {i} ∪ J[u] (``J[u]``: the partners of ``rows[u]``): the Rayleigh quotient after
+    ``steps`` power steps from B[i, N_i] (row i's signs). Returns ``(rq, V)``: the bounds
+    (len(rows),) and the vectors (len(rows), 1 + t), in the order of N_i. Each block is
+    gathered once (k² reads of B), then the steps run on it."""
+    n, t = J.shape
     k = t + 1
-    rq = np.empty(m)
-    V = np.empty((m, k))
+    rq = np.empty(n)
+    V = np.empty((n, k))
     idx = np.empty(k, dtype=np.int64)
     M = np.empty((k, k))
     x = np.empty(k)
     y = np.empty(k)
-    for i in range(m):
-        idx[0] = i
+    for u in range(n):
+        idx[0] = rows[u]
         for a in range(t):
-            idx[a + 1] = J[i, a]
+            idx[a + 1] = J[u, a]
         for a in range(k):
             ra = idx[a]
             for b in range(k):
                 M[a, b] = B[ra, idx[b]]
         for a in range(k):
             x[a] = M[0, a]
-        rq[i] = _rayleigh_steps(M, k, x, y, steps)
+        rq[u] = _rayleigh_steps(M, k, x, y, steps)
         for a in range(k):
-            V[i, a] = x[a]
+            V[u, a] = x[a]
     return rq, V
 
 
