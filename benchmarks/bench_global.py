@@ -9,7 +9,11 @@ Problems (the acceptance grid of issue #17):
   a data set that is not available is skipped with the way to supply it);
 - a planted spike: 10 unit-variance features with pairwise correlation 0.12 among
   1000, 300 of them louder (variance 1.7) and independent (covariance and correlation);
-- correlation matrices of overlapping factor groups (p = 320 and 640).
+- correlation matrices of overlapping factor groups (p = 320 and 640);
+- wide data, where Σ is not formed (a data operator): leukemia's 7,129 genes from 72
+  samples (covariance and correlation), and a correlated group of 10 among 3,000
+  features of mixed scales from 100 samples (correlation; its variances tie and, with
+  p/n = 30, Σ's leading eigenvectors are noise).
 
 Per problem: the default's value and time (median of ``--repeats`` runs), ``am`` with
 2,000 starts (value, time; the same run, one thread each), the default's relative
@@ -90,6 +94,33 @@ def factor_correlation(seed, p, n_groups=12, n=400):
     return np.corrcoef(F @ L + rng.standard_normal((n, p)), rowvar=False)
 
 
+def wide_group(seed, n=100, p=3000, k=10, rho=0.45):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p)) * rng.uniform(0.5, 3.0, p)
+    support = np.sort(rng.choice(p, k, replace=False))
+    f = rng.standard_normal(n)
+    X[:, support] = np.sqrt(1 - rho) * rng.standard_normal((n, k)) + np.sqrt(rho) * f[:, None]
+    return X, support
+
+
+def _wide(data_home, quick):
+    from eigensparse.datasets import fetch_leukemia
+
+    try:
+        X = np.asarray(fetch_leukemia(data_home=data_home).data, dtype=float)
+    except (DataUnavailableError, OSError) as exc:
+        print(f"leukemia: {unavailable_note(exc).splitlines()[0]}")
+    else:
+        X = X[:, X.std(axis=0) > 0]
+        for scale in (False, True):
+            for s in CARDS:
+                yield (f"leukemia {X.shape[1]} {'corr' if scale else 'cov'} (data)",
+                       es.as_operator(X, scale=scale), s, None)
+    for seed in range(1 if quick else 3):
+        X, support = wide_group(seed)
+        yield f"wide group {seed} corr (data)", es.as_operator(X, scale=True), 10, support
+
+
 def problems(data_home, quick):
     for name, S in _real(data_home, quick):
         for s in CARDS:
@@ -102,6 +133,7 @@ def problems(data_home, quick):
     for p in (320,) if quick else (320, 640):
         for s in (5, 10, 20):
             yield f"factor corr {p}", factor_correlation(p, p), s, None
+    yield from _wide(data_home, quick)
 
 
 def main():
@@ -118,7 +150,7 @@ def main():
     reached, total, worst, ratios = 0, 0, 0.0, []
     with limit_threads(N_THREADS):
         for name, S, s, planted in problems(args.data_home, args.quick):
-            op = es.Covariance(S)
+            op = S if isinstance(S, es.Operator) else es.Covariance(S)
             auto(op, s, random_state=0)  # compiled kernels loaded, caches warm
             times = []
             for _ in range(max(1, args.repeats)):
@@ -136,7 +168,7 @@ def main():
             reached += r.variance >= a.variance * (1 - 1e-9)
             worst = min(worst, diff)
             ratios.append(t_am / t_auto)
-            print(f"{name:<26} {S.shape[0]:>5} {s:>3} {r.variance:>13.6g} {t_auto:>7.3f} "
+            print(f"{name:<26} {op.n_features:>5} {s:>3} {r.variance:>13.6g} {t_auto:>7.3f} "
                   f"{a.variance:>13.6g} {t_am:>7.2f} {diff:>+8.3f} {gap:>6.1f} {found:>7}",
                   flush=True)
     print(f"\ndefault >= am ({AM_STARTS} starts) on {reached} of {total}; worst {worst:+.3f}%; "

@@ -46,3 +46,21 @@ def test_fused_pass_equals_numpy(p, scaled):
     covariance_checks(S, w, root, low)  # writes ½(S + Sᵀ) ∘ wwᵀ in single precision
     assert np.array_equal(low, low.T)
     np.testing.assert_allclose(low, 0.5 * (S + S.T) * np.outer(w, w), rtol=1e-6)
+
+
+@pytest.mark.parametrize("center, scale", [(True, False), (True, True), (False, False)])
+def test_sparse_rows_of_many_columns_equal_the_dense_covariance(center, scale):
+    """SparseData.columns beyond IMPLICIT_COLUMNS_MAX runs :func:`accumulate_rows` over
+    the documents of the chosen features (empty documents and empty features included)."""
+    from eigensparse.operators._dense import IMPLICIT_COLUMNS_MAX, DenseData, SparseData
+
+    X = sp.random(70, 150, density=0.08, random_state=3, format="lil")
+    X[5, :] = 0.0  # an empty document
+    X[:, 7] = 0.0  # an empty feature
+    X = X.tocsr()
+    op = SparseData(X, center=center, scale=scale)
+    ref = DenseData(X.toarray(), center=center, scale=scale).to_dense()
+    idx = np.r_[7, np.arange(20, 20 + IMPLICIT_COLUMNS_MAX + 10)]
+    C = op.columns(idx)
+    assert C.shape == (150, idx.size)
+    np.testing.assert_allclose(C, ref[:, idx], rtol=1e-10, atol=1e-13)

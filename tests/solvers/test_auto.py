@@ -100,9 +100,10 @@ def test_bound_on_a_hotelling_deflation_is_gershgorin_only():
 
 
 def test_working_set_path_bound_and_spectral_key(monkeypatch):
-    # Σ "too costly" to form: the working set is keyed by variance and by Σ's leading
-    # eigenvectors, and the bound splits the problem at the working set
+    # Σ "too costly" to form or to stream: the working set is keyed by variance and by
+    # Σ's leading eigenvectors, and the bound splits the problem at the working set
     monkeypatch.setattr(_auto, "GLOBAL_FORM_FLOPS", 0.0)
+    monkeypatch.setattr(_auto, "PARTNER_KEY_FLOPS", 0.0)
     X, support = hidden_spike(3, p=700, loud=400, rho=0.4, n=300)  # wide: Σ not formed
     op = es.as_operator(X)
     assert op.gram() is None
@@ -112,6 +113,58 @@ def test_working_set_path_bound_and_spectral_key(monkeypatch):
     assert r.info["bound"].startswith("working-set split")
     full = auto(es.Covariance(op.to_dense()), 10, random_state=0)
     assert r.upper_bound >= full.variance
+
+
+def wide_group(seed, n=100, p=3000, k=10, rho=0.45):
+    """k features with pairwise correlation rho among p features of mixed scales, from
+    n << p samples: on the correlation matrix the variances tie, the leading
+    eigenvectors are sampling noise (p/n = 30) and greedy's first pick is arbitrary."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p)) * rng.uniform(0.5, 3.0, p)
+    support = np.sort(rng.choice(p, k, replace=False))
+    f = rng.standard_normal(n)
+    X[:, support] = np.sqrt(1 - rho) * rng.standard_normal((n, k)) + np.sqrt(rho) * f[:, None]
+    return X, support
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_partner_key_finds_a_group_that_variances_and_eigenvectors_miss(monkeypatch, seed):
+    """Σ not formed (wide data): the working set holds the features of largest partner
+    score and their neighbourhoods, from Σ streamed in column blocks, and the whole
+    problem's Gershgorin partner bound comes with it."""
+    monkeypatch.setattr(_auto, "GLOBAL_FORM_FLOPS", 0.0)
+    X, support = wide_group(seed)
+    op = es.as_operator(X, scale=True)
+    planted = es.solvers._common.polish_loadings(op, support)[1]
+    r = auto(op, 10, random_state=0)
+    assert r.info["working_set"] < X.shape[1]
+    np.testing.assert_array_equal(r.support, support)
+    assert r.variance == pytest.approx(planted, rel=1e-9)
+    assert r.info["bound"] == _auto.BOUND_GERSHGORIN
+    assert r.variance <= r.upper_bound < 1.15 * r.variance  # (the split bound: 1.7× here)
+    if seed == 1:  # without the partner key this one is missed by 40%
+        monkeypatch.setattr(_auto, "PARTNER_KEY_FLOPS", 0.0)
+        assert auto(op, 10, random_state=0).variance < 0.7 * planted
+
+
+def test_partner_key_streams_the_partners_of_the_whole_matrix(monkeypatch):
+    """The key's partners, from blocks of a few columns, equal those of the formed Σ
+    (dense and sparse data), and its cost gate turns it off."""
+    from eigensparse.solvers._auto_kernels import row_partners
+    import scipy.sparse as sp
+
+    monkeypatch.setattr(_auto, "PARTNER_KEY_BYTES", 8 * 300 * 7)  # 7 columns per block
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((50, 300)) * rng.uniform(0.5, 2.0, 300)
+    Xs = sp.random(80, 300, density=0.05, random_state=4, format="csr")
+    for op in (es.as_operator(X), es.as_operator(Xs, scale=True)):
+        J, V = _auto._partner_key(op, 6)
+        J0, V0 = row_partners(np.ascontiguousarray(op.to_dense()), 5)
+        np.testing.assert_allclose(V, V0, rtol=1e-10, atol=1e-14)
+        assert (J == J0).mean() > 0.99  # (exact ties may order differently in rounding)
+    monkeypatch.setattr(_auto, "PARTNER_KEY_FLOPS", 0.0)
+    assert _auto._partner_key(es.as_operator(X), 6) is None
+    assert _auto._partner_key(es.as_operator(X), 1) is None
 
 
 def test_deterministic_for_a_random_state():
@@ -192,6 +245,7 @@ def test_auto_large_problem_uses_a_working_set_and_is_a_fixed_point(monkeypatch)
     from eigensparse.solvers import _auto
 
     monkeypatch.setattr(_auto, "GLOBAL_FORM_FLOPS", 0.0)  # Σ "too costly" to form
+    monkeypatch.setattr(_auto, "PARTNER_KEY_FLOPS", 0.0)  # ... or to stream
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 400)) @ np.diag(rng.uniform(0.2, 2.0, 400))
     op = es.as_operator(X)

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from .._validation import InvalidParameterError, check_data_shape, check_finite_array
 from ._base import Operator, _as_2d, principal_block
 from ._gram import GramCache
-from ._kernels import accumulate_gram
+from ._kernels import accumulate_gram, accumulate_rows
 
 __all__ = ["DenseData", "SparseData"]
 
@@ -230,6 +230,11 @@ class SparseData(GramCache, Operator):
     def _product_cost(self):
         return 2.0 * self._X.nnz + 2.0 * (self.n_samples + self.n_features)
 
+    def _form_cost(self) -> float:
+        """Multiply-adds to form the whole Σ (or to stream it through ``columns``):
+        Σ_rows nnz_row²."""
+        return float(np.sum(np.diff(self._X.indptr).astype(np.float64) ** 2))
+
     def _form_gram(self):
         """Σ from XᵀX accumulated by a compiled kernel over the rows of the canonical CSR
         X (cost Σ_rows nnz_row², no sparse product), then centered and scaled."""
@@ -299,8 +304,14 @@ class SparseData(GramCache, Operator):
             E = np.zeros((self.n_features, idx.size))
             E[idx, np.arange(idx.size)] = 1.0
             return self.rdot(self.dot(E))
-        # Xᵀ X[:, I] through the sparse columns: cost O(nnz of the touched rows)
-        return self._centered_gram(None, idx)
+        # the rows Σ[I, :] by a compiled pass over the documents of the features I (cost
+        # Σ_{a ∈ I} Σ_{d ∋ a} nnz_d), returned transposed: Σ[:, I] (Fortran order)
+        X, XT = self._X, self._XT
+        G = np.empty((idx.size, self.n_features))
+        mean = self.mean_ if self.center else np.zeros(self.n_features)
+        accumulate_rows(XT.indptr, XT.indices, XT.data, X.indptr, X.indices, X.data,
+                        idx.astype(np.int64), mean, self.scale_, 1.0 / self.n_samples, G)
+        return G.T
 
     def restrict(self, idx):
         return self._sub(np.asarray(idx, dtype=np.intp))

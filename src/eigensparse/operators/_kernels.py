@@ -3,6 +3,9 @@
 - :func:`accumulate_gram`: the Gram matrix XᵀX of a CSR matrix (or of a working set of
   its columns), upper triangle, at a cost of Σ_rows nnz_row²; used by
   :class:`~eigensparse.operators.SparseData` and by the out-of-core text passes.
+- :func:`accumulate_rows`: rows Σ[I, :] of the centered, scaled covariance of a CSR
+  matrix, dense, reading only the documents of the features I; used by
+  :class:`~eigensparse.operators.SparseData` for blocks of many columns.
 - :func:`covariance_checks`: the one pass over the pairs (S_ij, S_ji) of a
   precomputed covariance that :class:`~eigensparse.operators.Covariance` needs
   (finiteness, asymmetry, 2×2 principal minors of the symmetrized, optionally
@@ -13,7 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["accumulate_gram", "covariance_checks"]
+__all__ = ["accumulate_gram", "accumulate_rows", "covariance_checks"]
 
 #: side of the square tiles of :func:`covariance_checks` (two 64×64 float64 tiles fit in L1)
 _TILE = 64
@@ -45,6 +48,31 @@ def accumulate_gram(indptr, indices, values, col_map, G, d_lo, d_hi):
             va = val[i]
             for j in range(i, k):
                 G[a, pos[j]] += va * val[j]
+
+
+@numba.njit(cache=True, nogil=True)
+def accumulate_rows(t_indptr, t_indices, t_values, indptr, indices, values, idx, mean, scale,
+                    inv_n, G):
+    """The rows Σ[idx, :] of the centered and scaled covariance of a CSR matrix X, into
+    G (len(idx) × p): (Xᵀ X)[a, :]·inv_n − μ_a μ, divided by scale_a · scale.
+
+    ``t_*`` is the CSR of Xᵀ (the documents of each feature), the others X's CSR: row
+    a of Xᵀ X is Σ over the documents d of feature a of v_da · (row d of X), so only
+    the documents of the chosen features are read. Cost: Σ_{a ∈ idx} Σ_{d ∋ a} nnz_d."""
+    p = G.shape[1]
+    for u in range(idx.size):
+        a = idx[u]
+        for b in range(p):
+            G[u, b] = 0.0
+        for t in range(t_indptr[a], t_indptr[a + 1]):
+            d = t_indices[t]
+            va = t_values[t]
+            for e in range(indptr[d], indptr[d + 1]):
+                G[u, indices[e]] += va * values[e]
+        ma = mean[a]
+        sa = scale[a]
+        for b in range(p):
+            G[u, b] = (G[u, b] * inv_n - ma * mean[b]) / (sa * scale[b])
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"nsz", "reassoc", "contract", "arcp"})

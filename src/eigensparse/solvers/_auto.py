@@ -12,7 +12,12 @@ feature of largest variance):
    of correlated features of moderate variance. Only when Σ is neither held nor cheap
    (wide data, p in the thousands) is W a subset: the features of largest variance,
    those of largest weight in Σ's leading eigenvectors (a key that sees correlated
-   groups), and the warm start.
+   groups when samples are many), the warm start, and, when Σ can be streamed in
+   column blocks for at most ``PARTNER_KEY_FLOPS``, the features of largest partner
+   score (variance plus the s − 1 largest |Σ_ij| of the row) with the neighbourhoods
+   of the best: with few samples the leading eigenvectors are noise, and only the
+   partners see a correlated group. The streamed partners also give the whole
+   problem's Gershgorin partner bound.
 2. **Warm start.** The approximate greedy path (handbook Alg. 3; ``WARM_START``), run
    compiled on B (:func:`~eigensparse.solvers._auto_kernels.approx_greedy_order`: each
    step's leading eigenvector from a few Lanczos steps warm-started at the previous one).
@@ -70,7 +75,8 @@ from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
 from ._auto_kernels import (approx_greedy_order, first_distinct_rows, neighbourhood_scores,
-                            row_partners, support_values, swap_search, tpower_from_supports)
+                            row_partners, rows_partners, support_values, swap_search,
+                            tpower_from_supports)
 from ._greedy import _path
 from ._simple import _check_problem
 
@@ -126,6 +132,10 @@ HOOD_PROBE = 10
 HOOD_ROWS_PER_START = 4
 #: leading eigenvectors whose weights key the working set when Σ is not formed
 SPECTRAL_VECTORS = 8
+#: ... and the partner scores of every feature, when Σ streamed in column blocks of at most
+#: PARTNER_KEY_BYTES costs at most PARTNER_KEY_FLOPS multiply-adds (:func:`_partner_key`)
+PARTNER_KEY_FLOPS = 2e10
+PARTNER_KEY_BYTES = 4 * 2**20
 #: λmax(Σ) joins the cheap bound: exact up to EIG_BOUND_FEATURES features (one dense
 #: eigvalsh), a Lanczos estimate proven by a Cholesky factor up to CHOLESKY_BOUND_FEATURES
 EIG_BOUND_FEATURES = 128
@@ -204,26 +214,63 @@ def _spectral_scores(op: Operator, k: int) -> np.ndarray:
     return (U * U) @ np.maximum(lam, 0.0)
 
 
-def _working_set(op: Operator, d: np.ndarray, s: int, given=None) -> tuple[np.ndarray, np.ndarray | None]:
-    """The working set W (sorted feature indices) and, when it was needed to build W, the
-    warm-start support in feature indices (else None: it is computed on Σ[W, W]).
-    ``given`` (a list of supports from ``init``) replaces the warm start: the first is
-    the warm support, and all of them join W.
+def _partner_key(op: Operator, s: int):
+    """``(J, V)`` of :func:`~eigensparse.solvers._auto_kernels.row_partners` for every
+    feature of the whole Σ (each feature's s − 1 strongest partners and their |Σ_ij|),
+    from Σ streamed in blocks of columns of at most ``PARTNER_KEY_BYTES``; None when
+    that costs more than ``PARTNER_KEY_FLOPS`` multiply-adds (:func:`_block_cost`, or
+    the operator's own ``_form_cost``) or s = 1."""
+    p = int(op.n_features)
+    t = min(s - 1, p - 1)
+    form = getattr(op, "_form_cost", None)  # sparse data: Σ_rows nnz², not n·p²
+    if t <= 0 or not (float(form()) if callable(form) else _block_cost(op)) <= PARTNER_KEY_FLOPS:
+        return None
+    width = int(max(1, min(p, PARTNER_KEY_BYTES // (8 * p))))
+    J = np.empty((p, t), dtype=np.int64)
+    V = np.empty((p, t))
+    for lo in range(0, p, width):
+        idx = np.arange(lo, min(lo + width, p))
+        R = np.ascontiguousarray(np.asarray(op.columns(idx), dtype=float).T)  # Σ[idx, :]
+        J[idx], V[idx] = rows_partners(R, idx, t)
+    return J, V
+
+
+def _working_set(op: Operator, d: np.ndarray, s: int, given=None):
+    """``(W, warm, gershgorin)``: the working set W (sorted feature indices); when it was
+    needed to build W, the warm-start support in feature indices (else None: it is
+    computed on Σ[W, W]); and the Gershgorin partner bound of the whole problem when
+    the partner key was computed (else None). ``given`` (a list of supports from
+    ``init``) replaces the warm start: the first is the warm support, and all of them
+    join W.
 
     Used only when Σ is not held and not cheap to form (p > ``DENSE_FEATURES``): W is
     the union of the features of largest variance, of largest weight in Σ's leading
-    eigenvectors (:func:`_spectral_scores`), and the warm start."""
+    eigenvectors (:func:`_spectral_scores`), and the warm start; and, when Σ can be
+    streamed at most ``PARTNER_KEY_FLOPS`` (:func:`_partner_key`), of largest partner
+    score d_i + Σ_j∈J_i |Σ_ij| and the neighbourhoods (feature and partners) of the
+    ``NEIGHBOURHOOD_STARTS`` best: variances and leading eigenvectors both miss a group
+    of correlated features of moderate variance (a correlation matrix has no variance
+    order; with few samples its leading eigenvectors are noise)."""
     p = op.n_features
     if p <= DENSE_FEATURES:
-        return np.arange(p), (None if given is None else given[0])
+        return np.arange(p), (None if given is None else given[0]), None
     m = min(p, max(WORKING_SET_MIN, WORKING_SET_PER_CARD * s))
     top = np.argsort(-d, kind="stable")[:m]
     spec = np.argsort(-_spectral_scores(op, SPECTRAL_VECTORS), kind="stable")[:m]
     top = np.union1d(top, spec)
+    gershgorin = None
+    key = _partner_key(op, s) if given is None else None  # (a warm re-solve explores less)
+    if key is not None:
+        J, V = key
+        score = d + V.sum(axis=1)
+        gershgorin = float(score.max())
+        ranked = np.argsort(-score, kind="stable")
+        hoods = ranked[:NEIGHBOURHOOD_STARTS]
+        top = np.union1d(top, np.concatenate([ranked[:m], hoods, J[hoods].ravel()]))
     if given is not None:
-        return np.union1d(top, np.concatenate(given)), given[0]
+        return np.union1d(top, np.concatenate(given)), given[0], gershgorin
     warm = np.sort(_path(op, s, WARM_START)[0])
-    return np.union1d(top, warm), warm
+    return np.union1d(top, warm), warm, gershgorin
 
 
 def _partners(B: np.ndarray, s: int):
@@ -460,7 +507,7 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
                            upper_bound=float(lam), gap=0.0,
                            message="auto: s = 1, the feature of largest variance (exact)",
                            info={"n_starts": 0, "working_set": 1, "exact": True})
-    W, B, warm = _working_block(op, s, given)
+    W, B, warm, gershgorin = _working_block(op, s, given)
     m = W.size
     N = _n_starts(m) if n_starts is None else int(n_starts)
     if m > DENSE_FEATURES and n_starts is None:
@@ -508,7 +555,8 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         support, warm = np.sort(keep[support]), keep[warm]
     support, refined = _on_full_problem(op, W, support, warm)
     z, lam = polish_loadings(op, support)
-    ub, bound = _upper_bound(op, W, B_full, s, lam, d_B, P, eig=given is None)
+    ub, bound = _upper_bound(op, W, B_full, s, lam, d_B, P, eig=given is None,
+                             gershgorin=gershgorin)
     certified, nodes = False, 0
     if (given is None and m == p and s < p and p <= CERTIFY_FEATURES and ub is not None
             and ub - lam > CERTIFY_TOL * ub and _is_psd(op)):
@@ -554,12 +602,14 @@ def _lambda_max_bound(B: np.ndarray) -> float | None:
 
 
 def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, d_B, P,
-                 eig: bool = True):
+                 eig: bool = True, gershgorin=None):
     """A valid upper bound on the whole problem's v(s) and its name (``None`` when none
     is available): :func:`~eigensparse.bounds.full_problem_bound` on B when W is every
     feature (with λmax(B) when B is small enough for a dense eigenvalue solve), its
-    working-set split otherwise. Never below the value found (rounding). ``eig=False``
-    (a warm re-solve of the refinement, which runs many) skips λmax."""
+    working-set split otherwise, or the whole problem's Gershgorin partner bound
+    ``gershgorin`` (from :func:`_working_set`) when smaller. Never below the value found
+    (rounding). ``eig=False`` (a warm re-solve of the refinement, which runs many) skips
+    λmax."""
     p = int(op.n_features)
     psd = _is_psd(op)
     if W.size >= p:
@@ -570,30 +620,35 @@ def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float,
             ub, name = top, "largest eigenvalue of Σ"
     else:
         ub, name = full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
+        if gershgorin is not None and gershgorin < ub:
+            ub, name = gershgorin, BOUND_GERSHGORIN
     if not np.isfinite(ub):
         return None, None
     return max(float(ub), float(lam)) * (1 + BOUND_MARGIN), name
 
 
 def _working_block(op: Operator, s: int, given=None):
-    """``(W, B, warm)``: the working set W (sorted feature ids), its symmetric
-    C-contiguous block B = Σ[W, W], and the approximate-greedy support at cardinality s
-    (positions in W), or ``given[0]`` when supports are given. W is every feature when
-    p <= ``DENSE_FEATURES`` or when Σ is held or cheap to form (:func:`_full_matrix`)."""
+    """``(W, B, warm, gershgorin)``: the working set W (sorted feature ids), its symmetric
+    C-contiguous block B = Σ[W, W], the approximate-greedy support at cardinality s
+    (positions in W), or ``given[0]`` when supports are given, and the whole problem's
+    Gershgorin partner bound when :func:`_working_set` computed it (else None). W is
+    every feature when p <= ``DENSE_FEATURES`` or when Σ is held or cheap to form
+    (:func:`_full_matrix`)."""
     p = int(op.n_features)
     S = _full_matrix(op) if p > DENSE_FEATURES else None
+    gershgorin = None
     if S is not None:
         W, B, warm = np.arange(p), S, (None if given is None else given[0])
     else:
         d = np.asarray(op.diag(), dtype=float)
-        W, warm = _working_set(op, d, s, given)
+        W, warm, gershgorin = _working_set(op, d, s, given)
         B = np.asarray(op.block(W), dtype=float)
         B = np.ascontiguousarray(0.5 * (B + B.T))
     if warm is None:
         warm = np.sort(approx_greedy_order(B, s))
     else:
         warm = np.searchsorted(W, warm)
-    return W, B, warm
+    return W, B, warm, gershgorin
 
 
 def _on_full_problem(op: Operator, W: np.ndarray, support: np.ndarray, warm: np.ndarray):
@@ -647,7 +702,7 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     """
     s = _check_problem(op, cardinality, "tpower")
     given, A = (None, None) if init is None else _init_supports(init, int(op.n_features), s)
-    W, B, warm = _working_block(op, s, None if given is None else given[:1])
+    W, B, warm, gershgorin = _working_block(op, s, None if given is None else given[:1])
     lam, z = top_eigh(B[np.ix_(warm, warm)]) if given is None else (None, A[given[0], 0])
     i = int(np.argmax(np.diag(B)))
     sup0 = np.vstack([np.arange(s) if i < s else np.append(np.arange(s - 1), i), warm])
@@ -656,7 +711,7 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     support, refined = _on_full_problem(op, W, sups[int(np.argmax(f))], warm)
     z, lam = polish_loadings(op, support)
     d_B, P, _, _ = _partners(B, s)
-    ub, bound = _upper_bound(op, W, B, s, lam, d_B, P, eig=False)
+    ub, bound = _upper_bound(op, W, B, s, lam, d_B, P, eig=False, gershgorin=gershgorin)
     return make_result(op, z, "tpower", variance=lam, converged=True,
                        upper_bound=ub, gap=None if ub is None else ub - lam,
                        message="tpower's two starts on auto's working set",

@@ -353,13 +353,21 @@ def approx_greedy_order(B, s):
 @numba.njit(cache=True, nogil=True)
 def row_partners(B, t):
     """Each row's ``t`` strongest partners: ``J[i]`` the indices j ≠ i of the t largest
-    |B_ij| (strongest first; ties to the lower index) and ``V[i]`` those |B_ij|. O(m)
-    per row on average: a pivot from an evenly spaced sample of the row, one branch-free
-    pass that keeps the entries at or above it (with their indices), a selection among
-    those few, then a sort of the t chosen."""
-    m = B.shape[0]
-    J = np.empty((m, t), dtype=np.int64)
-    V = np.empty((m, t))
+    |B_ij| (strongest first; ties to the lower index) and ``V[i]`` those |B_ij|
+    (:func:`rows_partners` on every row of the square B)."""
+    return rows_partners(B, np.arange(B.shape[0]), t)
+
+
+@numba.njit(cache=True, nogil=True)
+def rows_partners(R, self_idx, t):
+    """``(J, V)`` of :func:`row_partners` for the rows R (c×m) of a symmetric m×m
+    matrix, row u being feature ``self_idx[u]`` (never its own partner). O(m) per row
+    on average: a pivot from an evenly spaced sample of the row, one branch-free pass
+    that keeps the entries at or above it (with their indices), a selection among those
+    few, then a sort of the t chosen."""
+    c, m = R.shape
+    J = np.empty((c, t), dtype=np.int64)
+    V = np.empty((c, t))
     a = np.empty(m)
     cv = np.empty(m)  # the candidates (at or above the pivot) and their indices
     ci = np.empty(m, dtype=np.int64)
@@ -370,10 +378,10 @@ def row_partners(B, t):
     sampled = 4 * t < m and m > 4 * SAMPLE
     step = m // SAMPLE
     rank = min(SAMPLE - 1, (t + 1) * SAMPLE // m + 3)  # a little below the t-th's rank
-    for i in range(m):
+    for i in range(c):
         for j in range(m):
-            a[j] = abs(B[i, j])
-        a[i] = -1.0  # below every |B_ij|: never its own partner
+            a[j] = abs(R[i, j])
+        a[self_idx[i]] = -1.0  # below every |B_ij|: never its own partner
         n = 0
         if sampled:
             for u in range(SAMPLE):
