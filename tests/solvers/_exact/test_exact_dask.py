@@ -202,8 +202,8 @@ def test_bad_clients_are_clear_errors(cluster, monkeypatch):
 
 def test_without_distributed_the_error_names_backend_and_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
-    with pytest.raises(InvalidParameterError,
-                       match=r"'backend'='dask' needs the optional dependency.*eigensparse\[dask\]"):
+    with pytest.raises(InvalidParameterError, match=r"'backend'='dask' needs the optional "
+                                                    r"dependency.*eigensparse\[dask\]"):
         dask_client(None)
     with pytest.raises(InvalidParameterError, match=r"eigensparse\[dask\]"):
         exact(Covariance(np.eye(5)), 2, backend="dask")

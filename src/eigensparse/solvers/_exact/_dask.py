@@ -124,9 +124,9 @@ def _forget(token):
 class DaskNodePool(SubtreePool):
     """Expands subtrees of the search as tasks on a Dask cluster.
 
-    Σ, s, tol and the clipping weights are scattered once to every worker
-    (``client.scatter(..., broadcast=True)``); each task carries one open node and the
-    incumbent of the batch's start and returns what :func:`._search.expand_subtree`
+    Σ, s, tol and the clipping weights are scattered once to every worker, at the first
+    batch (``client.scatter(..., broadcast=True)``); each task carries one open node and
+    the incumbent of the batch's start and returns what :func:`._search.expand_subtree`
     returns (small arrays and floats). Batches, incumbent exchange and determinism: see
     :class:`._search.SubtreePool`. A batch whose tasks do not come back within
     ``ANSWER_GRACE`` seconds past the deadline is cancelled and its roots stay open.
@@ -147,13 +147,15 @@ class DaskNodePool(SubtreePool):
         self.subtrees_per_batch = 2 * self.workers
         self.nodes_per_subtree = int(nodes_per_subtree)
         self.token = uuid.uuid4().hex
-        problem = (self.token, search.S, search.s, search.tol, search.scale)
-        # a list of one: the tuple travels as one object, to every worker
-        self._problem = client.scatter([problem], broadcast=True, hash=False)[0]
+        self._sent = (self.token, search.S, search.s, search.tol, search.scale)
+        self._problem = None  # scattered at the first batch: a closed tree costs nothing
 
     def _map(self, args, left):
         import distributed
 
+        if self._problem is None:
+            # a list of one: the tuple travels as one object, to every worker
+            self._problem = self.client.scatter([self._sent], broadcast=True, hash=False)[0]
         futures = self.client.map(_dask_subtree, [self._problem] * len(args), args, pure=False)
         wait = max(left, 0.0) + ANSWER_GRACE if math.isfinite(left) else None
         try:
