@@ -290,11 +290,12 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         and the supports it found (see :class:`._search.SubtreePool`); starting them
         costs a fixed overhead. "dask": the same subtrees as tasks on the Dask cluster of
         ``client`` (Σ scattered once to every worker, each worker thread keeping its own
-        search of the problem; :class:`._dask.DaskNodePool`); needs the ``dask`` extra.
-        The certified value and support do not depend on which worker ran what. Threads
-        share the search (LAPACK releases the GIL, the Python around it does not); on 2
-        cores they were slower than processes on every benchmark instance that takes more
-        than a second (``benchmarks/bench_exact.py``).
+        search of the problem; :class:`._dask.DaskNodePool`); needs the ``dask`` extra,
+        and eigensparse installed on the workers. The certified value and support do not
+        depend on which worker ran what. Threads share the search (LAPACK releases the
+        GIL, the Python around it does not); on 2 cores they were slower than processes on
+        every benchmark instance that takes more than a second
+        (``benchmarks/bench_exact.py``).
     client : dask.distributed.Client, str or None, default=None
         The cluster of ``backend="dask"`` (only used with it): a client, a scheduler
         address such as ``"tcp://10.0.0.1:8786"`` (connected for the call and closed after
