@@ -17,12 +17,16 @@ one run):
 - ``--compare-ref REF``: every instance also with the code of git ref REF (exported with
   ``git archive`` to a temporary directory and run in a subprocess), e.g. ``main``;
 - ``--n-jobs N`` (N > 1): every instance with one worker, then N processes, then N
-  threads.
+  threads;
+- ``--dask`` (with ``--n-jobs N``): also ``backend="dask"`` on a
+  ``distributed.LocalCluster`` of N worker processes x 1 thread (started once, before
+  the first instance, its workers warmed by a small search: their start-up is not in the
+  times).
 
 Usage::
 
     PYTHONPATH=src python benchmarks/bench_exact.py [--data-home DIR] [--max-time 60]
-        [--compare-ref main] [--n-jobs 2] [--only NAME[,NAME...]] [--quick]
+        [--compare-ref main] [--n-jobs 2 [--dask]] [--only NAME[,NAME...]] [--quick]
 """
 from __future__ import annotations
 
@@ -100,13 +104,15 @@ def instances(data_home, quick):
         yield f"spike sig1.5 seed{seed}", (lambda seed=seed: _spike(seed)), [10]
 
 
-def solve(S, s, max_time, n_jobs, backend):
+def solve(S, s, max_time, n_jobs, backend, client=None):
     from eigensparse.operators import Covariance
     from eigensparse.solvers._exact import exact
 
     kw = dict(random_state=0, progress=False, max_time=max_time, n_jobs=n_jobs)
     if n_jobs > 1:
         kw["backend"] = backend
+    if backend == "dask":
+        kw["client"] = client
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -116,26 +122,60 @@ def solve(S, s, max_time, n_jobs, backend):
             "value": float(r.variance)}
 
 
-def _runs(n_jobs):
+def _runs(n_jobs, dask=False):
     yield 1, "-"
     if n_jobs > 1:
         yield n_jobs, "processes"
         yield n_jobs, "threads"
+        if dask:
+            yield n_jobs, "dask"
+
+
+def _warm_worker():
+    """On a worker: import eigensparse and load its compiled kernels (a small search)."""
+    from eigensparse.operators import Covariance
+    from eigensparse.solvers._exact import exact
+
+    S = np.cov(np.random.default_rng(0).standard_normal((60, 30)), rowvar=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact(Covariance(S), 6, n_jobs=1, progress=False, screen=False)
+
+
+def _dask_client(n_workers):
+    """A client on a LocalCluster of ``n_workers`` worker processes x 1 thread, whose
+    workers have imported eigensparse (so that no time below counts their start)."""
+    import distributed
+
+    cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                       processes=True, dashboard_address=":0")
+    client = distributed.Client(cluster, set_as_default=False)
+    client.wait_for_workers(n_workers, timeout=120)
+    client.run(_warm_worker)
+    return cluster, client
 
 
 def worker(args):
     """Run every instance (this process's eigensparse), one JSON line per run."""
-    for name, make, sizes in instances(args.data_home, args.quick):
-        if args.only and not any(o in name for o in args.only.split(",")):
-            continue
-        S = make()
-        for s in sizes:
-            if s >= S.shape[0]:
+    dask = args.dask and args.n_jobs > 1
+    cluster, client = _dask_client(args.n_jobs) if dask else (None, None)
+    try:
+        for name, make, sizes in instances(args.data_home, args.quick):
+            if args.only and not any(o in name for o in args.only.split(",")):
                 continue
-            for n_jobs, backend in _runs(args.n_jobs):
-                row = {"name": name, "p": S.shape[0], "s": s, "n_jobs": n_jobs,
-                       "backend": backend, **solve(S, s, args.max_time, n_jobs, backend)}
-                print(json.dumps(row), flush=True)
+            S = make()
+            for s in sizes:
+                if s >= S.shape[0]:
+                    continue
+                for n_jobs, backend in _runs(args.n_jobs, dask):
+                    row = {"name": name, "p": S.shape[0], "s": s, "n_jobs": n_jobs,
+                           "backend": backend,
+                           **solve(S, s, args.max_time, n_jobs, backend, client)}
+                    print(json.dumps(row), flush=True)
+    finally:
+        if client is not None:
+            client.close()
+            cluster.close()
 
 
 def _export(ref, dest):
@@ -163,6 +203,9 @@ def main():
     ap.add_argument("--max-time", type=float, default=60.0, help="seconds per exact solve")
     ap.add_argument("--n-jobs", type=int, default=1,
                     help="N > 1: also N processes and N threads per instance")
+    ap.add_argument("--dask", action="store_true",
+                    help="with --n-jobs N: also backend='dask' on a LocalCluster of N worker "
+                         "processes x 1 thread")
     ap.add_argument("--compare-ref", metavar="REF", help="also run the code of git ref REF")
     ap.add_argument("--only", help="instances whose name contains one of these (comma list)")
     ap.add_argument("--quick", action="store_true", help="a few instances only")
@@ -188,6 +231,8 @@ def main():
                     cmd += [flag, value]
             if args.quick:
                 cmd.append("--quick")
+            if args.dask and ref is None:  # a ref without the dask backend skips it
+                cmd.append("--dask")
             streams.append((label, cmd, env))
         outputs = {}
         for label, cmd, env in streams:  # one code version after the other

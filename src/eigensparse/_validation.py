@@ -20,13 +20,13 @@ import functools
 import numbers
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOptions
 from sklearn.utils._param_validation import InvalidParameterError as _SklearnInvalidParameterError
 from sklearn.utils._param_validation import validate_parameter_constraints
 from sklearn.utils._param_validation import validate_params as _sklearn_validate_params
 
-# scikit-learn's Interval, Options and StrOptions are imported here for the modules that
-# declare constraints; they are scikit-learn's API, not this module's
+# scikit-learn's HasMethods, Interval, Options and StrOptions are imported here for the
+# modules that declare constraints; they are scikit-learn's API, not this module's
 __all__ = [
     "InvalidParameterError",
     "IntInterval",

@@ -262,7 +262,7 @@ def test_processes_give_the_same_optimum():
     assert b.info["nodes"] >= 1
     with pytest.raises(InvalidParameterError, match="backend"):  # checked at the boundary
         es.sparse_pca(Covariance(S), n_components=1, cardinality=3, method="exact",
-                      backend="dask")
+                      backend="mpi")
 
 
 @pytest.mark.parametrize("budget", [1, 30, 120])

@@ -15,7 +15,8 @@ from numbers import Integral, Real
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..._validation import Interval, InvalidParameterError, Options, StrOptions, validate_params
+from ..._validation import (HasMethods, Interval, InvalidParameterError, Options, StrOptions,
+                             validate_params)
 from ...operators import Operator
 from .. import register
 from .._common import make_result, polish_loadings
@@ -231,10 +232,11 @@ ESCALATE_SECONDS = 2.0
                        "progress": [bool, StrOptions({"auto"})],
                        "n_starts": [Interval(Integral, 1, None, closed="left")],
                        "screen": [bool],
-                       "backend": [StrOptions({"threads", "processes"})]})
+                       "backend": [StrOptions({"threads", "processes", "dask"})],
+                       "client": [None, str, HasMethods(["scatter", "submit", "gather"])]})
 def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float = 600.0,
           max_nodes=None, tol: float = 1e-9, n_jobs=None, progress="auto",
-          n_starts: int = 64, screen: bool = True, backend: str = "processes"):
+          n_starts: int = 64, screen: bool = True, backend: str = "processes", client=None):
     """Certified optimal sparse component: max λmax(Σ[S, S]) over supports with |S| = s.
 
     A best-first branch and bound over supports (Berk & Bertsimas 2019 design: a strong
@@ -275,18 +277,31 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         (upper_bound − variance) <= tol·upper_bound. Nodes are pruned when their bound is
         <= incumbent·(1 + tol), so a certified value is within that factor of the optimum.
     n_jobs : int or None, default=None
-        Workers (see ``backend``); -1: all cores. None: one worker for the first
-        ``ESCALATE_SECONDS`` of the tree, then ``backend`` workers on every available core
-        when the search is still open (a short search never pays their start-up).
-    backend : {"processes", "threads"}, default="processes"
+        Workers (see ``backend``); -1: all cores (with ``backend="dask"``: every worker
+        thread of the cluster). None: one worker for the first ``ESCALATE_SECONDS`` of the
+        tree, then ``backend`` workers on every available core (every thread of the
+        cluster) when the search is still open (a short search never pays their
+        start-up). 1: the search runs alone in this process, whatever ``backend``.
+    backend : {"processes", "threads", "dask"}, default="processes"
         What the ``n_jobs`` workers are. Processes each hold a copy of Σ and expand
         subtrees: a batch sends the best open nodes (F, R, bound, ρ, branching variable:
         small picklable tuples), each worker searches one best-first for a fixed number of
         nodes at the incumbent of the batch's start and sends back the nodes it left open
-        and the supports it found (see :class:`._search.ProcessNodePool`); starting them
-        costs a fixed overhead. Threads share the search (LAPACK releases the GIL, the
-        Python around it does not); on 2 cores they were slower than processes on every
-        benchmark instance that takes more than a second (``benchmarks/bench_exact.py``).
+        and the supports it found (see :class:`._search.SubtreePool`); starting them
+        costs a fixed overhead. "dask": the same subtrees as tasks on the Dask cluster of
+        ``client`` (Σ scattered once to every worker, each worker thread keeping its own
+        search of the problem; :class:`._dask.DaskNodePool`); needs the ``dask`` extra,
+        and eigensparse installed on the workers. The certified value and support do not
+        depend on which worker ran what. Threads share the search (LAPACK releases the
+        GIL, the Python around it does not); on 2 cores they were slower than processes on
+        every benchmark instance that takes more than a second
+        (``benchmarks/bench_exact.py``).
+    client : dask.distributed.Client, str or None, default=None
+        The cluster of ``backend="dask"`` (only used with it): a client, a scheduler
+        address such as ``"tcp://10.0.0.1:8786"`` (connected for the call and closed after
+        it; an unreachable address fails within seconds), or None: the default client
+        (the last ``distributed.Client`` created with ``set_as_default=True``, the
+        default); without one, ``backend="dask"`` is an error.
     progress : bool or "auto", default="auto"
         A tqdm bar showing the relative gap close; "auto": only when stderr is a terminal.
     n_starts : int >= 1, default=64
@@ -331,6 +346,15 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
     """
     t0 = time.perf_counter()
     s = _check_problem(op, cardinality, "exact")
+    if client is not None and backend != "dask":
+        raise InvalidParameterError(
+            f"exact: parameter 'client' is only used with backend='dask'; got "
+            f"backend={backend!r}. Pass backend='dask' to search on the cluster.")
+    owned = False
+    if backend == "dask":  # the cluster first: a bad client fails before any work
+        from ._dask import dask_client
+
+        client, owned = dask_client(client)
     if not math.isfinite(max_time):
         max_time = 1e18
     deadline = t0 + float(max_time)
@@ -342,9 +366,13 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
     # one BLAS thread per worker: the node problems are small, and a multi-threaded LAPACK
     # on small blocks is many times slower than a single thread (measured on 2
     # loaded cores for 100x100 eigenproblems)
-    with threadpool_limits(limits=1):
-        return _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
-                      screen, t0, backend)
+    try:
+        with threadpool_limits(limits=1):
+            return _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress,
+                          n_starts, screen, t0, backend, client)
+    finally:
+        if owned:  # connected here from an address
+            client.close()
 
 
 def prove_support(S: np.ndarray, s: int, support, *, max_nodes: int,
@@ -407,7 +435,7 @@ def prove_support(S: np.ndarray, s: int, support, *, max_nodes: int,
 
 
 def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts, screen, t0,
-           backend="processes"):
+           backend="processes", client=None):
     """Incumbent, root penalty, screening and the tree search (see :func:`exact`)."""
     p = S.shape[0]
 
@@ -425,7 +453,12 @@ def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
         search.root(allowed, rho, deadline=deadline, bound=root_bound)
     update, bar = _progress_callback(progress, s)
     pool = None
-    cores = len(__import__("os").sched_getaffinity(0))
+    if backend == "dask":
+        from ._dask import cluster_threads
+
+        cores = cluster_threads(client)
+    else:
+        cores = len(__import__("os").sched_getaffinity(0))
     workers = cores if n_jobs in (-1, None) else n_jobs
     try:
         done = None
@@ -436,6 +469,10 @@ def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
                 workers = 1
         if workers > 1 and backend == "processes":
             pool = ProcessNodePool(search, workers)
+        elif workers > 1 and backend == "dask":
+            from ._dask import DaskNodePool
+
+            pool = DaskNodePool(search, workers, client)
         elif workers > 1:
             from concurrent.futures import ThreadPoolExecutor
             pool = ThreadPoolExecutor(workers)

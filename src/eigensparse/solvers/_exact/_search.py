@@ -28,7 +28,7 @@ from ._bounds import (LANCZOS_MIN, block_lmax, block_split_bound, enumerate_comp
                       free_block_bound, gershgorin_bound, partner_order, soft_eig_bound,
                       top_eig, trace_bound)
 
-__all__ = ["Search", "ProcessNodePool"]
+__all__ = ["Search", "SubtreePool", "ProcessNodePool", "expand_subtree", "merge_subtrees"]
 
 #: nodes with at most this many completions are closed by an exact batched scan
 ENUM_MAX = 300
@@ -258,7 +258,7 @@ class Search:
             if -self.heap[0][0] <= self.cut:
                 self.heap.clear()  # every open bound is at most the incumbent (within tol)
                 break
-            if isinstance(pool, ProcessNodePool):
+            if isinstance(pool, SubtreePool):
                 # subtrees: the best open nodes, each expanded in a worker for a while;
                 # what is left open there comes back to this heap
                 roots = []
@@ -290,7 +290,88 @@ class Search:
         return True
 
 
-# ------------------------------------------------------------------ processes
+# ------------------------------------------------------------------ subtrees elsewhere
+def expand_subtree(ws: Search, args):
+    """Expand one subtree on the worker's own :class:`Search` ``ws`` (on Σ, with the
+    problem's s, tol and clipping weights): the open node ``root`` = (F, R, bound, ρ,
+    branching variable) is searched best-first at the incumbent it is sent, for at most
+    ``max_nodes`` node evaluations or until the deadline (``left`` seconds from now).
+    Returns the nodes left open (same tuples; each carries a valid bound of its subtree),
+    the worker's incumbent and support (when it improved) and the counters it spent. The
+    state of ``ws`` (node counter included) is reset for every subtree, so what a subtree
+    does does not depend on the worker that runs it nor on what it ran before."""
+    left, incumbent, max_nodes, root = args
+    ws.incumbent, ws.best = incumbent, np.zeros(0, dtype=np.intp)
+    ws.nodes = ws.leaves = ws.closed_supports = 0
+    ws.bound_calls = {key: 0 for key in ws.bound_calls}
+    ws.heap = []
+    F, R, bound, rho, j = root
+    ws.push(F, R, (bound, rho, j))
+    ws.run(deadline=time.perf_counter() + left, max_nodes=max_nodes)
+    rest = [(F, R, -neg, rho, j) for neg, _, F, R, rho, j in ws.heap]
+    found = (ws.incumbent, ws.best) if ws.incumbent > incumbent else None
+    return rest, found, (ws.nodes, ws.leaves, ws.closed_supports, dict(ws.bound_calls))
+
+
+def merge_subtrees(search: Search, results) -> list:
+    """Fold the results of :func:`expand_subtree` into ``search``, in the order given
+    (the order of the roots, whoever ran them): counters added, the supports found
+    offered to the incumbent one after the other (the first of equal values is kept).
+    Returns the nodes the subtrees left open."""
+    rest = []
+    for nodes_left, found, (nodes, leaves, closed, calls) in results:
+        search.nodes += nodes
+        search.leaves += leaves
+        search.closed_supports += closed
+        for key, v in calls.items():
+            search.bound_calls[key] = search.bound_calls.get(key, 0) + v
+        if found is not None:
+            search._offer(*found)
+        rest.extend(nodes_left)
+    return rest
+
+
+class SubtreePool:
+    """Expands whole subtrees of a :class:`Search` in workers that hold their own copy of
+    Σ (worker processes: :class:`ProcessNodePool`; a Dask cluster:
+    :class:`eigensparse.solvers._exact._dask.DaskNodePool`); :meth:`Search.run` treats
+    every such pool alike.
+
+    Each batch takes the ``subtrees_per_batch`` best open nodes; a worker expands one of
+    them best-first for ``nodes_per_subtree`` node evaluations (:func:`expand_subtree`)
+    and sends back the nodes it left open, which join the main heap, so the global bound
+    stays max(incumbent, largest open bound). Incumbent exchange: every subtree of a batch
+    is searched at the incumbent of the batch's start; the results are merged in the
+    order of the roots (:func:`merge_subtrees`) and the next batch starts from the best
+    support found, so the result does not depend on which worker ran what or when.
+
+    A subclass sets ``workers``, ``subtrees_per_batch`` and ``nodes_per_subtree`` and
+    implements :meth:`_map` and :meth:`shutdown`.
+    """
+
+    workers: int
+    subtrees_per_batch: int
+    nodes_per_subtree: int
+
+    def expand(self, search: Search, deadline: float, roots) -> list:
+        """Expand ``roots`` (open nodes (F, R, bound, ρ, j)) in the workers; returns the
+        nodes they left open (the roots themselves when the workers did not answer)."""
+        left = deadline - time.perf_counter()
+        args = [(left, search.incumbent, self.nodes_per_subtree, r) for r in roots]
+        out = self._map(args, left)
+        if out is None:  # no answer: the roots stay open, with their (valid) bounds
+            return list(roots)
+        return merge_subtrees(search, out)
+
+    def _map(self, args, left: float):
+        """The results of :func:`expand_subtree` for ``args``, in their order (None: the
+        workers did not answer in time)."""
+        raise NotImplementedError
+
+    def shutdown(self):
+        raise NotImplementedError
+
+
 _WORKER: Search | None = None
 
 
@@ -304,39 +385,16 @@ def _worker_init(S, s, tol, scale):
 
 
 def _worker_subtree(args):
-    """Expand one subtree in a worker: the open node ``root`` = (F, R, bound, ρ, branching
-    variable) is searched best-first at the incumbent it is sent, for at most
-    ``max_nodes`` node evaluations or until the deadline (seconds left). Returns the nodes
-    left open (same tuples; each carries a valid bound of its subtree), the worker's
-    incumbent and support (when it improved) and the counters it spent. The node counter
-    starts at 0 for every subtree, so what a subtree does does not depend on the worker
-    that runs it."""
-    left, incumbent, max_nodes, root = args
-    ws = _WORKER
-    ws.incumbent, ws.best = incumbent, np.zeros(0, dtype=np.intp)
-    ws.nodes = ws.leaves = ws.closed_supports = 0
-    ws.bound_calls = {key: 0 for key in ws.bound_calls}
-    ws.heap = []
-    F, R, bound, rho, j = root
-    ws.push(F, R, (bound, rho, j))
-    ws.run(deadline=time.perf_counter() + left, max_nodes=max_nodes)
-    rest = [(F, R, -neg, rho, j) for neg, _, F, R, rho, j in ws.heap]
-    found = (ws.incumbent, ws.best) if ws.incumbent > incumbent else None
-    return rest, found, (ws.nodes, ws.leaves, ws.closed_supports, dict(ws.bound_calls))
+    """:func:`expand_subtree` on this worker process's :class:`Search`."""
+    return expand_subtree(_WORKER, args)
 
 
-class ProcessNodePool:
+class ProcessNodePool(SubtreePool):
     """Expands subtrees of the search in worker processes (the GIL is not shared).
 
     A node (F, R, bound, ρ, branching variable) is a tuple of small arrays and floats, so
-    it pickles cheaply; Σ is sent once per worker. Each batch takes the
-    ``subtrees_per_batch`` best open nodes; a worker expands one of them best-first for
-    ``nodes_per_subtree`` node evaluations (:func:`_worker_subtree`) and sends back the
-    nodes it left open, which join the main heap, so the global bound stays
-    max(incumbent, largest open bound). Incumbent exchange: every subtree of a batch is
-    searched at the incumbent of the batch's start; the supports the workers find are
-    offered back in the batch's order, and the next batch starts from the best of them,
-    so the result does not depend on which worker ran what or when.
+    it pickles cheaply; Σ is sent once per worker (the pool's initializer). Batches,
+    incumbent exchange and determinism: see :class:`SubtreePool`.
     """
 
     def __init__(self, search: Search, workers: int, nodes_per_subtree: int = 64):
@@ -350,22 +408,8 @@ class ProcessNodePool:
             workers, mp_context=mp.get_context(), initializer=_worker_init,
             initargs=(search.S, search.s, search.tol, search.scale))
 
-    def expand(self, search: Search, deadline: float, roots):
-        """Expand ``roots`` in the workers; returns the nodes they left open."""
-        left = deadline - time.perf_counter()
-        args = [(left, search.incumbent, self.nodes_per_subtree, r) for r in roots]
-        out = list(self.executor.map(_worker_subtree, args))
-        rest = []
-        for nodes_left, found, (nodes, leaves, closed, calls) in out:
-            search.nodes += nodes
-            search.leaves += leaves
-            search.closed_supports += closed
-            for key, v in calls.items():
-                search.bound_calls[key] = search.bound_calls.get(key, 0) + v
-            if found is not None:
-                search._offer(*found)
-            rest.extend(nodes_left)
-        return rest
+    def _map(self, args, left):
+        return list(self.executor.map(_worker_subtree, args))
 
     def shutdown(self):
         self.executor.shutdown(cancel_futures=True)
