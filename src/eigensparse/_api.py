@@ -82,7 +82,8 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
     client : dask.distributed.Client or str, optional
         Run on this Dask cluster (a client or a scheduler address, e.g.
         ``"tcp://10.0.0.1:8786"``; unreachable addresses fail within seconds).
-        In-memory data are sent to the workers in row blocks.
+        In-memory data are sent to the workers in row blocks. With ``method="exact"``
+        and ``backend="dask"`` the branch and bound's subtrees run there too.
     device : str, optional
         Move in-memory data to this device (``"cuda"``; PyTorch or CuPy) and run there.
     order : {"variance", "deflation"}, default="variance"

@@ -586,6 +586,12 @@ def fit_data(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD
 
     resolved = resolve_method(method, method_options, penalty, caller=caller,
                               parameters=parameters)  # fail before the data are touched
+    spec, options = resolved
+    if (client is not None and options.get("backend") == "dask" and "client" in spec.constraints
+            and options.get("client") is None):  # the cluster that holds the data searches too
+        options = {**options, "client": client}
+        resolved = (spec, options)
+        method_options = {**(method_options or {}), "client": client}
     if scale and isinstance(data, Operator):
         raise InvalidParameterError(
             f"parameter 'scale=True' cannot be applied to a {data.kind} ({type(data).__name__}): "

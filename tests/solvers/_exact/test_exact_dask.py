@@ -221,3 +221,26 @@ def test_the_other_backends_never_import_dask():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_front_door_client_runs_the_search_on_its_cluster(problem, cluster, monkeypatch):
+    """``sparse_pca(..., method="exact", backend="dask", client=c)``: the client that
+    places the data also runs the subtrees (same certified optimum as one worker)."""
+    import eigensparse as es
+    from eigensparse.solvers import _exact
+    from eigensparse.solvers._exact._dask import DaskNodePool
+
+    S, ref = problem
+    _, client = cluster
+    monkeypatch.setattr(_exact, "ESCALATE_SECONDS", 0.0)  # to the cluster at once
+    batches = []
+    expand = DaskNodePool.expand
+    monkeypatch.setattr(DaskNodePool, "expand",
+                        lambda self, *a: batches.append(1) or expand(self, *a))
+    res = es.sparse_pca(Covariance(S), n_components=1, cardinality=8, method="exact",
+                        backend="dask", client=client, random_state=0)
+    assert len(batches) > 1  # the subtrees ran on the cluster
+    r = res.results[0]
+    assert r.info["certified"]
+    assert r.support.tolist() == ref.support.tolist()
+    assert abs(r.variance - ref.variance) <= 1e-12 * ref.variance
