@@ -103,9 +103,11 @@ WARM_STARTS = 16
 SWAP_EXACT = 32
 SWAP_FLOPS = 50_000
 #: beyond DENSE_FEATURES, the whole matrix is searched when it is held or costs at most
-#: GLOBAL_FORM_FLOPS multiply-adds to form, up to GLOBAL_FEATURES features
+#: GLOBAL_FORM_FLOPS multiply-adds to form, up to GLOBAL_FEATURES features (the budget of
+#: the partner key, PARTNER_KEY_FLOPS: a working set keyed by partners streams Σ once
+#: anyway, so up to GLOBAL_FEATURES Σ is formed and searched whole instead)
 GLOBAL_FEATURES = 4096
-GLOBAL_FORM_FLOPS = 4e9
+GLOBAL_FORM_FLOPS = 2e10
 #: starts on the whole matrix beyond DENSE_FEATURES: at least GLOBAL_MIN_STARTS, plus the
 #: NEIGHBOURHOOD_STARTS best neighbourhoods (:func:`_neighbourhoods`)
 GLOBAL_MIN_STARTS = 16
