@@ -68,9 +68,10 @@ import numpy as np
 
 from .._linalg import top_eigh
 from .._validation import Interval, InvalidParameterError, check_start_vectors
-from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, _small_bounds, full_problem_bound,
+from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, full_problem_bound,
                       lambda_max_upper_bound)
 from ..operators import Covariance, HotellingDeflated, Operator
+from ..operators._base import principal_block
 from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
@@ -527,7 +528,7 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
             val0 = np.vstack([val0, [A[g, c] for c, g in enumerate(given[1:], start=1)]])
     B_full = B
     if keep is not None:  # the search runs on the null-free block
-        B, warm = np.ascontiguousarray(B[np.ix_(keep, keep)]), pos[warm]
+        B, warm = np.ascontiguousarray(principal_block(B, keep)), pos[warm]
     n_hood = 0
     d_B, P, J, V = _partners(B, s)  # the bound's and the starts'
     if given is None and s < m and J.shape[1] == s - 1:  # the correlation structure
@@ -614,8 +615,9 @@ def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float,
     λmax."""
     p = int(op.n_features)
     psd = _is_psd(op)
-    if W.size >= p:
-        ub = float(_small_bounds(d_B, P, s, psd)[s])
+    if W.size >= p:  # min(trace, Gershgorin) at s: each is nondecreasing in s
+        g = float(d_B.max()) if s == 1 else float((d_B + P[:, s - 2]).max())
+        ub = min(float(np.sort(d_B)[::-1][:s].sum()), g) if psd else g
         name = BOUND_DENSE if psd else BOUND_GERSHGORIN
         top = _lambda_max_bound(B) if psd and eig else None
         if top is not None and top < ub:
