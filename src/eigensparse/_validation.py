@@ -35,6 +35,8 @@ __all__ = [
     "closest",
     "check_cardinalities",
     "check_finite_array",
+    "check_magnitude",
+    "MAGNITUDE_RANGE",
     "check_data_shape",
     "check_random_state",
     "check_sparse_structure",
@@ -294,6 +296,48 @@ def check_finite_array(X, name: str = "X") -> None:
             f"parameter {name!r} contains {n_nan} NaN and {n_inf} infinite value(s); "
             "sparse PCA needs finite numbers (impute or drop them first)."
         )
+
+
+#: the range of a covariance's largest entry within which the solvers' products of
+#: covariance entries (squares, Σ², norms of Σx) stay far inside float64 (whose squares
+#: leave it below ~1e-154 and above ~1e154); a data matrix's largest |entry| must lie in
+#: the square roots of these limits
+MAGNITUDE_RANGE = (1e-100, 1e100)
+
+
+def check_magnitude(largest: float, name: str = "X", *, covariance: bool = False) -> None:
+    """Refuse a data matrix (or, ``covariance=True``, a covariance) whose scale would
+    take the covariance's products out of float64's range: ``largest`` is its largest
+    |entry| (of a covariance: its largest diagonal entry); 0 (constant data) passes.
+
+    Sparse PCA does not depend on the scale: rescaling the input changes no component,
+    so the error says by what to divide.
+
+    Examples
+    --------
+    >>> from eigensparse._validation import check_magnitude
+    >>> check_magnitude(3.0)  # fine: returns None
+    >>> try:
+    ...     check_magnitude(1e300)
+    ... except ValueError as err:
+    ...     print(err)
+    parameter 'X' has entries up to |x| = 1e+300, outside [1e-50, 1e+50], where the products of its covariance would overflow or underflow float64; rescale it (e.g. X / 1e+300): the components do not change, the variances scale by the square of the factor.
+    """
+    lo, hi = MAGNITUDE_RANGE
+    if not covariance:
+        lo, hi = lo ** 0.5, hi ** 0.5
+    largest = float(largest)
+    if largest == 0 or lo <= largest <= hi:
+        return
+    what = ("the products of its entries" if covariance
+            else "the products of its covariance")
+    how = ("the variances scale by the factor" if covariance
+           else "the variances scale by the square of the factor")
+    raise InvalidParameterError(
+        f"parameter {name!r} has {'a diagonal entry' if covariance else 'entries'} up to "
+        f"|x| = {largest:.3g}, outside [{lo:.3g}, {hi:.3g}], where {what} would overflow or "
+        f"underflow float64; rescale it (e.g. {name} / {largest:.3g}): the components do "
+        f"not change, {how}.")
 
 
 def check_sparse_structure(X, name: str = "X") -> None:
