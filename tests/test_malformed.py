@@ -63,7 +63,7 @@ ARRAY_CASES = {
     "one_d": (lambda: np.arange(6.0), {}, "2-D"),
     "three_d": (lambda: np.zeros((3, 4, 5)), {}, "2-D"),
     "one_sample": (lambda: np.ones((1, 5)), {}, "1 sample"),
-    "object_dtype": (lambda: np.array([[1, "a"], [2, None]], dtype=object), {}, "must be numeric"),
+    "object_dtype": (lambda: np.array([[1, "a"], [2, None]], dtype=object), {}, "not a real number at \\[0, 1\\]"),
     "string_dtype": (lambda: np.array([["1", "2"], ["3", "4"]]), {}, "real numbers"),
     "complex_dtype": (lambda: np.ones((4, 3), dtype=complex), {}, "complex numbers"),
     "sparse_nan": (lambda: sp.csr_matrix(np.where(np.eye(10, 4) > 0, np.nan, 0.0)), {}, "NaN"),
@@ -789,3 +789,23 @@ def test_real_dtypes_are_still_accepted(tmp_path):
         SparsePCA(cardinality=2, random_state=0).fit(A)
     np.save(tmp_path / "ok.npy", (_X > 0))
     assert _cli_fit(tmp_path / "ok.npy").returncode == 0
+
+
+@pytest.mark.parametrize("entry", ["sparse_pca", "SparsePCA"])
+def test_object_arrays_mean_the_same_to_every_entry_point(entry):
+    """Numbers held as objects: sparse_pca refused them ('must be numeric') while the
+    estimator took them; a string among them gave scikit-learn's bare 'could not convert'
+    in the estimator. Now both take what float() reads and say where the first other is."""
+    X = _rng_data(20, 4)
+    fit = (lambda A: sparse_pca(A, n_components=1, cardinality=2).components) if entry == "sparse_pca" \
+        else (lambda A: SparsePCA(n_components=1, cardinality=2).fit(A).components_)
+    np.testing.assert_array_equal(fit(X.astype(object)), fit(X))
+    bad = X.astype(object)
+    bad[3, 2] = "n/a"
+    name = "data" if entry == "sparse_pca" else "X"
+    with pytest.raises(InvalidParameterError,
+                       match=rf"parameter '{name}' has an entry that is not a real number at \[3, 2\]: .*'n/a'"):
+        fit(bad)
+    bad[3, 2] = 1j  # a complex number is refused, never cast
+    with pytest.raises(InvalidParameterError, match=r"at \[3, 2\]: .*complex"):
+        fit(bad)

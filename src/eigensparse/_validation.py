@@ -230,10 +230,15 @@ def real_dtype_problem(dtype) -> str | None:
     return f"holds {what} (dtype {dtype}); eigensparse needs real numbers (bool, integer or float)"
 
 
+_REAL_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
 def check_real_input(X, name: str = "X") -> None:
     """Refuse, before any cast, data whose dtype is not real (complex, strings, dates, ...).
 
-    A pandas DataFrame is checked column by column and the error names the column.
+    A pandas DataFrame is checked column by column and the error names the column; an
+    object array passes when ``float`` reads every entry (numbers, numeric strings: as
+    scikit-learn's estimators read it), else the error says where the first other is.
 
     Examples
     --------
@@ -256,7 +261,7 @@ def check_real_input(X, name: str = "X") -> None:
                     f"parameter {name!r}: column {col!r} {real_dtype_problem(dt)}.")
             values = np.asarray(X[col], dtype=object)  # objects, pandas extension dtypes
             for v in values:
-                if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+                if isinstance(v, _REAL_SCALARS):
                     continue
                 raise InvalidParameterError(
                     f"parameter {name!r}: column {col!r} holds {v!r} (dtype {dt}); "
@@ -265,6 +270,18 @@ def check_real_input(X, name: str = "X") -> None:
     dt = getattr(X, "dtype", None)
     if isinstance(dt, np.dtype) and dt.kind in "cmMVUS":
         raise InvalidParameterError(f"parameter {name!r} {real_dtype_problem(dt)}.")
+    if isinstance(X, np.ndarray) and dt.kind == "O":  # what float() reads passes (as in
+        try:                                            # scikit-learn): numbers, "1.5"
+            np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            for where, v in np.ndenumerate(X):
+                try:
+                    float(v)
+                except (TypeError, ValueError):
+                    break
+            raise InvalidParameterError(
+                f"parameter {name!r} has an entry that is not a real number at {list(where)}: "
+                f"{exc}.") from None
 
 
 def check_finite_array(X, name: str = "X") -> None:
