@@ -10,6 +10,7 @@ from sklearn.datasets import load_breast_cancer, load_wine
 
 import eigensparse as es
 from eigensparse import Covariance, InvalidParameterError
+from eigensparse.registry import methods as registry_methods
 from eigensparse.solvers._exhaustive import exhaustive
 from eigensparse.solvers._relaxation import bca, dspca
 
@@ -104,7 +105,8 @@ def test_penalty_mode_and_sparse_pca_front_door():
 
 def test_penalty_above_every_variance_gives_explained_empty_solution():
     S = _wishart(6, 1)
-    r = get_solver("bca").func(Covariance(S), None, penalty=10 * np.diag(S).max())
+    with pytest.warns(RuntimeWarning, match="every feature is eliminated"):
+        r = get_solver("bca").func(Covariance(S), None, penalty=10 * np.diag(S).max())
     assert r.cardinality == 0 and r.variance == 0.0
     assert np.all(r.loadings == 0)
     assert "empty" in r.message and "max" in r.message
@@ -133,3 +135,17 @@ def test_bad_inputs(method):
         f(Covariance(B), 2)
     with pytest.raises(InvalidParameterError, match="penalty"):
         es.sparse_pca(Covariance(S), method=method, penalty=-0.1)
+
+
+@pytest.mark.parametrize("method", [s.name for s in registry_methods()
+                                    if s.takes_penalty])
+def test_every_penalized_method_says_when_its_penalty_empties_the_component(method):
+    """am warned when a penalty too large left no loading; bca and dspca returned the
+    empty components silently (a table of 0 features, certified)."""
+    import eigensparse as es
+
+    X = np.random.default_rng(0).standard_normal((30, 5))
+    opts = {"formulation": "l2_l0_pen"} if method == "am" else {}
+    with pytest.warns(RuntimeWarning, match=rf"{method}: .*decrease 'penalty'"):
+        res = es.sparse_pca(X, n_components=1, penalty=1e3, method=method, **opts)
+    assert res.results[0].cardinality == 0

@@ -201,7 +201,12 @@ def _progress_bar(method):
 
 
 def _all_eliminated(op, rho, dmax, method, engine):
-    """The empty component: ρ >= max Σ_ii eliminates every feature."""
+    """The empty component: ρ >= max Σ_ii eliminates every feature (said by a warning,
+    as am says it when its starts collapse to 0)."""
+    why = (f"penalty ρ={rho:g} >= the largest variance max Σ_ii={dmax:g}: every feature is "
+           "eliminated, so the component is empty (all loadings 0); decrease 'penalty'."
+           if dmax > 0 else "no feature has variance, so the component is empty (all loadings 0).")
+    warnings.warn(f"{method}: {why}", RuntimeWarning, stacklevel=4)
     info = {"penalty": rho, "working_set_size": 0, "n_penalties_tried": 0, "engine": engine,
             "objective": 0.0, "certified": True,
             "bound_kind": "l0-penalized: the empty support is optimal",
