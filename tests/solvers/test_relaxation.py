@@ -122,12 +122,12 @@ def test_bad_inputs(method):
         f(Covariance(S), None)  # neither cardinality nor penalty
     with pytest.raises(InvalidParameterError, match="cardinality"):
         f(Covariance(S), 7)
-    # unreachable: a diagonal covariance's relaxation is always a single coordinate
-    with pytest.raises(InvalidParameterError, match="unreachable"):
-        f(Covariance(np.diag([3.0, 2.0, 1.0])), 2)
-    # zero-variance features cannot carry loadings
-    with pytest.raises(InvalidParameterError, match="unreachable"):
-        f(Covariance(np.diag([3.0, 0.0, 0.0])), 2)
+    # a diagonal covariance's optimal loadings are one coordinate, and zero-variance
+    # features carry none: fewer nonzeros than asked, as every other method returns them
+    # (sparse_pca says so: test_every_method_says_when_a_component_has_fewer_nonzeros)
+    for d in ([3.0, 2.0, 1.0], [3.0, 0.0, 0.0]):
+        r = f(Covariance(np.diag(d)), 2)
+        assert r.support.tolist() == [0] and r.variance == pytest.approx(3.0)
     # non-PSD covariance
     B = np.array([[1.0, 0.9, 0.9], [0.9, 1.0, -0.9], [0.9, -0.9, 1.0]])
     assert np.linalg.eigvalsh(B)[0] < 0
@@ -149,3 +149,20 @@ def test_every_penalized_method_says_when_its_penalty_empties_the_component(meth
     with pytest.warns(RuntimeWarning, match=rf"{method}: .*decrease 'penalty'"):
         res = es.sparse_pca(X, n_components=1, penalty=1e3, method=method, **opts)
     assert res.results[0].cardinality == 0
+
+
+@pytest.mark.parametrize("method", [s.name for s in registry_methods() if s.takes_cardinality])
+def test_every_method_says_when_a_component_has_fewer_nonzeros(method):
+    """Two of five features vary and s=3 is asked: bca and dspca raised 'unreachable ...
+    Use cardinality <= 2' (an error for a valid parameter; on constant data 'Use
+    cardinality <= 0'), the other methods returned 2 nonzeros without a word."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.standard_normal((30, 2)), np.ones((30, 3))]
+    with pytest.warns(UserWarning, match=r"PC1 has 2 nonzero loading\(s\) of the 3 asked"):
+        res = es.sparse_pca(X, n_components=1, cardinality=3, method=method)
+    assert res.supports[0].tolist() == [0, 1] and res.info["cardinality_short"] == {0: (2, 3)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # three varying features: nothing to say
+        es.sparse_pca(np.c_[X, rng.standard_normal(30)], n_components=1, cardinality=3, method=method)
