@@ -63,7 +63,7 @@ ARRAY_CASES = {
     "one_d": (lambda: np.arange(6.0), {}, "2-D"),
     "three_d": (lambda: np.zeros((3, 4, 5)), {}, "2-D"),
     "one_sample": (lambda: np.ones((1, 5)), {}, "1 sample"),
-    "object_dtype": (lambda: np.array([[1, "a"], [2, None]], dtype=object), {}, "must be numeric"),
+    "object_dtype": (lambda: np.array([[1, "a"], [2, None]], dtype=object), {}, "not a real number at \\[0, 1\\]"),
     "string_dtype": (lambda: np.array([["1", "2"], ["3", "4"]]), {}, "real numbers"),
     "complex_dtype": (lambda: np.ones((4, 3), dtype=complex), {}, "complex numbers"),
     "sparse_nan": (lambda: sp.csr_matrix(np.where(np.eye(10, 4) > 0, np.nan, 0.0)), {}, "NaN"),
@@ -94,6 +94,14 @@ ARRAY_CASES = {
     "cov_eigen": (lambda: Covariance(_cov_not_psd_large()), {}, "positive semidefinite"),
     "cov_neg_diag": (lambda: Covariance(np.diag([1.0, -1.0])), {}, "negative diagonal"),
     "cov_nan": (lambda: Covariance(np.array([[1.0, np.nan], [np.nan, 1.0]])), {}, "NaN"),
+    # values whose squares leave float64: a crash in LAPACK or silent zero variances
+    "huge_values": (lambda: _rng_data() * 1e300, {}, r"up to \|x\| = .*e\+300.*rescale it"),
+    "large_values": (lambda: _rng_data() * 1e80, {}, "rescale it"),
+    "tiny_values": (lambda: _rng_data() * 1e-300, {}, "rescale it"),
+    "small_values_scaled": (lambda: _rng_data() * 1e-160, {"scale": True}, "rescale it"),
+    "sparse_huge_values": (lambda: sp.csr_matrix(_rng_data() * 1e200), {}, "rescale it"),
+    "cov_huge": (lambda: Covariance(np.cov(_rng_data().T) * 1e300), {}, "parameter 'S'.*rescale it"),
+    "cov_tiny": (lambda: Covariance(np.cov(_rng_data().T) * 1e-300), {}, "parameter 'S'.*rescale it"),
 }
 
 
@@ -160,6 +168,29 @@ def test_degenerate_data_never_nan(case):
         assert any("total variance is 0" in str(w.message) for w in caught)
     else:
         assert np.all(ratio >= 0) and ratio.sum() <= 1 + 1e-9
+
+
+@pytest.mark.parametrize("fmt", ["lil_matrix", "dok_matrix", "lil_array", "dok_array"])
+def test_every_scipy_sparse_format_is_accepted(fmt):
+    """sparse_pca refused a lil matrix as 'Python objects' (its values are lists) and
+    crashed on a dok matrix (no ``data``); the estimator accepted both."""
+    X = _rng_data(20, 5)
+    ref = sparse_pca(sp.csr_matrix(X), n_components=2, cardinality=2)
+    res = sparse_pca(getattr(sp, fmt)(X), n_components=2, cardinality=2)
+    np.testing.assert_allclose(res.components, ref.components)
+    with pytest.raises(InvalidParameterError, match="complex numbers"):
+        sparse_pca(getattr(sp, fmt)(X * 1j), cardinality=2)
+
+
+@pytest.mark.parametrize("factor", [1e-45, 1e45])
+def test_data_far_from_unit_scale_gives_the_same_components(factor):
+    """Within the accepted range every scale gives the components of the unscaled data."""
+    X = _rng_data(40, 8)
+    X[:, 0] += 2 * X[:, 1]
+    ref = sparse_pca(X, n_components=2, cardinality=3)
+    res = sparse_pca(X * factor, n_components=2, cardinality=3)
+    assert [s.tolist() for s in res.supports] == [s.tolist() for s in ref.supports]
+    np.testing.assert_allclose(res.variances / factor**2, ref.variances, rtol=1e-9)
 
 
 def test_non_psd_covariance_accepted_only_when_vouched():
@@ -758,3 +789,23 @@ def test_real_dtypes_are_still_accepted(tmp_path):
         SparsePCA(cardinality=2, random_state=0).fit(A)
     np.save(tmp_path / "ok.npy", (_X > 0))
     assert _cli_fit(tmp_path / "ok.npy").returncode == 0
+
+
+@pytest.mark.parametrize("entry", ["sparse_pca", "SparsePCA"])
+def test_object_arrays_mean_the_same_to_every_entry_point(entry):
+    """Numbers held as objects: sparse_pca refused them ('must be numeric') while the
+    estimator took them; a string among them gave scikit-learn's bare 'could not convert'
+    in the estimator. Now both take what float() reads and say where the first other is."""
+    X = _rng_data(20, 4)
+    fit = (lambda A: sparse_pca(A, n_components=1, cardinality=2).components) if entry == "sparse_pca" \
+        else (lambda A: SparsePCA(n_components=1, cardinality=2).fit(A).components_)
+    np.testing.assert_array_equal(fit(X.astype(object)), fit(X))
+    bad = X.astype(object)
+    bad[3, 2] = "n/a"
+    name = "data" if entry == "sparse_pca" else "X"
+    with pytest.raises(InvalidParameterError,
+                       match=rf"parameter '{name}' has an entry that is not a real number at \[3, 2\]: .*'n/a'"):
+        fit(bad)
+    bad[3, 2] = 1j  # a complex number is refused, never cast
+    with pytest.raises(InvalidParameterError, match=r"at \[3, 2\]: .*complex"):
+        fit(bad)

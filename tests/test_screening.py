@@ -120,3 +120,23 @@ def test_breakpoints_are_sorted_variances():
     assert np.all(np.diff(bp) <= 0)
     for k in range(1, 7):
         assert safe_elimination(Covariance(S), bp[k]).working_set_size <= k
+
+
+def test_penalty_search_terminates_when_the_bracket_is_below_the_square_root_of_tiny():
+    """The geometric midpoint was √(lo·hi): with lo·hi below float64's smallest number it
+    was 0 or lo itself, a penalty already solved, and the bisection never ended."""
+    import signal
+
+    def solve(rho, warm, kept):  # cardinality 5 below the jump, 3 above: never the target 4
+        return (5 if rho < 3e-250 else 3), None, None
+
+    old = signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(TimeoutError("hung")))
+    signal.alarm(20)
+    try:
+        search = penalty_search(solve, 4, bracket=(1e-260, 1e-240))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert not search.hit and search.stopped == "bracket"
+    penalties = sorted(t.penalty for t in search.trials)
+    assert penalties[0] > 0 and len(penalties) == len(set(penalties)) <= 80

@@ -23,6 +23,7 @@ per-component ``solve`` through :func:`solve_components`); it resolves nothing i
 """
 from __future__ import annotations
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -528,7 +529,8 @@ def progress_bar(plan: Plan, desc: str | None = None, leave: bool = True):
 
 def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = None,
              features=None, n_features: int | None = None, total_variance=None,
-             result_type=SparsePCAResult, **fields) -> SparsePCAResult:
+             result_type=SparsePCAResult, cardinality_tolerance: int = 0,
+             **fields) -> SparsePCAResult:
     """The multi-component result of ``results`` (loadings on ``op``'s features):
     sign rule, variances on ``op`` (undeflated), adjusted variances, supports.
 
@@ -540,7 +542,9 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
     ``features`` (sorted ids, one per feature of ``op``) places the components among
     ``n_features`` features (the topic pipeline's working set among all words);
     ``total_variance`` defaults to Tr Σ of ``op``. ``result_type`` (a subclass of
-    :class:`SparsePCAResult`) and ``fields`` let a front door add its own attributes."""
+    :class:`SparsePCAResult`) and ``fields`` let a front door add its own attributes.
+    A row with more than ``cardinality_tolerance`` nonzeros fewer than asked is recorded
+    in ``info["cardinality_short"]`` ({row: (nonzeros, asked)}) and said by a warning."""
     p = op.n_features
     C = fix_sign(np.vstack([r.loadings for r in results])) if results else np.zeros((0, p))
     variances = np.atleast_1d(op.quad(C.T)) if results else np.zeros(0)
@@ -564,6 +568,17 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
         base["cardinalities"] = [int(r.cardinality) for r in results]
         base["cardinality_rule"] = plan.auto["rule"]
         base["cardinality_choices"] = [r.info.get("cardinality_choice") for r in results]
+    if plan.auto is None and plan.penalty is None and len(cards) == C.shape[0]:
+        short = {j: (int(np.count_nonzero(c)), int(k)) for j, (c, k) in enumerate(zip(C, cards))
+                 if np.count_nonzero(c) < k - cardinality_tolerance}
+        if short:  # fewer nonzeros than asked: said for every method, never silent
+            base["cardinality_short"] = short
+            warnings.warn(
+                f"{plan.method}: " + ", ".join(f"PC{j + 1} has {got} nonzero loading(s) of the {k} asked"
+                                               for j, (got, k) in short.items())
+                + ": no support of the asked size carries variance there (features of zero "
+                "variance, or variance taken by the components before).",
+                UserWarning, stacklevel=2)
     base.update(info or {})
     return result_type(
         components=C, variances=np.asarray(variances, dtype=float), explained_variance=expl,

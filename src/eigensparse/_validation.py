@@ -35,6 +35,8 @@ __all__ = [
     "closest",
     "check_cardinalities",
     "check_finite_array",
+    "check_magnitude",
+    "MAGNITUDE_RANGE",
     "check_data_shape",
     "check_random_state",
     "check_sparse_structure",
@@ -228,10 +230,15 @@ def real_dtype_problem(dtype) -> str | None:
     return f"holds {what} (dtype {dtype}); eigensparse needs real numbers (bool, integer or float)"
 
 
+_REAL_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
 def check_real_input(X, name: str = "X") -> None:
     """Refuse, before any cast, data whose dtype is not real (complex, strings, dates, ...).
 
-    A pandas DataFrame is checked column by column and the error names the column.
+    A pandas DataFrame is checked column by column and the error names the column; an
+    object array passes when ``float`` reads every entry (numbers, numeric strings: as
+    scikit-learn's estimators read it), else the error says where the first other is.
 
     Examples
     --------
@@ -254,7 +261,7 @@ def check_real_input(X, name: str = "X") -> None:
                     f"parameter {name!r}: column {col!r} {real_dtype_problem(dt)}.")
             values = np.asarray(X[col], dtype=object)  # objects, pandas extension dtypes
             for v in values:
-                if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+                if isinstance(v, _REAL_SCALARS):
                     continue
                 raise InvalidParameterError(
                     f"parameter {name!r}: column {col!r} holds {v!r} (dtype {dt}); "
@@ -263,6 +270,18 @@ def check_real_input(X, name: str = "X") -> None:
     dt = getattr(X, "dtype", None)
     if isinstance(dt, np.dtype) and dt.kind in "cmMVUS":
         raise InvalidParameterError(f"parameter {name!r} {real_dtype_problem(dt)}.")
+    if isinstance(X, np.ndarray) and dt.kind == "O":  # what float() reads passes (as in
+        try:                                            # scikit-learn): numbers, "1.5"
+            np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            for where, v in np.ndenumerate(X):
+                try:
+                    float(v)
+                except (TypeError, ValueError):
+                    break
+            raise InvalidParameterError(
+                f"parameter {name!r} has an entry that is not a real number at {list(where)}: "
+                f"{exc}.") from None
 
 
 def check_finite_array(X, name: str = "X") -> None:
@@ -294,6 +313,48 @@ def check_finite_array(X, name: str = "X") -> None:
             f"parameter {name!r} contains {n_nan} NaN and {n_inf} infinite value(s); "
             "sparse PCA needs finite numbers (impute or drop them first)."
         )
+
+
+#: the range of a covariance's largest entry within which the solvers' products of
+#: covariance entries (squares, Σ², norms of Σx) stay far inside float64 (whose squares
+#: leave it below ~1e-154 and above ~1e154); a data matrix's largest |entry| must lie in
+#: the square roots of these limits
+MAGNITUDE_RANGE = (1e-100, 1e100)
+
+
+def check_magnitude(largest: float, name: str = "X", *, covariance: bool = False) -> None:
+    """Refuse a data matrix (or, ``covariance=True``, a covariance) whose scale would
+    take the covariance's products out of float64's range: ``largest`` is its largest
+    |entry| (of a covariance: its largest diagonal entry); 0 (constant data) passes.
+
+    Sparse PCA does not depend on the scale: rescaling the input changes no component,
+    so the error says by what to divide.
+
+    Examples
+    --------
+    >>> from eigensparse._validation import check_magnitude
+    >>> check_magnitude(3.0)  # fine: returns None
+    >>> try:
+    ...     check_magnitude(1e300)
+    ... except ValueError as err:
+    ...     print(err)
+    parameter 'X' has entries up to |x| = 1e+300, outside [1e-50, 1e+50], where the products of its covariance would overflow or underflow float64; rescale it (e.g. X / 1e+300): the components do not change, the variances scale by the square of the factor.
+    """
+    lo, hi = MAGNITUDE_RANGE
+    if not covariance:
+        lo, hi = lo ** 0.5, hi ** 0.5
+    largest = float(largest)
+    if largest == 0 or lo <= largest <= hi:
+        return
+    what = ("the products of its entries" if covariance
+            else "the products of its covariance")
+    how = ("the variances scale by the factor" if covariance
+           else "the variances scale by the square of the factor")
+    raise InvalidParameterError(
+        f"parameter {name!r} has {'a diagonal entry' if covariance else 'entries'} up to "
+        f"|x| = {largest:.3g}, outside [{lo:.3g}, {hi:.3g}], where {what} would overflow or "
+        f"underflow float64; rescale it (e.g. {name} / {largest:.3g}): the components do "
+        f"not change, {how}.")
 
 
 def check_sparse_structure(X, name: str = "X") -> None:

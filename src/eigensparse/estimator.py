@@ -332,11 +332,16 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         """Map scores of shape (n_samples, n_components) back to feature space."""
         check_is_fitted(self)
         self._require_mean("inverse_transform")
-        X = np.asarray(X, dtype=np.float64)
+        if sp.issparse(X):
+            X = X.toarray()
+        X = np.asarray(X)
+        check_real_input(X)  # complex scores refused, never cast
+        X = X.astype(np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_components_:
             raise InvalidParameterError(
                 f"parameter 'X' of inverse_transform must have shape (n_samples, {self.n_components_}); "
                 f"got {X.shape}.")
+        check_finite_array(X, "X")
         return X @ (self.components_ * self.scale_) + self.mean_
 
     def score(self, X, y=None):

@@ -383,7 +383,11 @@ class _Searcher:
             why = self.out_of_budget()
             if why:
                 return why
-            mid = math.sqrt(lo * hi) if lo > 0 else 0.5 * hi
+            # √lo·√hi, not √(lo·hi): the product underflows where Σ's scale is below
+            # ~1e-154, and a midpoint equal to an end would be solved again forever
+            mid = math.sqrt(lo) * math.sqrt(hi) if lo > 0 else 0.5 * hi
+            if not lo < mid < hi:
+                return "bracket"
             t = self.trial(mid)
             if self.hit(t):
                 return "hit"

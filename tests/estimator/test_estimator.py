@@ -100,3 +100,23 @@ def test_estimator_bad_data():
         SparsePCA().fit(np.array([[1.0, np.nan], [0.0, 1.0], [2.0, 2.0]]))
     with pytest.raises(ValueError, match="1 sample"):
         SparsePCA().fit(np.ones((1, 3)))
+
+
+@pytest.mark.parametrize("scores, match", [(np.ones((3, 2)) + 1j, "complex numbers"),
+                                           (np.full((3, 2), np.nan), "NaN"),
+                                           (np.full((3, 2), np.inf), "infinite")])
+def test_inverse_transform_refuses_what_transform_refuses(scores, match):
+    """inverse_transform cast complex scores with NumPy's warning (the imaginary part
+    dropped) and turned NaN into rows of NaN, where transform refuses both."""
+    import warnings
+
+    from eigensparse import InvalidParameterError, SparsePCA
+
+    X = np.random.default_rng(0).standard_normal((30, 5))
+    est = SparsePCA(n_components=2, cardinality=2).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidParameterError, match=match):
+            est.inverse_transform(scores)
+        np.testing.assert_allclose(est.inverse_transform(sp.csr_matrix(np.ones((3, 2)))),
+                                   est.inverse_transform(np.ones((3, 2))))

@@ -23,7 +23,11 @@ def test_fused_pass_sees_every_non_finite_entry(bad, where):
 def test_huge_finite_entries_are_not_called_infinite():
     S = np.full((30, 30), 1e307)  # rank one, PSD; the sum of its entries overflows
     assert not np.isfinite(covariance_checks(S, np.ones(30), np.full(30, np.sqrt(1e307)), np.zeros((0, 0), np.float32))[0])
-    assert np.array_equal(Covariance(S).S, S)
+    # refused for their size (the total variance overflowed: sparse_pca explained 0.00%),
+    # never called infinite
+    with pytest.raises(InvalidParameterError, match="rescale it") as err:
+        Covariance(S)
+    assert "infinite" not in str(err.value)
 
 
 def _psd(p, rank, seed, zero_features=0):
@@ -129,3 +133,32 @@ def test_trusted_covariance_keeps_the_array_and_agrees_with_the_checked_one():
     assert np.array_equal(trusted.matvec(v), checked.matvec(v))
     assert np.array_equal(trusted.block([2, 5, 7]), checked.block([2, 5, 7]))
     assert np.array_equal(trusted.diag(), checked.diag())
+
+
+@pytest.mark.parametrize("kwargs, name", [({"n_samples": -3}, "n_samples"), ({"n_samples": 2.5}, "n_samples"),
+                                          ({"n_samples": True}, "n_samples"), ({"rtol": -1.0}, "rtol"),
+                                          ({"scale": "yes"}, "scale"), ({"check_psd": "no"}, "check_psd"),
+                                          ({"feature_names": "abc"}, "feature_names")])
+def test_constructor_parameters_are_checked(kwargs, name):
+    """Covariance's own parameters were taken as given: n_samples=-3 reached the
+    estimator's ``n_samples_``, ``scale="yes"`` was true and a string named the features
+    by its letters."""
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of Covariance"):
+        Covariance(np.eye(3), **kwargs)
+
+
+def test_a_scipy_sparse_covariance_is_accepted():
+    """A sparse (banded, thresholded) covariance was refused as 'shape ()'."""
+    import scipy.sparse as sp
+
+    S = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 3.0]])
+    op = Covariance(sp.csr_matrix(S), n_samples=10)
+    np.testing.assert_array_equal(op.to_dense(), S)
+
+
+@pytest.mark.parametrize("factor", [1e-150, 1e150, 1e300])
+def test_a_covariance_whose_products_leave_float64_is_refused(factor):
+    """Entries beyond ~1e±154 have squares outside float64: the solvers crashed in
+    LAPACK (large) or returned zero variances (tiny)."""
+    with pytest.raises(InvalidParameterError, match=r"parameter 'S' .* rescale it"):
+        Covariance(np.array([[2.0, 0.5], [0.5, 1.0]]) * factor)

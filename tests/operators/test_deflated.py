@@ -79,3 +79,23 @@ def test_stacked_deflations_compose_the_formulas(poisson_data):
     S2 = S1 - np.outer(S1 @ x2, S1 @ x2) / (x2 @ S1 @ x2)
     np.testing.assert_allclose(D.to_dense(), S2, atol=1e-10)
     np.testing.assert_allclose(D.rdot(D.dot(np.eye(8))), S2, atol=1e-10)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-160])
+def test_schur_deflation_does_not_underflow_at_a_tiny_scale(scale):
+    """Σ' = Σ − vvᵀ with v = w/√c: wwᵀ/c underflowed to 0 where Σ's entries are below
+    ~1e-154, so the deflation did nothing and the next component repeated the first."""
+    from eigensparse import Covariance
+
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((40, 6))
+    S = A.T @ A / 40
+    x = np.linalg.eigh(S)[1][:, -1]
+    ref = SchurDeflated(Covariance(S), x)
+    tiny = SchurDeflated(Covariance.trusted(S * scale), x)  # trusted: the scale check passed
+    idx = np.arange(6)
+    np.testing.assert_allclose(tiny.diag() / scale, ref.diag(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(tiny.block(idx) / scale, ref.block(idx), rtol=1e-10, atol=1e-12)
+    V = rng.standard_normal((6, 2))
+    np.testing.assert_allclose(tiny.matmat(V) / scale, ref.matmat(V), rtol=1e-10, atol=1e-12)
+    assert abs(tiny.quad(x)) <= 1e-12 * scale * np.trace(S)

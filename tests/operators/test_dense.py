@@ -65,3 +65,17 @@ def test_dense_square_root_of_a_rank_deficient_covariance():
     assert F.has_data and F.n_samples == 3
     np.testing.assert_allclose(F.rdot(F.dot(np.eye(8))), S, atol=1e-10)
     np.testing.assert_allclose(F.to_dense(), S, atol=1e-10)
+
+
+@pytest.mark.parametrize("cls", ["DenseData", "SparseData"])
+@pytest.mark.parametrize("param", ["center", "scale"])
+def test_center_and_scale_must_be_booleans(cls, param):
+    """center="no" was truthy: the data were centered against the caller's word."""
+    import scipy.sparse as sp
+
+    import eigensparse.operators as ops
+    from eigensparse import InvalidParameterError
+
+    X = np.random.default_rng(0).standard_normal((10, 3))
+    with pytest.raises(InvalidParameterError, match=f"'{param}' parameter of {cls}"):
+        getattr(ops, cls)(X if cls == "DenseData" else sp.csr_matrix(X), **{param: "no"})

@@ -126,3 +126,19 @@ def test_planted_spike_recovered_by_greedy():
         np.testing.assert_array_equal(res.support, supp)
         assert abs(res.loadings @ v) > 0.95
     assert np.array_equal(run("approx_greedy", DenseData(X), k).support, supp)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-170])
+def test_approx_greedy_scores_do_not_underflow(scale):
+    """(Σ[i, I]z)²/λ underflowed to 0 for every candidate where Σ's entries are below
+    ~1e-154, so approximate greedy added the lowest index instead of the best."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 8))
+    X[:, 5] += 2 * X[:, 6]
+    X[:, 7] += X[:, 6]  # the best partners of feature 5 are 7 and 6, not the lowest indices
+    S = np.cov(X.T, bias=True)
+    ref = approx_greedy(Covariance(S), 3)
+    tiny = approx_greedy(Covariance.trusted(S * scale), 3)
+    assert ref.info["selection_order"].tolist() == [5, 7, 6]
+    assert tiny.info["selection_order"].tolist() == [5, 7, 6]
+    assert tiny.variance / scale == pytest.approx(ref.variance, rel=1e-10)

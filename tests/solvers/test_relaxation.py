@@ -10,6 +10,7 @@ from sklearn.datasets import load_breast_cancer, load_wine
 
 import eigensparse as es
 from eigensparse import Covariance, InvalidParameterError
+from eigensparse.registry import methods as registry_methods
 from eigensparse.solvers._exhaustive import exhaustive
 from eigensparse.solvers._relaxation import bca, dspca
 
@@ -104,7 +105,8 @@ def test_penalty_mode_and_sparse_pca_front_door():
 
 def test_penalty_above_every_variance_gives_explained_empty_solution():
     S = _wishart(6, 1)
-    r = get_solver("bca").func(Covariance(S), None, penalty=10 * np.diag(S).max())
+    with pytest.warns(RuntimeWarning, match="every feature is eliminated"):
+        r = get_solver("bca").func(Covariance(S), None, penalty=10 * np.diag(S).max())
     assert r.cardinality == 0 and r.variance == 0.0
     assert np.all(r.loadings == 0)
     assert "empty" in r.message and "max" in r.message
@@ -120,12 +122,12 @@ def test_bad_inputs(method):
         f(Covariance(S), None)  # neither cardinality nor penalty
     with pytest.raises(InvalidParameterError, match="cardinality"):
         f(Covariance(S), 7)
-    # unreachable: a diagonal covariance's relaxation is always a single coordinate
-    with pytest.raises(InvalidParameterError, match="unreachable"):
-        f(Covariance(np.diag([3.0, 2.0, 1.0])), 2)
-    # zero-variance features cannot carry loadings
-    with pytest.raises(InvalidParameterError, match="unreachable"):
-        f(Covariance(np.diag([3.0, 0.0, 0.0])), 2)
+    # a diagonal covariance's optimal loadings are one coordinate, and zero-variance
+    # features carry none: fewer nonzeros than asked, as every other method returns them
+    # (sparse_pca says so: test_every_method_says_when_a_component_has_fewer_nonzeros)
+    for d in ([3.0, 2.0, 1.0], [3.0, 0.0, 0.0]):
+        r = f(Covariance(np.diag(d)), 2)
+        assert r.support.tolist() == [0] and r.variance == pytest.approx(3.0)
     # non-PSD covariance
     B = np.array([[1.0, 0.9, 0.9], [0.9, 1.0, -0.9], [0.9, -0.9, 1.0]])
     assert np.linalg.eigvalsh(B)[0] < 0
@@ -133,3 +135,34 @@ def test_bad_inputs(method):
         f(Covariance(B), 2)
     with pytest.raises(InvalidParameterError, match="penalty"):
         es.sparse_pca(Covariance(S), method=method, penalty=-0.1)
+
+
+@pytest.mark.parametrize("method", [s.name for s in registry_methods()
+                                    if s.takes_penalty])
+def test_every_penalized_method_says_when_its_penalty_empties_the_component(method):
+    """am warned when a penalty too large left no loading; bca and dspca returned the
+    empty components silently (a table of 0 features, certified)."""
+    import eigensparse as es
+
+    X = np.random.default_rng(0).standard_normal((30, 5))
+    opts = {"formulation": "l2_l0_pen"} if method == "am" else {}
+    with pytest.warns(RuntimeWarning, match=rf"{method}: .*decrease 'penalty'"):
+        res = es.sparse_pca(X, n_components=1, penalty=1e3, method=method, **opts)
+    assert res.results[0].cardinality == 0
+
+
+@pytest.mark.parametrize("method", [s.name for s in registry_methods() if s.takes_cardinality])
+def test_every_method_says_when_a_component_has_fewer_nonzeros(method):
+    """Two of five features vary and s=3 is asked: bca and dspca raised 'unreachable ...
+    Use cardinality <= 2' (an error for a valid parameter; on constant data 'Use
+    cardinality <= 0'), the other methods returned 2 nonzeros without a word."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.standard_normal((30, 2)), np.ones((30, 3))]
+    with pytest.warns(UserWarning, match=r"PC1 has 2 nonzero loading\(s\) of the 3 asked"):
+        res = es.sparse_pca(X, n_components=1, cardinality=3, method=method)
+    assert res.supports[0].tolist() == [0, 1] and res.info["cardinality_short"] == {0: (2, 3)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # three varying features: nothing to say
+        es.sparse_pca(np.c_[X, rng.standard_normal(30)], n_components=1, cardinality=3, method=method)

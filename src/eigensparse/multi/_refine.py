@@ -177,7 +177,7 @@ def schur_deflated_matrix(op: Covariance, vectors) -> Covariance:
     The vectors are deflated in the given order, as nested
     :class:`~eigensparse.operators.SchurDeflated` wrappers would: w_t = Σ_{t−1}x_t
     (through the earlier terms, without forming Σ_{t−1}), c_t = x_tᵀw_t, and
-    Σ_k = Σ − Σ_t w_t w_tᵀ / c_t (a term with c_t <= 0 is skipped), each entry computed
+    Σ_k = Σ − Σ_t v_t v_tᵀ, v_t = w_t/√c_t (a term with c_t <= 0 is skipped), each entry computed
     with the same operations in the same order as the wrappers' ``block``: the same
     blocks, formed once instead of recomputed through the chain at every ``block`` call.
 
@@ -195,20 +195,20 @@ def schur_deflated_matrix(op: Covariance, vectors) -> Covariance:
     True
     """
     S = op.S
-    ws, cs = [], []
+    vs = []  # v_t = w_t/√c_t (None where c_t <= 0), as SchurDeflated keeps it
     for x in vectors:
         V = np.asarray(x, dtype=float).reshape(-1, 1)
         out = op.matmat(V)
-        for w, c in zip(ws, cs):
-            if c > 0:
-                out = out - np.outer(w, w @ V) / c
+        for v in vs:
+            if v is not None:
+                out = out - np.outer(v, v @ V)
         w = out[:, 0]
-        ws.append(w)
-        cs.append(float(V[:, 0] @ w))
+        c = float(V[:, 0] @ w)
+        vs.append(w / np.sqrt(c) if c > 0 else None)
     D = S
-    for w, c in zip(ws, cs):
-        if c > 0:
-            D = D - np.outer(w, w) / c
+    for v in vs:
+        if v is not None:
+            D = D - np.outer(v, v)
     return Covariance.trusted(np.ascontiguousarray(D) if D is not S else S,
                               n_samples=op.n_samples)
 

@@ -94,10 +94,9 @@ def as_operator(data, *, center: bool = True, scale: bool = False, client=None,
             f"parameter 'data' must be an array-like, a scipy.sparse matrix or an Operator; "
             f"got {type(data).__name__}."
         ) from exc
-    if arr.dtype == object:
-        raise InvalidParameterError(
-            f"parameter 'data' must be numeric (n_samples, n_features); got an object array of shape {arr.shape}."
-        )
+    if arr.dtype == object:  # numbers held as objects (as the estimator takes them), or not
+        check_real_input(arr, "data")
+        arr = arr.astype(np.float64)
     return DenseData(arr, center=center, scale=scale)
 
 

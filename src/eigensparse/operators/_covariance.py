@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import math
+from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 
-from .._validation import InvalidParameterError, check_finite_array
+from .._validation import (IntInterval, Interval, InvalidParameterError, check_finite_array,
+                           check_magnitude, validate_params)
 from ._base import Operator, _as_2d, principal_block
 from ._dense import dense_square_root, scale_from_variance
 from ._kernels import covariance_checks
@@ -151,10 +154,16 @@ class Covariance(Operator):
     has_data = False
     kind = "precomputed covariance"
 
+    @validate_params({"n_samples": [IntInterval(1, None, closed="left"), None],
+                      "scale": ["boolean"], "check_psd": ["boolean"],
+                      "rtol": [Interval(Real, 0, None, closed="left")],
+                      "feature_names": ["array-like", None]})
     def __init__(self, S, *, n_samples=None, scale=False, check_psd=True, rtol=1e-8,
                  feature_names=None):
         if feature_names is None and hasattr(S, "columns") and hasattr(S, "to_numpy"):
             feature_names = list(S.columns)  # a pandas DataFrame: its column names
+        if sp.issparse(S):  # a banded or thresholded covariance: Σ is held dense anyway
+            S = S.toarray()
         S = np.asarray(S)
         if S.ndim != 2 or S.shape[0] != S.shape[1]:
             raise InvalidParameterError(
@@ -177,6 +186,7 @@ class Covariance(Operator):
         d = np.diag(S).copy()
         if not np.isfinite(d).all():  # (before the scale, which needs a finite diagonal)
             check_finite_array(S, "S")  # raises, counting the NaN and infinite entries
+        check_magnitude(max(float(d.max()), 0.0), "S", covariance=True)
         sd = scale_from_variance(np.clip(d, 0, None), scale)
         d_out = d / (sd * sd) if scale else d
         p = S.shape[0]

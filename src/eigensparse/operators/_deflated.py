@@ -142,6 +142,9 @@ class SchurDeflated(_Deflated):
     def __init__(self, parent, x):
         super().__init__(parent, x)
         self.has_data = parent.has_data
+        # v = w/√c, so that Σ' = Σ − vvᵀ: wwᵀ/c would underflow (or overflow) where Σ's
+        # entries are near the square root of the smallest (largest) float
+        self.v = self.w / np.sqrt(self.c) if self.c > 0 else np.zeros_like(self.w)
 
     @property
     def u(self):
@@ -156,21 +159,21 @@ class SchurDeflated(_Deflated):
     def diag(self):
         if self.c <= 0:
             return self.parent.diag()
-        return self.parent.diag() - self.w**2 / self.c
+        return self.parent.diag() - self.v**2
 
     def matmat(self, V):
         V, _ = _as_2d(V)
         out = self.parent.matmat(V)
         if self.c > 0:
-            out = out - np.outer(self.w, self.w @ V) / self.c
+            out = out - np.outer(self.v, self.v @ V)
         return out
 
     def block(self, idx):
         idx = np.asarray(idx, dtype=np.intp)
         B = self.parent.block(idx)
         if self.c > 0:
-            wi = self.w[idx]
-            B = B - np.outer(wi, wi) / self.c
+            vi = self.v[idx]
+            B = B - np.outer(vi, vi)
         return B
 
     def dot(self, X):

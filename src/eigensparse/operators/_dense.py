@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import InvalidParameterError, check_data_shape, check_finite_array
+from .._validation import (InvalidParameterError, check_data_shape, check_finite_array,
+                           check_magnitude, validate_params)
 from ._base import Operator, _as_2d, principal_block
 from ._gram import GramCache
 from ._kernels import accumulate_gram, accumulate_rows
@@ -16,6 +17,9 @@ __all__ = ["DenseData", "SparseData"]
 def _check_data(X, name="X"):
     check_data_shape(X.shape, name)
     check_finite_array(X, name)
+    values = X.data if sp.issparse(X) else X
+    if values.size:  # the largest |entry|, from two passes without a temporary array
+        check_magnitude(max(-float(values.min()), float(values.max()), 0.0), name)
 
 
 def scale_from_variance(var: np.ndarray, scale: bool) -> np.ndarray:
@@ -68,6 +72,7 @@ class DenseData(GramCache, Operator):
     has_data = True
     kind = "dense data operator"
 
+    @validate_params({"center": ["boolean"], "scale": ["boolean"]})
     def __init__(self, X, center: bool = True, scale: bool = False):
         X = np.asarray(X)
         _check_data(X)
@@ -184,9 +189,12 @@ class SparseData(GramCache, Operator):
     has_data = True
     kind = "sparse data operator"
 
+    @validate_params({"center": ["boolean"], "scale": ["boolean"]})
     def __init__(self, X, center: bool = True, scale: bool = False):
         if not sp.issparse(X):
             raise InvalidParameterError(f"SparseData needs a scipy.sparse matrix; got {type(X).__name__}.")
+        if X.format in ("lil", "dok"):  # rows of lists or a dict: no flat array of values
+            X = X.tocsr()
         _check_data(X)
         # our own canonical CSR copy (sorted indices, no duplicates; O(nnz)): the caller's
         # matrix is never modified, and its later changes never reach the operator

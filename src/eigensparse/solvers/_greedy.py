@@ -166,7 +166,9 @@ def _path(op: Operator, s: int, method: str, n_candidates: int = 1):
             continue
         # approximate greedy: (x_kᵀa_i)² = (Σ[i, I] z)² / λ
         if lam[-1] > 0:
-            score = (Z[:, -1] @ B[: k + 1, cand]) ** 2 / lam[-1]
+            # (Σ[i, I] z/√λ)², not (Σ[i, I] z)²/λ: the square of a covariance entry
+            # underflows where Σ's scale is below ~1e-154
+            score = (Z[:, -1] @ B[: k + 1, cand] / np.sqrt(lam[-1])) ** 2
         else:  # the support carries no variance yet: fall back to Σ_ii
             score = d[cand].copy()
         if n_candidates == 1 or cand.size == 1:

@@ -172,7 +172,13 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
                 return _all_eliminated(op, rho, dmax, method, engine)
             chosen, search_hit = run.solve(rho), True
         else:
-            chosen, search_hit = _solve_for_cardinality(run, op, int(cardinality), penalty,
+            # as many features as carry variance at most (fewer than asked: the caller
+            # says so for every method); none: the empty component
+            n_pos = Breakpoints.of(run.blocks.d).n_positive
+            if n_pos == 0:
+                return _all_eliminated(op, 0.0, dmax, method, engine)
+            cardinality = min(int(cardinality), n_pos)
+            chosen, search_hit = _solve_for_cardinality(run, op, cardinality, penalty,
                                                         max_penalties, method)
     finally:
         if bar is not None:
@@ -201,7 +207,13 @@ def _progress_bar(method):
 
 
 def _all_eliminated(op, rho, dmax, method, engine):
-    """The empty component: ρ >= max Σ_ii eliminates every feature."""
+    """The empty component: ρ >= max Σ_ii eliminates every feature (said by a warning,
+    as am says it when its starts collapse to 0)."""
+    why = (f"penalty ρ={rho:g} >= the largest variance max Σ_ii={dmax:g}: every feature is "
+           "eliminated, so the component is empty (all loadings 0); decrease 'penalty'."
+           if rho >= dmax > 0 else
+           "no feature has variance, so the component is empty (all loadings 0).")
+    warnings.warn(f"{method}: {why}", RuntimeWarning, stacklevel=4)
     info = {"penalty": rho, "working_set_size": 0, "n_penalties_tried": 0, "engine": engine,
             "objective": 0.0, "certified": True,
             "bound_kind": "l0-penalized: the empty support is optimal",
@@ -210,7 +222,9 @@ def _all_eliminated(op, rho, dmax, method, engine):
         op, rho, method,
         f"penalty ρ={rho:.6g} >= the largest variance max Σ_ii={dmax:.6g}: safe "
         "elimination removes every feature, so the solution is empty (all loadings 0). "
-        "Use a smaller penalty (below max Σ_ii) or give a target cardinality.", info)
+        "Use a smaller penalty (below max Σ_ii) or give a target cardinality."
+        if rho >= dmax > 0 else "no feature has variance: the solution is empty (all loadings 0).",
+        info)
 
 
 def _solve_for_cardinality(run, op, s, penalty, max_penalties, method):
@@ -218,11 +232,6 @@ def _solve_for_cardinality(run, op, s, penalty, max_penalties, method):
     p = op.n_features
     breakpoints = Breakpoints.of(run.blocks.d)
     n_pos = breakpoints.n_positive
-    if s > n_pos:
-        raise InvalidParameterError(
-            f"{method}: target cardinality {s} is unreachable: only {n_pos} of the {p} "
-            "features have positive variance, and a zero-variance feature can never carry "
-            f"a nonzero optimal loading. Use cardinality <= {n_pos}.")
     if penalty is None:
         # ρ = d_(s) keeps fewer than s features; the search doubles the working set from
         # 2s, bisects over the breakpoints, then geometrically between two of them
@@ -261,14 +270,8 @@ def _sparse_component(op, run, chosen, top, method):
         if np.count_nonzero(z) == top:
             x = fix_sign(z / np.linalg.norm(z))
             lam = float(op.quad(x))
-    card = int(np.count_nonzero(x))
-    if top is not None and card < top:
-        raise InvalidParameterError(
-            f"{method}: target cardinality {top} is unreachable: the best support of {top} "
-            f"features the relaxation points to has an optimal loading vector with only {card} "
-            f"nonzero(s) (even at penalty 0 the relaxation's component has "
-            f"{int(np.count_nonzero(chosen.leading_vector))} nonzero loading(s)); use "
-            f"cardinality <= {card} or another method.")
+    # fewer than ``top`` nonzeros (a block whose optimal loadings have exact zeros, as a
+    # diagonal one): returned as they are, and the caller says so for every method
     return x, lam
 
 

@@ -235,7 +235,8 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
                       "kept": pruned.n_kept, "removed": dict(pruned.removed)}
     res = _result(corpus, plan, results, wset, passes, clock, messages, scaling=cfg.scaling,
                   center=cfg.center, mean=mean, var=var, pruning=pruning_record,
-                  device=cfg.device, df=stats["df"], name=cfg.name or corpus.name)
+                  device=cfg.device, df=stats["df"], name=cfg.name or corpus.name,
+                  cardinality_tolerance=cfg.cardinality_tolerance)
     if cfg.stability is not None:
         from ._stability import working_set_stability
 
@@ -421,7 +422,7 @@ def _initial_size(wset: WorkingSet, plan, working_set, max_working_set, name) ->
 
 
 def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, center, mean, var,
-            pruning, device, df, name):
+            pruning, device, df, name, cardinality_tolerance=0):
     """The multi-component result on all words, with the pipeline's record (per-topic
     timings in the result's row order, which :func:`assemble` decides)."""
     op = wset.op
@@ -429,6 +430,7 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
     words = corpus.words
     res = assemble(op, plan, results, features=wset.ws, n_features=corpus.n_words,
                    result_type=TopicsResult, total_variance=total_variance,
+                   cardinality_tolerance=cardinality_tolerance,
                    name=name, n_docs=corpus.n_docs, n_words=corpus.n_words,
                    nnz=int(corpus.nnz), scaling=scaling, center=center,
                    word_mean=mean, word_variance=var, working_set=wset.ws,

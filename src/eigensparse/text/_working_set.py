@@ -22,6 +22,7 @@ import warnings
 from dataclasses import replace
 
 import numpy as np
+from sklearn import config_context
 
 from .._dispatch import ComponentBudget, require_data
 from .._result import NeedsFeatures
@@ -158,7 +159,8 @@ class WorkingSet:
         self.S = G
         n = self.passes.corpus.n_docs
         if self.device is None:
-            self.op = Covariance(G, n_samples=n, check_psd=False)
+            with config_context(skip_parameter_validation=True):  # the engine's own options
+                self.op = Covariance(G, n_samples=n, check_psd=False)
         else:
             from ..operators._xp import ArrayAPICovariance, to_device
 
