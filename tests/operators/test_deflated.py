@@ -99,3 +99,31 @@ def test_schur_deflation_does_not_underflow_at_a_tiny_scale(scale):
     V = rng.standard_normal((6, 2))
     np.testing.assert_allclose(tiny.matmat(V) / scale, ref.matmat(V), rtol=1e-10, atol=1e-12)
     assert abs(tiny.quad(x)) <= 1e-12 * scale * np.trace(S)
+
+
+@pytest.mark.parametrize("kind", ["hotelling", "projection", "schur"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_rows_are_the_rows_of_the_dense_deflated_matrix(kind, sparse):
+    """``rows(idx)`` (Σ'[idx, :], C-contiguous, built from the parent's rows) equals the
+    dense deflated matrix's rows, on dense data, sparse data (many rows: the compiled
+    path) and a covariance."""
+    import scipy.sparse as sp
+
+    from eigensparse.operators import Covariance, as_operator
+    from eigensparse.operators._deflated import (HotellingDeflated, ProjectionDeflated,
+                                                 SchurDeflated)
+
+    cls = {"hotelling": HotellingDeflated, "projection": ProjectionDeflated,
+           "schur": SchurDeflated}[kind]
+    rng = np.random.default_rng(1)
+    X = sp.random(60, 120, density=0.1, random_state=1, format="csr") if sparse else \
+        rng.standard_normal((60, 120))
+    x = rng.standard_normal(120)
+    x /= np.linalg.norm(x)
+    idx = np.r_[3, 5, np.arange(30, 110)]  # more than 64: SparseData's compiled rows
+    for parent in (as_operator(X, scale=True), Covariance(as_operator(X).to_dense())):
+        D = cls(parent, x)
+        R = D.rows(idx)
+        assert R.flags.c_contiguous and R.shape == (idx.size, 120)
+        np.testing.assert_allclose(R, D.to_dense()[idx], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(D.columns(idx[:5]), D.to_dense()[:, idx[:5]], rtol=1e-9, atol=1e-12)

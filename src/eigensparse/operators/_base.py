@@ -76,6 +76,11 @@ class Operator(ABC):
         E[idx, np.arange(idx.size)] = 1.0
         return self.matmat(E)
 
+    def rows(self, idx) -> np.ndarray:
+        """Σ[idx, :], shape (len(idx), p), C-contiguous (Σ is symmetric: its columns
+        ``idx``, transposed; operators that can build the rows directly do)."""
+        return np.ascontiguousarray(self.columns(idx).T)
+
     def block(self, idx) -> np.ndarray:
         """Dense principal submatrix Σ[idx, idx], shape (len(idx), len(idx))."""
         idx = np.asarray(idx, dtype=np.intp)

@@ -259,6 +259,9 @@ class Covariance(Operator):
     def columns(self, idx):
         return self.S[:, np.asarray(idx, dtype=np.intp)]
 
+    def rows(self, idx):
+        return self.S[np.asarray(idx, dtype=np.intp)]
+
     def factor(self):
         """A dense square root of Σ (see :func:`~eigensparse.operators._dense.dense_square_root`)."""
         return dense_square_root(self)

@@ -69,6 +69,10 @@ class HotellingDeflated(_Deflated):
         xi = self.x[idx]
         return self.parent.block(idx) - self.c * np.outer(xi, xi)
 
+    def rows(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        return self.parent.rows(idx) - self.c * np.outer(self.x[idx], self.x)
+
 
 class ProjectionDeflated(_Deflated):
     """Projection deflation Σ' = (I − xxᵀ) Σ (I − xxᵀ), with A' = A(I − xxᵀ).
@@ -109,6 +113,12 @@ class ProjectionDeflated(_Deflated):
         xi, wi = self.x[idx], self.w[idx]
         return (self.parent.block(idx) - np.outer(xi, wi) - np.outer(wi, xi)
                 + self.c * np.outer(xi, xi))
+
+    def rows(self, idx):
+        # (PΣP)[I, :] = M − (Mx)xᵀ with M = (PΣ)[I, :] = Σ[I, :] − x_I wᵀ
+        idx = np.asarray(idx, dtype=np.intp)
+        M = self.parent.rows(idx) - np.outer(self.x[idx], self.w)
+        return M - np.outer(M @ self.x, self.x)
 
     def dot(self, X):
         X = np.asarray(X, dtype=float)
@@ -175,6 +185,13 @@ class SchurDeflated(_Deflated):
             vi = self.v[idx]
             B = B - np.outer(vi, vi)
         return B
+
+    def rows(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        R = self.parent.rows(idx)
+        if self.c > 0:
+            R = R - np.outer(self.v[idx], self.v)
+        return R
 
     def dot(self, X):
         Y = self.parent.dot(X)

@@ -150,6 +150,13 @@ class DenseData(GramCache, Operator):
             return S[:, idx]
         return self._A.T @ self._A[:, idx]
 
+    def rows(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        S = self.gram()
+        if S is not None:
+            return S[idx]
+        return self._A[:, idx].T @ self._A
+
     def restrict(self, idx):
         return self._sub(np.asarray(idx, dtype=np.intp))
 
@@ -312,14 +319,23 @@ class SparseData(GramCache, Operator):
             E = np.zeros((self.n_features, idx.size))
             E[idx, np.arange(idx.size)] = 1.0
             return self.rdot(self.dot(E))
-        # the rows Σ[I, :] by a compiled pass over the documents of the features I (cost
-        # Σ_{a ∈ I} Σ_{d ∋ a} nnz_d), returned transposed: Σ[:, I] (Fortran order)
+        return self.rows(idx).T  # Σ[:, I] (Fortran order)
+
+    def rows(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        S = self.gram()
+        if S is not None:
+            return S[idx]
+        if idx.size <= IMPLICIT_COLUMNS_MAX:
+            return np.ascontiguousarray(self.columns(idx).T)
+        # by a compiled pass over the documents of the features I (cost
+        # Σ_{a ∈ I} Σ_{d ∋ a} nnz_d)
         X, XT = self._X, self._XT
         G = np.empty((idx.size, self.n_features))
         mean = self.mean_ if self.center else np.zeros(self.n_features)
         accumulate_rows(XT.indptr, XT.indices, XT.data, X.indptr, X.indices, X.data,
                         idx.astype(np.int64), mean, self.scale_, 1.0 / self.n_samples, G)
-        return G.T
+        return G
 
     def restrict(self, idx):
         return self._sub(np.asarray(idx, dtype=np.intp))

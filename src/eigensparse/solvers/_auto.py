@@ -233,7 +233,7 @@ def _partner_key(op: Operator, s: int):
     V = np.empty((p, t))
     for lo in range(0, p, width):
         idx = np.arange(lo, min(lo + width, p))
-        R = np.ascontiguousarray(np.asarray(op.columns(idx), dtype=float).T)  # Σ[idx, :]
+        R = np.ascontiguousarray(op.rows(idx), dtype=float)  # Σ[idx, :]
         J[idx], V[idx] = rows_partners(R, idx, t)
     return J, V
 
