@@ -472,3 +472,17 @@ def test_prove_support_proves_or_improves_a_given_support():
         # one node: a bound, never below the optimum, and a value never above it
         best, value, ub, certified, nodes = prove_support(S, s, bad, max_nodes=1)
         assert ub >= opt * (1 - 1e-12) and value <= opt * (1 + 1e-12) and nodes <= 1 + 2
+
+
+def test_a_deflated_rank_one_covariance_is_searched_not_rechecked():
+    """The second component of a rank-one Σ searches a deflated matrix whose diagonal
+    carries rounding below zero: the search's own matrix is not the caller's input and
+    is not checked again (it raised 'negative diagonal entry')."""
+    a = np.random.default_rng(0).standard_normal(12)
+    S = np.outer(a, a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (fewer nonzeros than asked: said by a warning)
+        res = es.sparse_pca(es.Covariance(S), n_components=2, cardinality=3, method="exact")
+    assert res.results[0].info["certified"]
+    assert res.explained_variance[0] == pytest.approx(np.sort(a**2)[-3:].sum(), rel=1e-12)
+    assert abs(res.explained_variance[1]) <= 1e-12 * res.explained_variance[0]

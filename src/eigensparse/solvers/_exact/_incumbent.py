@@ -60,7 +60,9 @@ def initial_incumbent(S: np.ndarray, s: int, *, n_starts: int, seed: int,
     from .._greedy import _path          # hands small problems to this search in turn
     from ..am import am, tpower
 
-    op = Covariance(S)
+    # the search's own symmetrized matrix (a deflation's can carry rounding below zero
+    # on its diagonal): not the caller's input, so not checked again
+    op = Covariance.trusted(np.ascontiguousarray(S, dtype=float))
     found = {}
 
     def greedy():
