@@ -356,3 +356,23 @@ def test_baselines_with_disjoint_deflation(method):
     out = sparse_pca(X, n_components=4, cardinality=6, method=method, deflation="disjoint",
                      center=False, random_state=0)
     check_disjoint(out.results, [6] * 4, 80)
+
+
+def test_a_component_support_is_where_its_loadings_are_nonzero():
+    """With fewer varying features than slots, a slot gets a zero-variance feature and a
+    zero loading: the component's support (as every result's) is its nonzeros, the same
+    as the result's ``supports``, and the shortfall is said."""
+    import warnings
+
+    import eigensparse as es
+
+    rng = np.random.default_rng(0)
+    X = np.zeros((50, 10))
+    X[:, :3] = rng.standard_normal((50, 3))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = es.sparse_pca(X, n_components=2, cardinality=2, method="bipartite")
+    for r, s in zip(res.results, res.supports):
+        assert r.support.tolist() == np.flatnonzero(r.loadings).tolist() == s.tolist()
+    assert sum(r.support.size for r in res.results) == 3
+    assert any("nonzero loading" in str(w.message) for w in caught)

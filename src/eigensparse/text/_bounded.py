@@ -289,6 +289,6 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
         ub, gap = bound.upper_bound, bound.gap
         if isinstance(bound.info, dict) and "bound" in bound.info:
             info["bound"] = bound.info["bound"]
-    return ComponentResult(loadings=x, support=np.sort(ids), variance=var, method=used_method,
+    return ComponentResult(loadings=x, support=np.flatnonzero(x), variance=var, method=used_method,
                            n_iter=n_solves, converged=not timed_out, upper_bound=ub, gap=gap,
                            message="bounded topic solve", info=info)

@@ -276,9 +276,10 @@ def _components(X, variances, supports, caps, interchangeable, stopped, n_eval, 
     results = []
     for j in order:
         x = fix_sign(X[:, j])
-        supp_j = np.sort(supports[j])  # the chosen support (a loading may be exactly 0)
+        # the support is where the loadings are nonzero, as for every result (a chosen
+        # feature of zero variance gets a zero loading: fewer nonzeros, said by a warning)
         results.append(ComponentResult(
-            loadings=x, support=supp_j, variance=float(variances[j]), method="bipartite",
+            loadings=x, support=np.flatnonzero(x), variance=float(variances[j]), method="bipartite",
             n_iter=int(n_eval), converged=not stopped,
             message=("time budget reached; best candidate so far" if stopped else
                      "all candidates evaluated"),
