@@ -547,14 +547,15 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
     in ``info["cardinality_short"]`` ({row: (nonzeros, asked)}) and said by a warning."""
     p = op.n_features
     C = fix_sign(np.vstack([r.loadings for r in results])) if results else np.zeros((0, p))
-    variances = np.atleast_1d(op.quad(C.T)) if results else np.zeros(0)
+    G = C @ op.matmat(C.T) if results else np.zeros((0, 0))  # C Σ Cᵀ: one product for both
+    variances = np.diag(G).copy()
     perm = component_order(variances, plan.order,
                            None if plan.auto is not None else plan.cardinalities)
     C, variances, results = C[perm], variances[perm], [results[i] for i in perm]
     cards = list(plan.cardinalities)
     if len(cards) == len(perm):
         cards = [cards[i] for i in perm]
-    expl = adjusted_variance(op, C) if results else np.zeros(0)
+    expl = adjusted_variance_of_gram(G[np.ix_(perm, perm)]) if results else np.zeros(0)
     if features is not None:
         full = np.zeros((C.shape[0], int(n_features)))
         full[:, np.asarray(features)] = C

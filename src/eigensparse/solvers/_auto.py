@@ -71,13 +71,12 @@ from .._validation import Interval, InvalidParameterError, check_start_vectors
 from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, full_problem_bound,
                       lambda_max_upper_bound)
 from ..operators import Covariance, HotellingDeflated, Operator
-from ..operators._base import principal_block
 from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
-from ._auto_kernels import (approx_greedy_order, first_distinct_rows, neighbourhood_scores,
-                            row_partners, rows_partners, support_values, swap_search,
-                            tpower_from_supports)
+from ._auto_kernels import (approx_greedy_order, first_distinct_rows, gather_block,
+                            neighbourhood_scores, row_partners, rows_partners, support_values,
+                            swap_search, tpower_from_supports)
 from ._greedy import _path
 from ._simple import _check_problem
 
@@ -528,7 +527,7 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
             val0 = np.vstack([val0, [A[g, c] for c, g in enumerate(given[1:], start=1)]])
     B_full = B
     if keep is not None:  # the search runs on the null-free block
-        B, warm = np.ascontiguousarray(principal_block(B, keep)), pos[warm]
+        B, warm = gather_block(B, keep), pos[warm]
     n_hood = 0
     d_B, P, J, V = _partners(B, s)  # the bound's and the starts'
     if given is None and s < m and J.shape[1] == s - 1:  # the correlation structure

@@ -279,6 +279,19 @@ def _top_eigpair(A, v0, tol):
 
 
 @numba.njit(cache=True, nogil=True)
+def gather_block(B, idx):
+    """B[idx][:, idx] (C-contiguous) in one pass: one allocation, no row-gathered
+    intermediate."""
+    k = idx.size
+    out = np.empty((k, k))
+    for a in range(k):
+        ra = idx[a]
+        for b in range(k):
+            out[a, b] = B[ra, idx[b]]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def support_values(B, supports, starts):
     """λmax(B[I, I]) for each row I of ``supports`` (sorted indices, (N, s)): Lanczos on
     the gathered block from the row of ``starts`` (a near-eigenvector: the truncated
