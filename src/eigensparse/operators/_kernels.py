@@ -88,9 +88,10 @@ def covariance_checks(S, inv_scale, root_diag, low):
     root_diag : ndarray of shape (p,)
         √max(M_ii, 0).
     low : ndarray of shape (p, p), float32, or of shape (0, 0)
-        Receives M in single precision (both triangles), for a cheap estimate that
-        needs products with M only to a few digits (the PSD check's Lanczos steps);
-        nothing is written when its shape is (0, 0).
+        Receives M's upper triangle (i <= j; the rest is not written) in single
+        precision, for a cheap estimate that needs products with M only to a few digits
+        (the PSD check's Lanczos steps, by a symmetric BLAS product); nothing is written
+        when its shape is (0, 0).
 
     Returns
     -------
@@ -132,7 +133,6 @@ def covariance_checks(S, inv_scale, root_diag, low):
                     row_worst = max(row_worst, abs(mij) - ri * root_diag[j])
                     if write:
                         low[i, j] = mij
-                        low[j, i] = mij
                 if row_worst > worst:
                     worst = row_worst
                     worst_row = i
