@@ -142,7 +142,7 @@ def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = Non
     """
     plt = pyplot("plot_topics_diagnostics")
     outdir = os.fspath(outdir)
-    os.makedirs(outdir, exist_ok=True)
+    os.makedirs(os.path.realpath(outdir), exist_ok=True)  # a dangling link: its target
     paths = []
 
     # 1. sorted variances
