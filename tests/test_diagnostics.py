@@ -57,3 +57,32 @@ def test_path_variances_equal_the_method_at_each_cardinality():
         r = es.solvers.get_solver("greedy").func(es.Covariance(C), k)
         assert path.variances[k - 1] == pytest.approx(r.variance, rel=1e-10)
         assert path.upper_bounds[k - 1] >= path.variances[k - 1] - 1e-12
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda C, X: adjusted_variance(C, np.ones((2, 5))), r"'components' must be an array \(n_components, n_features=6\)"),
+    (lambda C, X: adjusted_variance(C, np.zeros((1, 1, 6))), "'components'"),
+    (lambda C, X: adjusted_variance(C, np.full((1, 6), np.nan)), "'components' contains NaN"),
+    (lambda C, X: es.adjusted_variance(C, np.ones((2, 5))), "'components'"),
+    (lambda C, X: adjusted_variance_of_gram(np.ones((2, 3))), "'G' must be a square"),
+    (lambda C, X: adjusted_variance_of_gram(np.full((2, 2), np.nan)), "'G' contains 4 NaN"),
+    (lambda C, X: variance_cardinality_path(C, 2.5), "'max_cardinality'"),
+    (lambda C, X: variance_cardinality_path(C, 7), r"'max_cardinality' must be an int in \[1, n_features=6\]"),
+    (lambda C, X: variance_cardinality_path(C, 3, relaxation=True, relaxation_penalties=0), "'relaxation_penalties'"),
+    (lambda C, X: variance_cardinality_path(C, 3, certificate="no"), "'certificate'"),
+    (lambda C, X: variance_cardinality_path(C, 2, random_state="x"), "'random_state'"),
+])
+def test_bad_input_is_refused_at_the_boundary(call, match):
+    """They were numpy tracebacks, NaN answers, or accepted silently (0 relaxation
+    penalties, a string for a boolean, a random_state the path never used)."""
+    X = np.random.default_rng(0).standard_normal((40, 6))
+    with pytest.raises(es.InvalidParameterError, match=match):
+        call(es.Covariance(np.cov(X.T)), X)
+
+
+def test_adjusted_variance_takes_data_as_the_other_functions_do():
+    """An array is the data (centered), as for sparse_pca: it was an AttributeError."""
+    X = np.random.default_rng(0).standard_normal((40, 6))
+    C = np.eye(6)[:2]
+    np.testing.assert_allclose(es.adjusted_variance(X, C),
+                               es.adjusted_variance(es.as_operator(X), C))

@@ -140,3 +140,14 @@ def test_penalty_search_terminates_when_the_bracket_is_below_the_square_root_of_
     assert not search.hit and search.stopped == "bracket"
     penalties = sorted(t.penalty for t in search.trials)
     assert penalties[0] > 0 and len(penalties) == len(set(penalties)) <= 80
+
+
+@pytest.mark.parametrize("d", [[1.0, np.nan], [np.inf, 1.0], []])
+def test_variances_given_as_a_vector_must_be_finite(d):
+    """A NaN variance was eliminated silently (and sorted first among the breakpoints)."""
+    from eigensparse.screening import max_useful_penalty, penalty_breakpoints, safe_elimination
+
+    for call in (lambda: safe_elimination(np.array(d), 0.5), lambda: penalty_breakpoints(np.array(d)),
+                 lambda: max_useful_penalty(np.array(d))):
+        with pytest.raises(InvalidParameterError, match="'op' as a 1-D array is the variances"):
+            call()

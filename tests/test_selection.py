@@ -237,3 +237,69 @@ def test_topics_command_and_extract_topics_use_the_topics_rule():
 
 
 # ---- the cardinality-path plot shows what the solver reaches, never a weaker path -------------
+
+
+@pytest.mark.parametrize("rule", ["fraction", "knee", "cv", "topics"])
+def test_an_automatic_choice_pickles_with_its_result_and_estimator(rule):
+    """A choice keeps its solver for the plot: a named, module-level callable, so the
+    result, and an estimator fitted on data or on a Covariance, pickle (a closure did not)."""
+    import pickle
+
+    X = np.random.default_rng(0).standard_normal((40, 6))
+    res = es.sparse_pca(X, n_components=2, cardinality="auto", cardinality_rule=rule,
+                        random_state=0)
+    back = pickle.loads(pickle.dumps(res))
+    assert back.info["cardinalities"] == res.info["cardinalities"]
+    ch, ch2 = res.info["cardinality_choices"][0], back.info["cardinality_choices"][0]
+    np.testing.assert_allclose(ch2.solver_variances(3), ch.solver_variances(3))
+    for data in (X, es.Covariance(np.cov(X.T))) if rule != "cv" else (X,):
+        est = es.SparsePCA(2, cardinality="auto", cardinality_rule=rule, random_state=0).fit(data)
+        np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).components_, est.components_)
+
+
+@pytest.mark.parametrize("rule", ["fraction", "knee", "topics"])
+def test_automatic_disjoint_components_that_run_out_of_features_say_so(rule):
+    """Disjoint components with chosen cardinalities can use every feature before the
+    last: the error names n_components and how many fit (it was the inner solver's
+    'cardinality must be in [1, n_features=0]; got 0')."""
+    X = np.random.default_rng(0).standard_normal((40, 6))
+    with pytest.raises(InvalidParameterError, match=r"'n_components'=6 .*none is left for "
+                                                     r"component \d; ask for at most \d"):
+        es.sparse_pca(X, n_components=6, cardinality="auto", deflation="disjoint",
+                      cardinality_rule=rule, random_state=0)
+
+
+def test_resolve_auto_cardinalities_checks_n_components_against_the_features():
+    X = np.random.default_rng(0).standard_normal((40, 6))
+    with pytest.raises(InvalidParameterError, match=r"'n_components' must be .*n_features=6\]; got 7"):
+        resolve_auto_cardinalities(es.Covariance(np.cov(X.T)), 7)
+    # data are taken as choose_cardinality takes them (it was an AttributeError)
+    auto = resolve_auto_cardinalities(X, 1, fraction=0.8)
+    assert auto.cardinalities == [choose_cardinality(X, fraction=0.8).cardinality]
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(exact_supports=-1), "'exact_supports'"),
+    (dict(certify="no"), "'certify'"),
+    (dict(relaxation="no"), "'relaxation'"),
+    (dict(random_state="x"), "'random_state'"),
+    (dict(method="tpower", method_options=[1]), "'method_options'"),
+    (dict(rule="cv", previous=np.ones((1, 3))), r"'previous' must be .*n_features=6\); got shape \(1, 3\)"),
+    (dict(rule="cv", previous=np.full((1, 6), np.nan)), "'previous' .*NaN"),
+    (dict(rule="cv", n_folds=40), r"'n_folds' must be <= n_samples // 2 = 20"),
+])
+def test_choose_cardinality_refuses_bad_options_at_the_boundary(kw, match):
+    """They were accepted silently (a negative exact_supports, a string for a boolean, a
+    random_state the path ignored) or failed deep inside (matmul, IndexError, a held-out
+    fold of one sample)."""
+    X = np.random.default_rng(0).standard_normal((40, 6))
+    with pytest.raises(InvalidParameterError, match=match):
+        choose_cardinality(X, **kw)
+
+
+def test_resolve_auto_cardinalities_names_an_unknown_option_and_checks_the_known():
+    P = es.Covariance(load_pitprops().data)
+    with pytest.raises(InvalidParameterError, match="unknown option.*'certfy'.*did you mean 'certify'"):
+        resolve_auto_cardinalities(P, 1, certfy=True)
+    with pytest.raises(InvalidParameterError, match="'certify'"):
+        resolve_auto_cardinalities(P, 1, certify="no")

@@ -6,7 +6,8 @@ import scipy.sparse as sp
 
 from eigensparse import InvalidParameterError
 from eigensparse.datasets import make_spiked_covariance
-from eigensparse.stability import match_components, support_stability
+import eigensparse as es
+from eigensparse.stability import match_components, resample_stability, support_stability
 
 
 def _planted(n):
@@ -178,3 +179,38 @@ def test_stability_of_a_covariance_is_a_clear_error():
         es.SparsePCA(2, cardinality=3, stability=3).fit(cov)
     with pytest.raises(InvalidParameterError, match="parameter 'X'.*rows"):
         support_stability(cov, 2, 3)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(random_state="x"), "'random_state'"),
+    (dict(random_state=-1), "'random_state'"),
+    (dict(n_jobs=True), "'n_jobs'"),
+    (dict(n_jobs=0), "'n_jobs'"),
+    (dict(reference="abc"), "'reference' .*SparsePCAResult"),
+])
+def test_bad_resampling_parameters_are_refused_at_the_boundary(kw, match):
+    """random_state='x' and -1 were numpy's SeedSequence errors, n_jobs=True ran, a
+    reference that is not a result was an AttributeError."""
+    X = np.random.default_rng(0).standard_normal((40, 6))
+    with pytest.raises(es.InvalidParameterError, match=match):
+        support_stability(X, 1, 2, n_resamples=2, **kw)
+
+
+def test_a_reference_of_other_features_and_mismatched_components_are_refused():
+    X = np.random.default_rng(0).standard_normal((40, 6))
+    ref = es.sparse_pca(X[:, :4], n_components=1, cardinality=2, random_state=0)
+    with pytest.raises(es.InvalidParameterError, match="'reference' was fitted on 4 features but X has 6"):
+        support_stability(X, reference=ref, n_resamples=2)
+    # fewer refit components than reference ones: the matches were INT_MIN garbage
+    with pytest.raises(es.InvalidParameterError, match=r"m >= k; got shapes \(3, 3\) and \(1, 3\)"):
+        match_components(np.eye(3), np.eye(3)[:1])
+    with pytest.raises(es.InvalidParameterError, match="'refit' .*callable"):
+        resample_stability(ref, 40, 5, n_resamples=2)
+
+
+def test_a_randomstate_seeds_the_resampling():
+    """scikit-learn's RandomState is a valid random_state (default_rng refused it)."""
+    X = np.random.default_rng(0).standard_normal((40, 6))
+    a = support_stability(X, 1, 2, n_resamples=3, random_state=np.random.RandomState(0))
+    b = support_stability(X, 1, 2, n_resamples=3, random_state=np.random.RandomState(0))
+    np.testing.assert_array_equal(a.frequencies, b.frequencies)

@@ -50,8 +50,6 @@ BOUNDARY = {"eigensparse._validation", "eigensparse.registry", "eigensparse._dis
 #: sites left in files owned by other branches of the change: (module, function, what)
 PENDING = {
     ("eigensparse._summary", "format_summary", "isinstance n_loadings"),
-    ("eigensparse.bounds", "_check_card", "isinstance s"),
-    ("eigensparse.bounds", "_check_rho", "isinstance rho"),
     ("eigensparse.multi._refine", "resolve_refine", "isinstance refine"),
     ("eigensparse.text._bounded", "_check", "call check_params"),
     ("eigensparse.text._vocabulary", "_doc_count", "call check_params"),

@@ -36,7 +36,8 @@ from ._linalg import fix_sign
 from ._result import NeedsFeatures, SparsePCAResult
 from ._validation import (Interval, IntInterval, InvalidParameterError, StrOptions,
                           check_cardinalities, closest)
-from .diagnostics import adjusted_variance, adjusted_variance_of_gram
+from .diagnostics import (_adjusted_variance, _adjusted_variance_of_gram, adjusted_variance,
+                          adjusted_variance_of_gram)
 from .multi import DEFLATIONS, run_deflation
 from .multi._refine import formed_gram, refine_plan, resolve_refine
 from .operators import Operator
@@ -497,7 +498,7 @@ def _solve_components(op, plan, solve, found, progress, rows, partners):
         # a re-solve starts from the component it may replace (``init=``) when the method
         # accepts a start: the method's own solve and a caller's take ``init``
         warm = plan.spec.warm_start and "init" not in plan.options
-        results = refine_plan(op, plan, results, solve, adjusted_variance, partners=partners,
+        results = refine_plan(op, plan, results, solve, _adjusted_variance, partners=partners,
                               warm=warm)
     return results
 
@@ -555,7 +556,7 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
     cards = list(plan.cardinalities)
     if len(cards) == len(perm):
         cards = [cards[i] for i in perm]
-    expl = adjusted_variance_of_gram(G[np.ix_(perm, perm)]) if results else np.zeros(0)
+    expl = _adjusted_variance_of_gram(G[np.ix_(perm, perm)]) if results else np.zeros(0)
     if features is not None:
         full = np.zeros((C.shape[0], int(n_features)))
         full[:, np.asarray(features)] = C

@@ -34,6 +34,8 @@ __all__ = [
     "validate_params",
     "closest",
     "check_cardinalities",
+    "check_indices",
+    "check_square_matrix",
     "check_finite_array",
     "check_magnitude",
     "MAGNITUDE_RANGE",
@@ -198,6 +200,103 @@ def check_cardinalities(cardinality, n_components: int, n_features: int) -> list
                 f"parameter 'cardinality' must be in [1, n_features={n_features}]; got {c}."
             )
     return cards
+
+
+def check_indices(values, n: int, name: str, *, allow_empty: bool = False) -> np.ndarray:
+    """Feature indices ``values`` (a 1-D sequence of distinct ints in [0, n)) as a sorted
+    intp array; anything else (floats, a boolean mask, negative or repeated indices,
+    indices >= n, a string, a nested or empty sequence) is an :class:`InvalidParameterError`
+    naming ``name``, the value and what is valid.
+
+    Examples
+    --------
+    >>> from eigensparse._validation import check_indices
+    >>> check_indices([3, 0], 5, "support").tolist()
+    [0, 3]
+    >>> check_indices([True, False, True], 3, "support")
+    Traceback (most recent call last):
+    ...
+    eigensparse._validation.InvalidParameterError: parameter 'support' must be distinct feature indices (ints in [0, 3)); got a boolean mask [True, False, True]: pass the indices, e.g. np.flatnonzero(mask).
+    """
+    valid = f"distinct feature indices (ints in [0, {n}))"
+    shown = repr(values) if len(repr(values)) <= 80 else repr(values)[:77] + "..."
+    if isinstance(values, (str, bytes)) or values is None or np.ndim(values) != 1:
+        raise InvalidParameterError(
+            f"parameter {name!r} must be a 1-D sequence of {valid}; got {shown}.")
+    a = np.asarray(values)
+    if a.size == 0:
+        if allow_empty:
+            return np.zeros(0, dtype=np.intp)
+        raise InvalidParameterError(f"parameter {name!r} must be nonempty {valid}; got {shown}.")
+    if a.dtype.kind == "b":
+        raise InvalidParameterError(
+            f"parameter {name!r} must be {valid}; got a boolean mask {shown}: pass the "
+            "indices, e.g. np.flatnonzero(mask).")
+    if a.dtype.kind not in "iu" and not (a.dtype.kind == "O" and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in a)):
+        raise InvalidParameterError(f"parameter {name!r} must be {valid}; got {shown}.")
+    a = a.astype(np.intp)
+    bad = a[(a < 0) | (a >= n)]
+    if bad.size:
+        raise InvalidParameterError(
+            f"parameter {name!r} must be {valid}; got {shown} (index {int(bad[0])} is "
+            "out of range).")
+    u = np.unique(a)
+    if u.size != a.size:
+        dup = next(int(v) for v, c in zip(*np.unique(a, return_counts=True)) if c > 1)
+        raise InvalidParameterError(
+            f"parameter {name!r} must be {valid}; got {shown} (index {dup} is repeated).")
+    return u
+
+
+def check_square_matrix(M, name: str, *, size: int | None = None, symmetric: bool = True,
+                        allow_empty: bool = False) -> np.ndarray:
+    """``M`` as a finite, real, square float matrix (symmetric up to rounding when
+    ``symmetric``; of order ``size`` when given), else an :class:`InvalidParameterError`
+    naming ``name``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse._validation import check_square_matrix
+    >>> check_square_matrix([[2, 1], [1, 2]], "S").dtype
+    dtype('float64')
+    >>> check_square_matrix(np.ones((2, 3)), "S")
+    Traceback (most recent call last):
+    ...
+    eigensparse._validation.InvalidParameterError: parameter 'S' must be a square symmetric matrix (p, p); got shape (2, 3).
+    """
+    what = "a square symmetric matrix" if symmetric else "a square matrix"
+    if isinstance(M, (str, bytes)) or M is None:
+        raise InvalidParameterError(f"parameter {name!r} must be {what} (p, p); got {M!r}.")
+    problem = real_dtype_problem(np.asarray(M).dtype) if hasattr(M, "dtype") else None
+    if problem:
+        raise InvalidParameterError(f"parameter {name!r} {problem}.")
+    try:
+        A = np.asarray(M, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"parameter {name!r} must be {what} of real numbers; got {type(M).__name__}.") from None
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise InvalidParameterError(
+            f"parameter {name!r} must be {what} (p, p); got shape {A.shape}.")
+    if size is not None and A.shape[0] != size:
+        raise InvalidParameterError(
+            f"parameter {name!r} must be {what} of order {size}; got shape {A.shape}.")
+    if A.size == 0 and not allow_empty:
+        raise InvalidParameterError(f"parameter {name!r} is empty (shape {A.shape}).")
+    if not np.all(np.isfinite(A)):
+        raise InvalidParameterError(
+            f"parameter {name!r} contains {int(np.isnan(A).sum())} NaN and "
+            f"{int(np.isinf(A).sum())} infinite value(s); it needs finite numbers.")
+    if symmetric and A.size:
+        dev = float(np.abs(A - A.T).max())
+        if dev > 1e-8 * max(float(np.abs(A).max()), 1e-300):
+            i, j = np.unravel_index(int(np.argmax(np.abs(A - A.T))), A.shape)
+            raise InvalidParameterError(
+                f"parameter {name!r} must be symmetric; {name}[{i},{j}] = {A[i, j]:.6g} but "
+                f"{name}[{j},{i}] = {A[j, i]:.6g}.")
+    return A
 
 
 _DTYPE_KINDS = {"c": "complex numbers", "O": "Python objects", "U": "strings", "S": "byte strings",

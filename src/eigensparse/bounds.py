@@ -23,14 +23,15 @@ Trivial bounds on v(s) are also provided: λmax(Σ), the sum of the s largest va
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.sparse import linalg as spla
 
 from ._linalg import lambda_max_symmetric
-from ._validation import InvalidParameterError
+from ._validation import (IntInterval, Interval, InvalidParameterError, check_indices,
+                          check_square_matrix, validate_params)
 from .operators import Operator, as_operator
 from .screening import Breakpoints
 
@@ -73,24 +74,57 @@ def _as_op(data_or_op, center=True, scale=False) -> Operator:
     return as_operator(data_or_op, center=center, scale=scale)
 
 
+#: the constraints the public functions share (scikit-learn's, checked by the decorator)
+_PENALTY = Interval(Real, 0, None, closed="left")  # finite: nan and inf are outside
+_POSITIVE_INT = IntInterval(1, None, closed="left")
+
+
 def _check_card(s, p, name="cardinality"):
-    if isinstance(s, bool) or not isinstance(s, numbers.Integral) or not 1 <= s <= p:
+    """A cardinality (an int >= 1 by its declared constraint) at most ``n_features``."""
+    if s > p:
         raise InvalidParameterError(
             f"parameter {name!r} must be an int in [1, n_features={p}]; got {s!r}.")
     return int(s)
 
 
-def _check_rho(rho):
-    if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not np.isfinite(rho) or rho < 0:
+def _matrix(S, name):
+    """A square symmetric matrix parameter: an operator's dense matrix (trusted: it was
+    checked when built), or an array checked here (finite, square, symmetric)."""
+    if isinstance(S, Operator):
+        return S.to_dense()
+    return check_square_matrix(S, name)
+
+
+def _check_vector(v, name, n):
+    """A finite real vector of length ``n``."""
+    try:
+        a = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        a = None
+    if a is None or a.shape != (n,) or not np.all(np.isfinite(a)):
         raise InvalidParameterError(
-            f"parameter 'penalty' must be a finite real number >= 0; got {rho!r}.")
-    return float(rho)
+            f"parameter {name!r} must be a 1-D array of {n} finite numbers; got "
+            f"{'shape ' + str(a.shape) if a is not None else repr(v)}.")
+    return a
+
+
+def _check_penalties(penalties):
+    try:
+        r = np.asarray(penalties, dtype=float)
+    except (TypeError, ValueError):
+        r = None
+    if r is None or r.ndim > 1 or not np.all(np.isfinite(r)) or np.any(r < 0):
+        raise InvalidParameterError(
+            "parameter 'penalties' must be None or a 1-D sequence of finite penalties >= 0; "
+            f"got {penalties!r}.")
+    return np.atleast_1d(r)
 
 
 # --------------------------------------------------------------------------------------
 # DSPCA dual bound
 # --------------------------------------------------------------------------------------
 
+@validate_params({"penalty": [None, _PENALTY], "atol": [Interval(Real, 0, None, closed="left")]})
 def dspca_dual_bound(S, U, penalty=None, *, atol=1e-12) -> float:
     """λmax(Σ + U): an upper bound on the DSPCA value φ(ρ) for any |U_ij| <= ρ.
 
@@ -114,19 +148,20 @@ def dspca_dual_bound(S, U, penalty=None, *, atol=1e-12) -> float:
     >>> bool(dspca_dual_bound(S, U, penalty=0.1) < 4.2186)
     True
     """
-    S = S.to_dense() if isinstance(S, Operator) else np.asarray(S, dtype=float)
-    U = np.asarray(U, dtype=float)
-    if S.shape != U.shape:
-        raise InvalidParameterError(f"S and U must have the same shape; got {S.shape} and {U.shape}.")
+    S = _matrix(S, "S")
+    U = check_square_matrix(U, "U", size=S.shape[0], symmetric=False)
     if penalty is not None:
-        rho = _check_rho(penalty)
+        rho = float(penalty)
         viol = float(np.abs(U).max() - rho) if U.size else 0.0
         if viol > atol * max(1.0, rho):
             raise InvalidParameterError(
-                f"U is not dual feasible: max |U_ij| exceeds ρ={rho:.6g} by {viol:.3g}.")
+                f"parameter 'U' is not dual feasible: max |U_ij| exceeds the penalty "
+                f"ρ={rho:.6g} by {viol:.3g} (it must be at most ρ).")
     return lambda_max_symmetric(S + U)
 
 
+@validate_params({"dual_value": [Interval(Real, None, None, closed="neither")],
+                  "penalty": [_PENALTY], "cardinality": [_POSITIVE_INT]})
 def dspca_cardinality_bound(dual_value: float, penalty: float, cardinality: int) -> float:
     """v(s) <= λmax(Σ_KK + U) + ρ·s, from a DSPCA dual value at penalty ρ.
 
@@ -136,7 +171,7 @@ def dspca_cardinality_bound(dual_value: float, penalty: float, cardinality: int)
     >>> dspca_cardinality_bound(dual_value=4.2, penalty=0.1, cardinality=3)  # 4.2 + 0.1·3
     4.5
     """
-    return float(dual_value) + _check_rho(penalty) * int(cardinality)
+    return float(dual_value) + float(penalty) * int(cardinality)
 
 
 # --------------------------------------------------------------------------------------
@@ -152,6 +187,7 @@ def _default_grid(d, n=40):
     return np.unique(np.concatenate([[0.0], g, d[: min(d.size, 60)]]))
 
 
+@validate_params({"max_working_set": [_POSITIVE_INT]})
 def penalized_scaling_bound(op, penalties=None, *, max_working_set=2000):
     """h(ρ) = λmax(C^½ Σ C^½), C = diag((1 − ρ/Σ_ii)₊): an upper bound on ψ(ρ).
 
@@ -174,7 +210,7 @@ def penalized_scaling_bound(op, penalties=None, *, max_working_set=2000):
     """
     op = _as_op(op)
     d = np.asarray(op.diag(), dtype=float)
-    rhos = _default_grid(d) if penalties is None else np.atleast_1d(np.asarray(penalties, float))
+    rhos = _default_grid(d) if penalties is None else _check_penalties(penalties)
     bp = Breakpoints.of(d)
     order, ds = bp.order, bp.sorted_variances
     counts = np.array([bp.n_kept(r) for r in rhos])
@@ -260,6 +296,10 @@ class _Factor:
             self.F = (Q[:, keep] * np.sqrt(w[keep])).T
 
 
+@validate_params({"penalty": [None, _PENALTY], "n_grid": [_POSITIVE_INT],
+                  "n_refine": [IntInterval(0, None, closed="left")],
+                  "max_working_set": [_POSITIVE_INT], "center": ["boolean"],
+                  "scale": ["boolean"]})
 def certify_support(op, support, *, penalty=None, n_grid=48, n_refine=30,
                     max_working_set=2000, center=True, scale=False) -> Certificate:
     """Test handbook Proposition 2 (d'Aspremont, Bach & El Ghaoui 2008) for a support I.
@@ -298,10 +338,7 @@ def certify_support(op, support, *, penalty=None, n_grid=48, n_refine=30,
     """
     op = _as_op(op, center=center, scale=scale)
     p = op.n_features
-    I = np.unique(np.asarray(support, dtype=np.intp))
-    if I.size == 0 or I.min() < 0 or I.max() >= p:
-        raise InvalidParameterError(
-            f"parameter 'support' must be a nonempty set of indices in [0, {p}); got {support!r}.")
+    I = check_indices(support, p, "support")
     s = I.size
     d = np.asarray(op.diag(), dtype=float)
     B = op.block(I)
@@ -323,7 +360,7 @@ def certify_support(op, support, *, penalty=None, n_grid=48, n_refine=30,
     bp = Breakpoints.of(d)
     order = bp.order
     if penalty is not None:
-        rhos = np.array([_check_rho(penalty)])
+        rhos = np.array([float(penalty)])
         if not lo < rhos[0] < hi:
             return Certificate(I, False, lam, float(rhos[0]), (lo, hi), None, None, None, 0,
                                f"ρ={rhos[0]:.6g} outside the interval ({lo:.6g}, {hi:.6g})")
@@ -427,6 +464,7 @@ def _lambda_max_op(op: Operator) -> float:
     return float(spla.eigsh(lin, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])
 
 
+@validate_params({"max_cardinality": [_POSITIVE_INT], "return_partners": ["boolean"]})
 def partner_sums(S: np.ndarray, max_cardinality: int, *, return_partners: bool = False):
     """Each feature's variance and the prefix sums of its strongest partners.
 
@@ -448,6 +486,12 @@ def partner_sums(S: np.ndarray, max_cardinality: int, *, return_partners: bool =
     >>> d.tolist(), P.tolist()
     ([2.0, 1.0, 3.0], [[1.0, 1.5], [1.0, 1.0], [0.5, 0.5]])
     """
+    S = _matrix(S, "S")
+    return _partner_sums(S, max_cardinality, return_partners=return_partners)
+
+
+def _partner_sums(S: np.ndarray, max_cardinality: int, *, return_partners: bool = False):
+    """:func:`partner_sums` without its checks (for callers that pass checked input)."""
     S = np.asarray(S, dtype=float)
     p = S.shape[0]
     d = np.diag(S).copy()
@@ -468,6 +512,7 @@ def partner_sums(S: np.ndarray, max_cardinality: int, *, return_partners: bool =
     return (d, P, J) if return_partners else (d, P)
 
 
+@validate_params({"max_cardinality": [_POSITIVE_INT]})
 def gershgorin_bounds(op: Operator, max_cardinality: int) -> np.ndarray:
     """Gershgorin bounds on v(k), k = 1..K: max_i Σ_ii + the k−1 largest |Σ_ij|, j ≠ i.
 
@@ -482,8 +527,15 @@ def gershgorin_bounds(op: Operator, max_cardinality: int) -> np.ndarray:
     >>> gershgorin_bounds(S, 3).round(3).tolist()  # bounds on v(1), v(2), v(3)
     [1.0, 1.954, 2.602]
     """
+    S = _matrix(op, "op")
+    _check_card(max_cardinality, S.shape[0], "max_cardinality")
+    return _gershgorin_bounds(S, max_cardinality)
+
+
+def _gershgorin_bounds(op: Operator, max_cardinality: int) -> np.ndarray:
+    """:func:`gershgorin_bounds` without its checks (for callers that pass checked input)."""
     S = op.to_dense() if isinstance(op, Operator) else np.asarray(op, dtype=float)
-    d, P = partner_sums(S, max_cardinality)
+    d, P = _partner_sums(S, max_cardinality)
     return np.asarray([float(d.max())] + [float((d + P[:, k - 2]).max())
                                           for k in range(2, int(max_cardinality) + 1)])
 
@@ -511,6 +563,7 @@ def _small_bounds(d: np.ndarray, P: np.ndarray, K: int, psd: bool = True) -> np.
     return np.maximum.accumulate(out)
 
 
+@validate_params({"exact_below": [IntInterval(0, None, closed="left")]})
 def lambda_max_upper_bound(S: np.ndarray, *, exact_below: int = 128) -> float | None:
     """A proven upper bound on λmax(S) of a symmetric matrix: the exact value (one dense
     ``eigvalsh``) up to ``exact_below`` features; above, a Lanczos estimate t raised
@@ -528,6 +581,12 @@ def lambda_max_upper_bound(S: np.ndarray, *, exact_below: int = 128) -> float | 
     >>> bool(top <= ub <= top * (1 + 1e-6))
     True
     """
+    S = _matrix(S, "S")
+    return _lambda_max_upper_bound(S, exact_below=exact_below)
+
+
+def _lambda_max_upper_bound(S: np.ndarray, *, exact_below: int = 128) -> float | None:
+    """:func:`lambda_max_upper_bound` without its checks (for callers that pass checked input)."""
     import scipy.linalg as sla
 
     S = np.asarray(S, dtype=float)
@@ -549,6 +608,7 @@ def lambda_max_upper_bound(S: np.ndarray, *, exact_below: int = 128) -> float | 
     return None
 
 
+@validate_params({"cardinality": [_POSITIVE_INT], "psd": ["boolean"]})
 def full_problem_bound(S_or_op, cardinality: int, *, working_set=None, block=None,
                        diag=None, psd: bool = True, partners=None) -> tuple[float, str]:
     """A cheap valid upper bound on v(s) = max{xᵀΣx : ‖x‖ = 1, ‖x‖₀ <= s} of the whole
@@ -603,6 +663,29 @@ def full_problem_bound(S_or_op, cardinality: int, *, working_set=None, block=Non
     >>> bool(ub2 >= 3.406)
     True
     """
+    S_or_op = S_or_op if isinstance(S_or_op, Operator) else _matrix(S_or_op, "S_or_op")
+    p = S_or_op.n_features if isinstance(S_or_op, Operator) else S_or_op.shape[0]
+    _check_card(cardinality, p)
+    if diag is not None:
+        diag = _check_vector(diag, "diag", p)
+    if working_set is not None:
+        working_set = check_indices(working_set, p, "working_set", allow_empty=True)
+    m = p if working_set is None else working_set.size
+    if block is not None:
+        block = check_square_matrix(block, "block", size=m, allow_empty=True)
+    if partners is not None:
+        partners = np.asarray(partners, dtype=float)
+        if partners.ndim != 2 or partners.shape[0] != m or partners.shape[1] < cardinality - 1:
+            raise InvalidParameterError(
+                f"parameter 'partners' must be the prefix sums of partner_sums(block, "
+                f"{cardinality}): shape ({m}, >= {cardinality - 1}); got shape {partners.shape}.")
+    return _full_problem_bound(S_or_op, cardinality, working_set=working_set, block=block,
+                               diag=diag, psd=psd, partners=partners)
+
+
+def _full_problem_bound(S_or_op, cardinality: int, *, working_set=None, block=None,
+                        diag=None, psd: bool = True, partners=None) -> tuple[float, str]:
+    """:func:`full_problem_bound` without its checks (for callers that pass checked input)."""
     s = int(cardinality)
     if isinstance(S_or_op, Operator):
         op = S_or_op
@@ -616,7 +699,7 @@ def full_problem_bound(S_or_op, cardinality: int, *, working_set=None, block=Non
     if working_set is None or len(working_set) >= p:
         if block is None:
             block = op.to_dense() if op is not None else M
-        _, P = partner_sums(block, s)
+        _, P = _partner_sums(block, s)
         return float(_small_bounds(d, P, s, psd)[s]), (BOUND_DENSE if psd else BOUND_GERSHGORIN)
     if not psd:
         return float("inf"), BOUND_GERSHGORIN
@@ -625,7 +708,7 @@ def full_problem_bound(S_or_op, cardinality: int, *, working_set=None, block=Non
         block = op.block(W) if op is not None else M[np.ix_(W, W)]
     block = np.asarray(block, dtype=float)
     dW = np.diag(block).copy()
-    P = partner_sums(block, s)[1] if partners is None else np.asarray(partners)
+    P = _partner_sums(block, s)[1] if partners is None else np.asarray(partners)
     uW = _small_bounds(dW, P, s)
     out = np.ones(p, dtype=bool)
     out[W] = False
@@ -635,6 +718,8 @@ def full_problem_bound(S_or_op, cardinality: int, *, working_set=None, block=Non
     return best, BOUND_SPLIT
 
 
+@validate_params({"cardinality": [_POSITIVE_INT], "penalized": ["boolean"],
+                  "gershgorin": [None, "boolean"], "center": ["boolean"], "scale": ["boolean"]})
 def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None,
                              center=True, scale=False) -> dict:
     """Valid upper bounds on v(s) = max{xᵀΣx : ‖x‖=1, ‖x‖₀ <= s}.
@@ -668,7 +753,7 @@ def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None
     if gershgorin is None:
         gershgorin = p <= 3000
     if gershgorin:
-        out["gershgorin"] = float(gershgorin_bounds(op, s)[s - 1])
+        out["gershgorin"] = float(_gershgorin_bounds(op, s)[s - 1])
     if penalized:
         r, h = penalized_scaling_bound(op)
         if r.size:
@@ -685,15 +770,25 @@ def monotone_upper_bounds(bounds) -> np.ndarray:
 
     v(k) = max{xᵀΣx : ‖x‖=1, ‖x‖₀ <= k} is nondecreasing in k, so any bound on v(k')
     with k' >= k also bounds v(k): the result is the suffix minimum
-    ``min_{k' >= k} bounds[k']`` (shape (K,), nondecreasing).
+    ``min_{k' >= k} bounds[k']`` (shape (K,), nondecreasing). A NaN entry is "no bound"
+    (the bounds of larger k apply); an entry stays NaN only when no k' >= k has a bound.
 
     Examples
     --------
     >>> from eigensparse.bounds import monotone_upper_bounds
     >>> monotone_upper_bounds([3.0, 2.0, 4.0, 3.5]).tolist()  # a bound on v(2) bounds v(1)
     [2.0, 2.0, 3.5, 3.5]
+    >>> monotone_upper_bounds([3.0, float("nan"), 4.0]).tolist()  # no bound on v(2): v(3)'s
+    [3.0, 4.0, 4.0]
     """
-    b = np.asarray(bounds, dtype=float)
-    return np.minimum.accumulate(b[::-1])[::-1]
+    try:
+        b = np.asarray(bounds, dtype=float)
+    except (TypeError, ValueError):
+        b = None
+    if b is None or b.ndim != 1:
+        raise InvalidParameterError(
+            "parameter 'bounds' must be a 1-D sequence of upper bounds on v(1), ..., v(K); "
+            f"got {'shape ' + str(b.shape) if b is not None else repr(bounds)}.")
+    return np.fmin.accumulate(b[::-1])[::-1]
 
 

@@ -6,12 +6,16 @@ bounds every cardinality of the path with them).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 
-from .bounds import (_as_op, _check_card, _lambda_max_op, certify_support, gershgorin_bounds,
+from .bounds import (_as_op, _check_card, _lambda_max_op, certify_support, _gershgorin_bounds,
                      monotone_upper_bounds,
                      penalized_scaling_bound)
+from ._validation import (IntInterval, InvalidParameterError, check_square_matrix,
+                          validate_params)
+from .operators import Operator
 from .screening import Breakpoints
 from .relaxation import bca_relaxation
 from .solvers import get_solver
@@ -87,6 +91,12 @@ class VarianceCardinalityPath:
         return ax
 
 
+@validate_params({"max_cardinality": [IntInterval(1, None, closed="left")],
+                  "certificate": ["boolean"], "relaxation": [None, "boolean"],
+                  "penalized": ["boolean"],
+                  "relaxation_penalties": [IntInterval(1, None, closed="left")],
+                  "center": ["boolean"], "scale": ["boolean"],
+                  "random_state": ["random_state", np.random.Generator]})
 def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
                               certificate=True, relaxation=None, penalized=True,
                               relaxation_penalties=12, center=True, scale=False,
@@ -146,7 +156,7 @@ def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
     bounds = {"lambda_max": np.full(K, _lambda_max_op(op)),
               "sum_top_variances": np.cumsum(ds[:K])}
     if p <= 3000:
-        bounds["gershgorin"] = gershgorin_bounds(op, K)
+        bounds["gershgorin"] = _gershgorin_bounds(op, K)
     if penalized:
         r, h = penalized_scaling_bound(op)
         if r.size:
@@ -212,8 +222,26 @@ def adjusted_variance(op, components: np.ndarray) -> np.ndarray:
     >>> adjusted_variance(Covariance(S), np.eye(2)).tolist()
     [4.0, 1.0]
     """
+    op = _as_op(op)
+    p = op.n_features
+    try:
+        C = np.asarray(components, dtype=float)
+    except (TypeError, ValueError):
+        C = None
+    if C is None or C.ndim not in (1, 2) or C.shape[-1] != p:
+        raise InvalidParameterError(
+            f"parameter 'components' must be an array (n_components, n_features={p}) (or one "
+            f"component, shape ({p},)); got "
+            f"{'shape ' + str(C.shape) if C is not None else type(components).__name__}.")
+    if not np.all(np.isfinite(C)):
+        raise InvalidParameterError("parameter 'components' contains NaN or infinite values.")
+    return _adjusted_variance(op, C)
+
+
+def _adjusted_variance(op, components) -> np.ndarray:
+    """:func:`adjusted_variance` without its checks (an operator and checked components)."""
     C = np.atleast_2d(np.asarray(components, dtype=float))
-    return adjusted_variance_of_gram(C @ op.matmat(C.T))
+    return _adjusted_variance_of_gram(C @ op.matmat(C.T))
 
 
 def adjusted_variance_of_gram(G) -> np.ndarray:
@@ -227,6 +255,12 @@ def adjusted_variance_of_gram(G) -> np.ndarray:
     >>> adjusted_variance_of_gram(np.array([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [4.0, 1.0]
     """
+    return _adjusted_variance_of_gram(check_square_matrix(np.atleast_2d(G), "G", symmetric=False,
+                                                          allow_empty=True))
+
+
+def _adjusted_variance_of_gram(G) -> np.ndarray:
+    """:func:`adjusted_variance_of_gram` without its checks."""
     G = np.atleast_2d(np.asarray(G, dtype=float))
     G = 0.5 * (G + G.T)
     k = G.shape[0]

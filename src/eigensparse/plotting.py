@@ -242,7 +242,7 @@ def plot_result(result, outdir, *, max_features=20, loadings=True) -> list:
     """
     plt = _pyplot()
     outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir.resolve().mkdir(parents=True, exist_ok=True)  # a dangling link: its target
     names = result.feature_names
     paths = []
     if loadings:

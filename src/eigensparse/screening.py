@@ -86,12 +86,20 @@ class Screening:
         return float("inf") if self.kept.size == 0 else self.n_features / self.kept.size
 
 
-def _diag_of(data_or_op_or_diag) -> np.ndarray:
+def _diag_of(data_or_op_or_diag, check: bool = True) -> np.ndarray:
     if isinstance(data_or_op_or_diag, Operator):
         return np.asarray(data_or_op_or_diag.diag(), dtype=float)
     arr = np.asarray(data_or_op_or_diag)
-    if arr.ndim == 1:
-        return arr.astype(float)
+    if arr.ndim == 1:  # the variances themselves (a user's: checked; a NaN was eliminated
+        try:               # silently and sorted first among the breakpoints)
+            d = arr.astype(float)
+        except (TypeError, ValueError):
+            d = None
+        if check and (d is None or d.size == 0 or not np.all(np.isfinite(d))):
+            raise InvalidParameterError(
+                "parameter 'op' as a 1-D array is the variances Σ_ii: at least one, all "
+                f"finite; got {data_or_op_or_diag!r}.")
+        return d
     return as_operator(data_or_op_or_diag).diag()
 
 
@@ -220,7 +228,7 @@ class Breakpoints:
     @classmethod
     def of(cls, op_or_variances, *, rtol: float = TIE_RTOL) -> "Breakpoints":
         """Breakpoints of an operator, data matrix or 1-D array of variances."""
-        d = _diag_of(op_or_variances)
+        d = _diag_of(op_or_variances, check=False)  # the library's own diagonals
         order = np.argsort(-d, kind="stable")
         ds = d[order]
         pos = ds[ds > 0]

@@ -34,14 +34,17 @@ door calls for ``cardinality="auto"``.
 """
 from __future__ import annotations
 
+import inspect
 from numbers import Integral, Real
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ._validation import Interval, InvalidParameterError, StrOptions, validate_params
-from .bounds import _lambda_max_op, certify_support, gershgorin_bounds, monotone_upper_bounds
-from .diagnostics import adjusted_variance, variance_cardinality_path
+from ._validation import (Interval, IntInterval, InvalidParameterError, StrOptions,
+                          check_random_state, closest, validate_params)
+from .bounds import (_gershgorin_bounds, _lambda_max_op, certify_support,
+                     monotone_upper_bounds)
+from .diagnostics import _adjusted_variance, variance_cardinality_path
 from .operators import Operator, as_operator
 from .solvers import polish
 
@@ -228,14 +231,32 @@ _CONSTRAINTS = {
     "n_folds": [Interval(Integral, 2, None, closed="left")],
     "cv_select": [StrOptions({"one_se", "max"})],
     "n_components": [Interval(Integral, 1, None, closed="left")],
+    "exact_supports": [IntInterval(0, None, closed="left")],
+    "certify": [None, "boolean"],
+    "relaxation": [None, "boolean"],
+    "method_options": [None, dict],
+    "random_state": ["random_state", np.random.Generator],
+    "center": ["boolean"],
+    "scale": ["boolean"],
 }
 
 
-def _check_common(rule, fraction, s_max, p):
-    """What depends on the operator: ``s_max`` at most ``n_features``."""
+def _check_common(rule, fraction, s_max, p, previous=None):
+    """What depends on the operator: ``s_max`` at most ``n_features``, ``previous``
+    components on its features."""
     if s_max is not None and not s_max <= p:
         raise InvalidParameterError(
             f"parameter 's_max' must be None or an int in [1, n_features={p}]; got {s_max!r}.")
+    if previous is not None:
+        try:
+            P = np.atleast_2d(np.asarray(previous, dtype=float))
+        except (TypeError, ValueError):
+            P = None
+        if P is None or P.ndim != 2 or P.shape[1] != p or not np.all(np.isfinite(P)):
+            raise InvalidParameterError(
+                f"parameter 'previous' must be None or finite components (m, n_features={p}); "
+                f"got {'shape ' + str(P.shape) if P is not None else type(previous).__name__}"
+                f"{' with NaN or infinite values' if P is not None and P.shape[-1:] == (p,) else ''}.")
 
 
 @validate_params(_CONSTRAINTS)
@@ -312,7 +333,7 @@ def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None,
     op = data_or_op if isinstance(data_or_op, Operator) else as_operator(
         data_or_op, center=center, scale=scale)
     p = op.n_features
-    _check_common(rule, fraction, s_max, p)
+    _check_common(rule, fraction, s_max, p, previous)
     lam1 = _lambda_max_lanczos(op) if rule == "topics" else _lambda_max_op(op)
     solver = _request_solver(method, method_options, random_state)
     choice = _choose(data_or_op, op, p, lam1, rule, fraction, s_max, method, method_options,
@@ -337,6 +358,23 @@ def _lambda_max_lanczos(op) -> float:
                             return_eigenvectors=False)[0])
 
 
+@dataclass(frozen=True)
+class _NamedSolver:
+    """``solve(op, s)`` by a method of the registry, by name: a module-level callable, so a
+    :class:`CardinalityChoice` holding it (and every result, estimator and ``--json``
+    document that holds the choice) pickles."""
+
+    method: str
+    options: dict
+    random_state: object
+
+    def __call__(self, op, s):
+        from .solvers import get_solver
+
+        return get_solver(self.method).func(op, s, random_state=self.random_state,
+                                            **self.options)
+
+
 def _request_solver(method, options, random_state):
     """``solve(op, s)``: the front door's solver, or the named method, or the default method."""
     if callable(method):
@@ -344,9 +382,10 @@ def _request_solver(method, options, random_state):
     from .registry import DEFAULT_METHOD
     from .solvers import get_solver
 
-    spec = get_solver(DEFAULT_METHOD if method in (None, False) else method)
+    name = DEFAULT_METHOD if method in (None, False) else method
+    get_solver(name)  # an unknown name fails here, with the list of methods
     opts = dict(options or {}) if method not in (None, False) else {}
-    return lambda op, s: spec.func(op, s, random_state=random_state, **opts)
+    return _NamedSolver(name, opts, random_state)
 
 
 def _choose(data_or_op, op, p, lam1, rule, fraction, s_max, method, method_options, path_method,
@@ -552,7 +591,7 @@ def _choose_topics(op, lam1, s_max, solver):
     ks = np.arange(1, hi + 1)
     ub = np.minimum(np.full(hi, lam1), np.cumsum(d[:hi]))
     if op.n_features <= 3000:
-        ub = np.minimum(ub, gershgorin_bounds(op, hi))
+        ub = np.minimum(ub, _gershgorin_bounds(op, hi))
     ub = np.maximum(monotone_upper_bounds(ub), np.nan_to_num(variances))
     reason = (f"solver at s={', '.join(map(str, grid))}: knee of v(s)/λmax at s={knee} "
               f"(largest distance above the chord, both axes scaled to [0, 1])"
@@ -577,11 +616,12 @@ def _choose_cv(X, op, lam1, K, method, random_state, n_folds, select, previous, 
     from .multi import deflate
 
     n = X.shape[0]
-    if n_folds > n:
+    if n_folds > n // 2:  # every held-out fold needs 2 samples for its covariance
         raise InvalidParameterError(
-            f"parameter 'n_folds' must be <= n_samples={n}; got {n_folds}.")
+            f"parameter 'n_folds' must be <= n_samples // 2 = {n // 2} (each held-out fold "
+            f"needs 2 samples); got {n_folds}.")
     prev = np.zeros((0, op.n_features)) if previous is None else np.atleast_2d(previous)
-    seed = np.random.default_rng(random_state).integers(2**31 - 1)
+    seed = check_random_state(random_state).integers(2**31 - 1)
     scores = np.zeros((n_folds, K))
     for f, (tr, te) in enumerate(KFold(n_folds, shuffle=True, random_state=int(seed)).split(
             np.arange(n))):
@@ -594,7 +634,7 @@ def _choose_cv(X, op, lam1, K, method, random_state, n_folds, select, previous, 
                      penalized=False)
         for k, supp in enumerate(path.supports):
             x = polish(train, supp, method).loadings
-            scores[f, k] = adjusted_variance(test, np.vstack([prev, x]))[-1] / test.trace()
+            scores[f, k] = _adjusted_variance(test, np.vstack([prev, x]))[-1] / test.trace()
     mean = scores.mean(axis=0)
     se = scores.std(axis=0, ddof=1) / np.sqrt(n_folds)
     j = _cv_select(mean, se, select)
@@ -611,7 +651,7 @@ def _choose_cv(X, op, lam1, K, method, random_state, n_folds, select, previous, 
                                                          "folds": scores}, reason=reason)
 
 
-@validate_params(_CONSTRAINTS)
+@validate_params(_CONSTRAINTS, prefer_skip_nested_validation=False)  # **rule_options:
 def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fraction",
                                fraction=0.9, s_max=None, method=None, solve=None, data=None,
                                random_state=None, found=None, **rule_options) -> AutoCardinalities:
@@ -658,6 +698,21 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
     """
     from .multi import run_deflation
 
+    if not isinstance(op, Operator):  # data, as choose_cardinality takes it
+        op = as_operator(op)
+    own = {"data_or_op", "rule", "fraction", "s_max", "method", "random_state", "previous",
+           "deflation"}  # set here, per component
+    valid = sorted(set(inspect.signature(choose_cardinality).parameters) - own)
+    unknown = sorted(set(rule_options) - set(valid))
+    if unknown:
+        hint = closest(unknown[0], valid)
+        raise InvalidParameterError(
+            f"resolve_auto_cardinalities got unknown option(s) {unknown}"
+            + (f" (did you mean {hint!r}?)" if hint else "") + f"; valid options: {valid}.")
+    if n_components > op.n_features:
+        raise InvalidParameterError(
+            f"parameter 'n_components' must be an int in [1, n_features={op.n_features}]; "
+            f"got {n_components!r}.")
     if rule == "cv" and data is None:
         raise InvalidParameterError("parameter 'rule'='cv' needs parameter 'data' (the rows).")
     if rule == "cv" and deflation == "disjoint":
@@ -667,6 +722,12 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
     previous = []  # the components as solved (on the original features unless disjoint)
 
     def solve_auto(sub, _placeholder, t):
+        if sub.n_features == 0:  # disjoint deflation: the components before took every feature
+            raise InvalidParameterError(
+                f"parameter 'n_components'={n_components} with cardinality='auto' and "
+                f"deflation={deflation!r}: the first {t} components use all "
+                f"{op.n_features} features, none is left for component {t + 1}; ask for "
+                f"at most {t} components or give the cardinalities.")
         if rule == "cv":
             prev = np.vstack([r.loadings for r in previous]) if previous else None
             ch = choose_cardinality(data, rule="cv", s_max=s_max,

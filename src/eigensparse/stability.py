@@ -24,7 +24,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
-from ._validation import Interval, InvalidParameterError, StrOptions, validate_params
+from ._validation import (IntInterval, Interval, InvalidParameterError, StrOptions,
+                          check_random_state, validate_params)
+from ._result import SparsePCAResult
 
 __all__ = ["StabilityResult", "support_stability", "resample_stability", "match_components"]
 
@@ -132,8 +134,12 @@ def match_components(reference, other):
     >>> matches.tolist(), cosines.tolist()
     ([2, 1], [1.0, 1.0])
     """
-    A = np.asarray(reference, dtype=float)
-    B = np.asarray(other, dtype=float)
+    A = np.atleast_2d(np.asarray(reference, dtype=float))
+    B = np.atleast_2d(np.asarray(other, dtype=float))
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1] or B.shape[0] < A.shape[0]:
+        raise InvalidParameterError(
+            f"parameters 'reference' and 'other' must be components (k, p) and (m, p) with "
+            f"m >= k; got shapes {A.shape} and {B.shape}.")
     na = np.linalg.norm(A, axis=1, keepdims=True)
     nb = np.linalg.norm(B, axis=1, keepdims=True)
     cos = np.abs((A / np.maximum(na, 1e-300)) @ (B / np.maximum(nb, 1e-300)).T)
@@ -148,13 +154,16 @@ _CONSTRAINTS = {
     "n_resamples": [Interval(Integral, 2, None, closed="left")],
     "resampling": [StrOptions(set(RESAMPLINGS))],
     "subsample_fraction": [Interval(Real, 0, 1, closed="neither")],
-    "n_jobs": [None, Integral],
+    "n_jobs": [None, IntInterval(None, -1, closed="right"), IntInterval(1, None, closed="left")],
     "backend": [StrOptions({"threads", "processes"})],
+    "random_state": ["random_state", np.random.Generator],
+    "reference": [None, SparsePCAResult],
+    "n_samples": [IntInterval(1, None, closed="left")],
+    "refit": [callable],
 }
 
 
 def _check(X, n_jobs):
-    _check_n_jobs(n_jobs)
     check_resamplable(X)
 
 
@@ -171,11 +180,6 @@ def check_resamplable(X, name: str = "X") -> None:
         raise InvalidParameterError(
             f"parameter '{name}' must be a 2-D data matrix (array, scipy.sparse matrix or dask "
             f"array) with rows as samples; got {type(X).__name__}.")
-
-
-def _check_n_jobs(n_jobs):
-    if n_jobs == 0:
-        raise InvalidParameterError("parameter 'n_jobs' must be a nonzero int or None; got 0.")
 
 
 def _draw_rows(rng, n, resampling, subsample_fraction):
@@ -272,6 +276,10 @@ def support_stability(X, n_components=None, cardinality=None, *, n_resamples=20,
 
     _check(X, n_jobs)
     if reference is not None:
+        if reference.components.shape[1] != X.shape[1]:
+            raise InvalidParameterError(
+                f"parameter 'reference' was fitted on {reference.components.shape[1]} features "
+                f"but X has {X.shape[1]}; pass the fit of this X.")
         n_components, method, deflation = len(reference.supports), reference.method, \
             reference.deflation
         cards = reference.info.get("cardinalities") or [None]
@@ -282,7 +290,7 @@ def support_stability(X, n_components=None, cardinality=None, *, n_resamples=20,
                       method_options=fit_options)
     if method is not None:
         fit_kwargs["method"] = method
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     if reference is None:
         reference = fit_data(X, random_state=int(rng.integers(2**31 - 1)), **fit_kwargs)
     return resample_stability(
@@ -328,8 +336,7 @@ def resample_stability(reference, n_samples, refit, *, n_resamples=20, resamplin
     >>> resample_stability(ref, X.shape[0], refit, n_resamples=4, random_state=0).stability.tolist()
     [1.0]
     """
-    _check_n_jobs(n_jobs)
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     draws = [_draw_rows(rng, n_samples, resampling, subsample_fraction)
              for _ in range(n_resamples)]
     seeds = rng.integers(2**31 - 1, size=n_resamples)

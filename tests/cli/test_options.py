@@ -79,3 +79,49 @@ def test_method_flags_come_from_the_registry_and_only_given_ones_reach_the_metho
                 and not isinstance(inspect.signature(spec.func).parameters[n].default, bool))
     args = p.parse_args(["--" + name.replace("_", "-"), "7"])
     assert method_options(args) == {name: 7}
+
+
+def test_output_paths_empty_unwritable_or_special_are_refused_in_one_line(tmp_path, monkeypatch):
+    """``--json ''`` was ignored silently (exit 0, nothing written); a --plot on a device
+    or FIFO read 'is a file'; a --json below a file was '[Errno 20] ...'; a directory
+    that refuses files failed after the whole fit, naming a temporary file."""
+    import os
+
+    for opt, dest in (("--json", "json"), ("--plot", "plot"), ("--cache-dir", "cache_dir")):
+        with pytest.raises(CLIError, match=f"^{opt}: empty path"):
+            check_output_paths(SimpleNamespace(**{dest: ""}))
+    with pytest.raises(CLIError, match="^--plot /dev/null: is a character device; give a directory"):
+        check_output_paths(SimpleNamespace(plot="/dev/null"))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(CLIError, match=r"^--plot .*fifo: is a FIFO \(named pipe\); give a directory"):
+        check_output_paths(SimpleNamespace(plot=str(fifo)))
+    f = tmp_path / "a_file"
+    f.write_text("x")
+    with pytest.raises(CLIError, match="^--json .*: a parent of it is not a directory"):
+        check_output_paths(SimpleNamespace(json=str(f / "r.json")))
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if os.fspath(p) == str(ro)
+                        else real_access(p, mode))  # as a non-root user sees chmod 555
+    with pytest.raises(CLIError, match=r"^--json .*r\.json: cannot write in .*ro \(permission denied\)"):
+        check_output_paths(SimpleNamespace(json=str(ro / "r.json")))
+    with pytest.raises(CLIError, match=r"^--plot .*: cannot write in .*ro \(permission denied\)"):
+        check_output_paths(SimpleNamespace(plot=str(ro / "new" / "plots")))
+
+
+def test_a_dangling_link_as_plot_directory_is_written_through(tmp_path):
+    """The link's target directory is created and the figures land there ('[Errno 17]
+    File exists' before), as --json writes through a dangling link."""
+    pytest.importorskip("matplotlib")
+    import numpy as np
+
+    from eigensparse.cli import main
+
+    data = tmp_path / "d.csv"
+    np.savetxt(data, np.random.default_rng(0).standard_normal((30, 5)), delimiter=",")
+    link = tmp_path / "plots"
+    link.symlink_to(tmp_path / "target")
+    assert main(["fit", str(data), "-k", "1", "-s", "2", "--plot", str(link)]) == 0
+    assert link.is_symlink() and (tmp_path / "target" / "loadings.png").is_file()

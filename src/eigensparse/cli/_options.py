@@ -44,23 +44,54 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
+def _writable_dir(option, path, directory):
+    """The nearest existing ancestor of ``directory`` (created on write) must accept files."""
+    d = os.path.abspath(directory or ".")
+    while not os.path.exists(d):
+        d = os.path.dirname(d)
+    if not os.path.isdir(d):
+        raise CLIError(f"{option} {path}: {d} is not a directory")
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise CLIError(f"{option} {path}: cannot write in {d} (permission denied)")
+
+
+def _not_a_directory(path):
+    """What a non-directory node at ``path`` is, in words (links followed)."""
+    import stat
+
+    from ..io._atomic import _KINDS
+
+    mode = os.stat(path).st_mode
+    return next((name for test, name in _KINDS if test(mode)),
+                "a file" if stat.S_ISREG(mode) else "not a directory")
+
+
 def check_output_paths(args):
-    """Refuse output paths of the wrong kind before any work (one line, naming the option)."""
+    """Refuse output paths of the wrong kind before any work (one line, naming the option):
+    an empty path, a --json that is a directory, device, FIFO or socket (or a link to one),
+    a --plot or --cache-dir that exists and is not a directory, an output whose nearest
+    existing directory does not accept files. Links are followed (a dangling one is
+    written through: its target is created)."""
+    for option, dest in (("--json", "json"), ("--plot", "plot"), ("--cache-dir", "cache_dir")):
+        if getattr(args, dest, None) == "":
+            raise CLIError(f"{option}: empty path; give a "
+                           + ("file name" if dest == "json" else "directory"))
     json_path, plot_dir = getattr(args, "json", None), getattr(args, "plot", None)
     if json_path:  # a directory, device, FIFO or socket (or a link to one): refused
         from ..io._atomic import resolve_output_path
         try:
-            resolve_output_path(json_path)
+            real, _ = resolve_output_path(json_path)
         except OSError as exc:
             raise CLIError(f"--json {exc}") from None
-    parent = os.path.dirname(os.path.abspath(json_path)) if json_path else None
-    if parent and os.path.exists(parent) and not os.path.isdir(parent):
-        raise CLIError(f"--json {json_path}: its parent is not a directory")
-    if plot_dir and os.path.exists(plot_dir) and not os.path.isdir(plot_dir):
-        raise CLIError(f"--plot {plot_dir}: is a file; give a directory")
-    cache_dir = getattr(args, "cache_dir", None)
-    if cache_dir and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
-        raise CLIError(f"--cache-dir {cache_dir}: is a file; give a directory")
+        _writable_dir("--json", json_path, os.path.dirname(real))
+    for option, d in (("--plot", plot_dir), ("--cache-dir", getattr(args, "cache_dir", None))):
+        if not d:
+            continue
+        real = os.path.realpath(d)
+        if os.path.exists(real) and not os.path.isdir(real):
+            raise CLIError(f"{option} {d}: is {_not_a_directory(real)}; give a directory")
+        if option == "--plot":
+            _writable_dir(option, d, real)
 
 
 def positive_int(text):

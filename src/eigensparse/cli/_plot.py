@@ -27,7 +27,7 @@ def plot_fit_diagnostics(res, data, args, *, name: str) -> list[str]:
     from ..text._plot import pyplot
 
     plt = pyplot("eigensparse fit --plot")
-    os.makedirs(args.plot, exist_ok=True)
+    os.makedirs(os.path.realpath(args.plot), exist_ok=True)  # a dangling link: its target
     return [_components(plt, res, args.plot, name), _loadings(plt, res, args.plot),
             _cardinality_curve(plt, res, data, args)]
 

@@ -92,6 +92,9 @@ def resolve_output_path(path) -> tuple[str, os.stat_result | None]:
         st = os.stat(real)
     except FileNotFoundError:
         return real, None
+    except NotADirectoryError:  # a parent on the way is a file
+        raise NotARegularFileError(
+            f"{path}: a parent of it is not a directory; give a file name in a directory") from None
     if not stat.S_ISREG(st.st_mode):
         kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
         via = f" (a link to {real})" if real != os.path.abspath(path) else ""

@@ -68,8 +68,8 @@ import numpy as np
 
 from .._linalg import top_eigh
 from .._validation import Interval, InvalidParameterError, check_start_vectors
-from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, full_problem_bound,
-                      lambda_max_upper_bound)
+from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, _full_problem_bound,
+                      _lambda_max_upper_bound)
 from ..operators import Covariance, HotellingDeflated, Operator
 from . import register
 from .am import tpower
@@ -600,7 +600,7 @@ def _lambda_max_bound(B: np.ndarray) -> float | None:
     (:func:`~eigensparse.bounds.lambda_max_upper_bound`), else None."""
     if B.shape[0] > CHOLESKY_BOUND_FEATURES:
         return None
-    return lambda_max_upper_bound(B, exact_below=EIG_BOUND_FEATURES)
+    return _lambda_max_upper_bound(B, exact_below=EIG_BOUND_FEATURES)
 
 
 def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, d_B, P,
@@ -622,7 +622,7 @@ def _upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float,
         if top is not None and top < ub:
             ub, name = top, "largest eigenvalue of Σ"
     else:
-        ub, name = full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
+        ub, name = _full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
         if gershgorin is not None and gershgorin < ub:
             ub, name = gershgorin, BOUND_GERSHGORIN
     if not np.isfinite(ub):

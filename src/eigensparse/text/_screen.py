@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from ..bounds import _small_bounds, lambda_max_upper_bound, partner_sums
+from ..bounds import _lambda_max_upper_bound, _partner_sums, _small_bounds
 
 __all__ = ["PartnerRanking", "rank_by_partners", "sample_covariance", "full_vocabulary_bound",
            "working_set_bounds", "BOUND_VOCABULARY", "DEFAULT_POOL_SIZE", "DEFAULT_SAMPLE_DOCS"]
@@ -192,7 +192,7 @@ def rank_by_partners(passes, var, m: int, cardinality: int, *, unit=None,
     if unit is not None:
         d = 1.0 / np.asarray(unit, dtype=float)[pool]
         S = S * d[:, None] * d[None, :]
-    dS, Psum = partner_sums(S, int(cardinality))
+    dS, Psum = _partner_sums(S, int(cardinality))
     sc = dS + (Psum[:, int(cardinality) - 2] if int(cardinality) > 1 else 0.0)
     score[pool] = sc
     # a word's priority: the better of its ranks by partner score and by variance, so
@@ -223,10 +223,10 @@ def working_set_bounds(S, cardinality: int, used=None, lam_max=None) -> np.ndarr
     if idx.size == 0:
         return np.zeros(s + 1)
     Sa = S[np.ix_(idx, idx)]
-    d, Psum = partner_sums(Sa, s)
+    d, Psum = _partner_sums(Sa, s)
     ub = _small_bounds(d, Psum, s)
     if lam_max is None:
-        lam_max = lambda_max_upper_bound(Sa)
+        lam_max = _lambda_max_upper_bound(Sa)
     if lam_max is not None:
         ub = np.minimum(ub, max(float(lam_max), 0.0))
     return ub * (1.0 + _ROUNDING)

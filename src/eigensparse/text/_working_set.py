@@ -245,12 +245,12 @@ def _lambda_max(wset: WorkingSet):
     key = ("lam_max", int(wset.ws.size))
     cache = wset.__dict__.setdefault("_bound_cache", {})
     if key not in cache:
-        from ..bounds import lambda_max_upper_bound
+        from ..bounds import _lambda_max_upper_bound
 
         B = wset.op.to_dense()
         if wset.device is not None:
             B = wset.op.to_numpy(B)
-        cache[key] = lambda_max_upper_bound(np.asarray(B, dtype=float))
+        cache[key] = _lambda_max_upper_bound(np.asarray(B, dtype=float))
     return cache[key]
 
 
