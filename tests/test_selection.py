@@ -303,3 +303,14 @@ def test_resolve_auto_cardinalities_names_an_unknown_option_and_checks_the_known
         resolve_auto_cardinalities(P, 1, certfy=True)
     with pytest.raises(InvalidParameterError, match="'certify'"):
         resolve_auto_cardinalities(P, 1, certify="no")
+
+
+def test_cross_validation_without_rows_names_the_rule_and_the_alternatives():
+    """cardinality_rule='cv' on input without rows (a precomputed covariance; a corpus'
+    covariance in topics) says which parameter and what to use instead, not an internal
+    parameter name."""
+    S = np.cov(np.random.default_rng(0).standard_normal((50, 8)), rowvar=False)
+    with pytest.raises(es.InvalidParameterError,
+                       match=r"'cardinality_rule'='cv'.*rows.*'fraction' or 'knee'"):
+        es.sparse_pca(es.Covariance(S), n_components=2, cardinality="auto",
+                      cardinality_rule="cv")

@@ -714,7 +714,10 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
             f"parameter 'n_components' must be an int in [1, n_features={op.n_features}]; "
             f"got {n_components!r}.")
     if rule == "cv" and data is None:
-        raise InvalidParameterError("parameter 'rule'='cv' needs parameter 'data' (the rows).")
+        raise InvalidParameterError(
+            "parameter 'cardinality_rule'='cv' cross-validates on the rows of a data matrix, "
+            "which this input does not have (a precomputed covariance, or the covariance of a "
+            "corpus in topics); use 'fraction' or 'knee' (or pass the data matrix).")
     if rule == "cv" and deflation == "disjoint":
         raise InvalidParameterError(
             "parameter 'deflation'='disjoint' is not supported with rule='cv'.")
