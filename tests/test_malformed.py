@@ -809,3 +809,19 @@ def test_object_arrays_mean_the_same_to_every_entry_point(entry):
     bad[3, 2] = 1j  # a complex number is refused, never cast
     with pytest.raises(InvalidParameterError, match=r"at \[3, 2\]: .*complex"):
         fit(bad)
+
+
+def test_a_zero_total_variance_is_said_once_per_result(tmp_path, capsys):
+    """Constant data: the table and the total line both read the ratio; the warning that
+    the total variance is 0 comes once (it came once per reader)."""
+    from eigensparse.cli import main
+
+    path = tmp_path / "const.csv"
+    path.write_text("a,b,c\n1,1,1\n1,1,1\n1,1,1\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = sparse_pca(np.ones((4, 3)), n_components=1, cardinality=1)
+        res.explained_variance_ratio, res.explained_variance_ratio
+    assert sum("total variance is 0" in str(w.message) for w in caught) == 1
+    main(["fit", str(path), "-k", "1", "-s", "1"])
+    assert capsys.readouterr().err.count("total variance is 0") == 1

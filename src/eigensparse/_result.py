@@ -221,11 +221,13 @@ class SparsePCAResult:
 
     @property
     def explained_variance_ratio(self) -> np.ndarray:
-        """``explained_variance / total_variance``; all zeros (with a RuntimeWarning) when
-        the total variance is 0 (constant data), never NaN."""
+        """``explained_variance / total_variance``; all zeros (with a RuntimeWarning, once
+        per result) when the total variance is 0 (constant data), never NaN."""
         if not self.total_variance > 0:
-            warnings.warn("total variance is 0 (constant data): explained_variance_ratio is "
-                          "set to 0.", RuntimeWarning, stacklevel=2)
+            if not self.__dict__.get("_zero_total_said"):  # one result, one warning
+                object.__setattr__(self, "_zero_total_said", True)
+                warnings.warn("total variance is 0 (constant data): explained_variance_ratio "
+                              "is set to 0.", RuntimeWarning, stacklevel=2)
             return np.zeros_like(np.asarray(self.explained_variance, dtype=float))
         return self.explained_variance / self.total_variance
 
