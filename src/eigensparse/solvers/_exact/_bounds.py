@@ -49,25 +49,46 @@ LANCZOS_MIN = 150
 LANCZOS_STEPS = 30
 
 
-def _lanczos(B: np.ndarray, v0: np.ndarray, steps: int) -> tuple[float, np.ndarray]:
-    """Top Ritz pair of B from ``steps`` Lanczos steps (full reorthogonalization) started
-    at ``v0``: (Rayleigh quotient of the Ritz vector, unit Ritz vector)."""
+@numba.njit(cache=True, nogil=True)
+def _lanczos_tridiagonal(B, v0, m):
+    """``m`` Lanczos steps on the symmetric B from ``v0`` with full reorthogonalization
+    (twice): the tridiagonal (a, b), the basis Q (rows) and the steps k taken (fewer on
+    an invariant subspace)."""
     n = B.shape[0]
-    m = min(steps, n)
     Q = np.zeros((m + 1, n))
-    a, b = np.zeros(m), np.zeros(m)
-    Q[0] = v0 / np.linalg.norm(v0)
+    a = np.zeros(m)
+    b = np.zeros(m)
+    Q[0] = v0 / np.sqrt(np.dot(v0, v0))
+    c = np.empty(m + 1)
     k = m
     for j in range(m):
-        w = B @ Q[j]
-        a[j] = Q[j] @ w
+        w = np.dot(B, Q[j])
+        a[j] = np.dot(Q[j], w)
         for _ in range(2):
-            w -= Q[:j + 1].T @ (Q[:j + 1] @ w)
-        b[j] = np.linalg.norm(w)
-        if b[j] <= 1e-13 * (abs(a[j]) + np.abs(b[:j]).max(initial=0.0) + 1e-300):
+            for i in range(j + 1):
+                c[i] = np.dot(Q[i], w)
+            for i in range(j + 1):
+                ci = c[i]
+                for t in range(n):
+                    w[t] -= ci * Q[i, t]
+        b[j] = np.sqrt(np.dot(w, w))
+        bmax = 0.0
+        for i in range(j):
+            bmax = max(bmax, abs(b[i]))
+        if b[j] <= 1e-13 * (abs(a[j]) + bmax + 1e-300):
             k = j + 1
             break
         Q[j + 1] = w / b[j]
+    return a, b, Q, k
+
+
+def _lanczos(B: np.ndarray, v0: np.ndarray, steps: int) -> tuple[float, np.ndarray]:
+    """Top Ritz pair of B from ``steps`` Lanczos steps (full reorthogonalization) started
+    at ``v0``: (Rayleigh quotient of the Ritz vector, unit Ritz vector). The steps are
+    compiled (:func:`_lanczos_tridiagonal`)."""
+    m = min(steps, B.shape[0])
+    a, b, Q, k = _lanczos_tridiagonal(np.ascontiguousarray(B, dtype=float),
+                                      np.asarray(v0, dtype=float), m)
     if k == 1:
         x = Q[0]
     else:
@@ -78,7 +99,7 @@ def _lanczos(B: np.ndarray, v0: np.ndarray, steps: int) -> tuple[float, np.ndarr
 
 
 def top_eig_upper(B: np.ndarray, v0: np.ndarray | None = None,
-                  cut: float | None = None) -> tuple[float, np.ndarray]:
+                  cut: float | None = None, ritz=None) -> tuple[float, np.ndarray]:
     """(u, v) with u >= λmax(B) proven and v an (approximate) top unit eigenvector.
 
     Below ``LANCZOS_MIN`` rows, or without a start ``v0``: :func:`top_eig` (u = λmax).
@@ -86,11 +107,12 @@ def top_eig_upper(B: np.ndarray, v0: np.ndarray | None = None,
     (plus a relative 1e-10), accepted only when :func:`proves_below` proves λmax(B) <= u
     (a Cholesky factor, a fraction of the cost of a dense eigensolve); otherwise, and when
     [θ, u] contains ``cut`` (the prune decision needs the exact value), :func:`top_eig`.
+    ``ritz``: that Lanczos run's (θ, x) when the caller already made it.
     Proof: u is returned only with the Cholesky proof of λmax(B) <= u. ∎"""
     n = B.shape[0]
     if n < LANCZOS_MIN or v0 is None or not np.any(v0):
         return top_eig(B)
-    theta, x = _lanczos(B, v0, LANCZOS_STEPS)
+    theta, x = _lanczos(B, v0, LANCZOS_STEPS) if ritz is None else ritz
     res = float(np.linalg.norm(B @ x - theta * x))
     scale = max(abs(theta), float(np.abs(np.diag(B)).max()), 1e-300)
     u = theta + res + 1e-10 * scale
@@ -319,15 +341,24 @@ def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
     interlacing, λmax(Σ[A, A]), and ρ >= max |Σ_ij| / c_ij the Gershgorin bound.
 
     With ``cut`` given, a Cholesky factor is tried first (:func:`proves_below`): when it
-    proves λmax(M + D) <= cut, ``(cut, None)`` is returned without an eigensolve. With a
+    proves λmax(M + D) <= cut, ``(cut, None)`` is returned without an eigensolve (on a
+    large block with a start, only after the Lanczos run of :func:`top_eig_upper` left
+    its Rayleigh quotient at or below the cut: above it, no such proof exists). With a
     start vector ``v0`` (ordered F then R) a large block's λmax is replaced by the proven
     upper bound of :func:`top_eig_upper` (valid: it is >= λmax(M + D)).
     ``order`` is :func:`partner_order` of Σ (computed when omitted).
     """
     B = shifted_block(S, F, R, k, rho, scale, order)
+    ritz = None
+    if cut is not None and B.shape[0] >= LANCZOS_MIN and v0 is not None and np.any(v0):
+        # the Lanczos run first: a Rayleigh quotient above the cut (θ <= λmax) means no
+        # factor can prove λmax <= cut, and the Cholesky try is skipped
+        ritz = _lanczos(B, v0, LANCZOS_STEPS)
+        if ritz[0] > cut + 1e-12 * abs(cut):
+            return top_eig_upper(B, v0, cut, ritz)
     if cut is not None and proves_below(B, cut):
         return float(cut), None
-    return top_eig_upper(B, v0, cut)
+    return top_eig_upper(B, v0, cut, ritz)
 
 
 def shifted_block(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: float,
