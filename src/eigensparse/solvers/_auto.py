@@ -276,23 +276,22 @@ def _working_set(op: Operator, d: np.ndarray, s: int, given=None):
 
 
 def _partners(B: np.ndarray, s: int):
-    """``(d, P, J, V)``: ``(d, P)`` of :func:`~eigensparse.bounds.partner_sums` on B
-    (compiled: one selection per row), each row's partners J and their |B_ij| V."""
+    """``(d, P, J)``: ``(d, P)`` of :func:`~eigensparse.bounds.partner_sums` on B
+    (compiled: one selection per row) and each row's partners J."""
     d = np.diag(B).copy()
     t = min(s - 1, B.shape[0] - 1)
     if t <= 0:
-        return (d, np.zeros((B.shape[0], max(s - 1, 0))),
-                np.zeros((B.shape[0], 0), dtype=np.int64), np.zeros((B.shape[0], 0)))
+        return d, np.zeros((B.shape[0], max(s - 1, 0))), np.zeros((B.shape[0], 0), dtype=np.int64)
     J, V = row_partners(B, t)
     P = np.cumsum(V, axis=1)
     if P.shape[1] < s - 1:
         P = np.hstack([P, np.repeat(P[:, -1:], s - 1 - P.shape[1], axis=1)])
-    return d, P, J, V
+    return d, P, J
 
 
-def _neighbourhoods(B: np.ndarray, J: np.ndarray, V: np.ndarray, limit: int):
+def _neighbourhoods(B: np.ndarray, J: np.ndarray, limit: int):
     """Starts from each feature's neighbourhood: feature i with its s − 1 strongest
-    partners ``J[i]`` (their |B_ij| in ``V[i]``, from :func:`_partners`). Returns the
+    partners ``J[i]`` (from :func:`_partners`). Returns the
     ``limit`` best distinct supports, as ``(supports, values)`` (sorted supports;
     values: an approximate leading eigenvector of their s×s block), best first, ranked
     by a lower bound on λmax of their block: the Rayleigh quotient after
@@ -529,9 +528,9 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     if keep is not None:  # the search runs on the null-free block
         B, warm = gather_block(B, keep), pos[warm]
     n_hood = 0
-    d_B, P, J, V = _partners(B, s)  # the bound's and the starts'
+    d_B, P, J = _partners(B, s)  # the bound's and the starts'
     if given is None and s < m and J.shape[1] == s - 1:  # the correlation structure
-        hood_sup, hood_val = _neighbourhoods(B, J, V, NEIGHBOURHOOD_STARTS)
+        hood_sup, hood_val = _neighbourhoods(B, J, NEIGHBOURHOOD_STARTS)
         n_hood = hood_sup.shape[0]
         sup0, val0 = np.vstack([sup0, hood_sup]), np.vstack([val0, hood_val])
     sups, xs, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
@@ -713,7 +712,7 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
     support, refined = _on_full_problem(op, W, sups[int(np.argmax(f))], warm)
     z, lam = polish_loadings(op, support)
-    d_B, P, _, _ = _partners(B, s)
+    d_B, P, _ = _partners(B, s)
     ub, bound = _upper_bound(op, W, B, s, lam, d_B, P, eig=False, gershgorin=gershgorin)
     return make_result(op, z, "tpower", variance=lam, converged=True,
                        upper_bound=ub, gap=None if ub is None else ub - lam,
