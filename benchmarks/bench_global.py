@@ -94,17 +94,8 @@ def factor_correlation(seed, p, n_groups=12, n=400):
     return np.corrcoef(F @ L + rng.standard_normal((n, p)), rowvar=False)
 
 
-def wide_group(seed, n=100, p=3000, k=10, rho=0.45):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, p)) * rng.uniform(0.5, 3.0, p)
-    support = np.sort(rng.choice(p, k, replace=False))
-    f = rng.standard_normal(n)
-    X[:, support] = np.sqrt(1 - rho) * rng.standard_normal((n, k)) + np.sqrt(rho) * f[:, None]
-    return X, support
-
-
 def _wide(data_home, quick):
-    from eigensparse.datasets import fetch_leukemia
+    from eigensparse.datasets import fetch_leukemia, make_correlated_group
 
     try:
         X = np.asarray(fetch_leukemia(data_home=data_home).data, dtype=float)
@@ -117,7 +108,7 @@ def _wide(data_home, quick):
                 yield (f"leukemia {X.shape[1]} {'corr' if scale else 'cov'} (data)",
                        es.as_operator(X, scale=scale), s, None)
     for seed in range(1 if quick else 3):
-        X, support = wide_group(seed)
+        X, support = make_correlated_group(random_state=seed)
         yield f"wide group {seed} corr (data)", es.as_operator(X, scale=True), 10, support
 
 

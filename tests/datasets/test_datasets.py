@@ -49,3 +49,19 @@ def test_uci_reader_errors(tmp_path, body, match):
     f.write_text(body)
     with pytest.raises(InvalidParameterError, match=match):
         read_uci_bow(f)
+
+
+def test_correlated_group_is_planted_and_checked():
+    from eigensparse.datasets import make_correlated_group
+
+    X, support = make_correlated_group(4000, 60, 6, rho=0.5, random_state=1)
+    C = np.corrcoef(X, rowvar=False)
+    inside = C[np.ix_(support, support)][~np.eye(6, dtype=bool)]
+    assert abs(inside.mean() - 0.5) < 0.05  # the planted correlation
+    others = np.setdiff1d(np.arange(60), support)
+    assert np.abs(C[np.ix_(others, others)][~np.eye(54, dtype=bool)]).max() < 0.1
+    assert np.array_equal(make_correlated_group(4000, 60, 6, rho=0.5, random_state=1)[0], X)
+    with pytest.raises(InvalidParameterError, match="group_size"):
+        make_correlated_group(10, 5, 6)
+    with pytest.raises(InvalidParameterError, match="rho"):
+        make_correlated_group(10, 50, 5, rho=1.5)

@@ -8,6 +8,7 @@ from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.preprocessing import StandardScaler
 
 import eigensparse as es
+from eigensparse.datasets import make_correlated_group
 from eigensparse.solvers import _auto, get_solver
 from eigensparse.solvers._auto import auto
 from eigensparse.solvers._exhaustive import exhaustive
@@ -115,25 +116,13 @@ def test_working_set_path_bound_and_spectral_key(monkeypatch):
     assert r.upper_bound >= full.variance
 
 
-def wide_group(seed, n=100, p=3000, k=10, rho=0.45):
-    """k features with pairwise correlation rho among p features of mixed scales, from
-    n << p samples: on the correlation matrix the variances tie, the leading
-    eigenvectors are sampling noise (p/n = 30) and greedy's first pick is arbitrary."""
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, p)) * rng.uniform(0.5, 3.0, p)
-    support = np.sort(rng.choice(p, k, replace=False))
-    f = rng.standard_normal(n)
-    X[:, support] = np.sqrt(1 - rho) * rng.standard_normal((n, k)) + np.sqrt(rho) * f[:, None]
-    return X, support
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_partner_key_finds_a_group_that_variances_and_eigenvectors_miss(monkeypatch, seed):
     """Σ not formed (wide data): the working set holds the features of largest partner
     score and their neighbourhoods, from Σ streamed in column blocks, and the whole
     problem's Gershgorin partner bound comes with it."""
     monkeypatch.setattr(_auto, "GLOBAL_FORM_FLOPS", 0.0)
-    X, support = wide_group(seed)
+    X, support = make_correlated_group(random_state=seed)  # n = 100, p = 3000
     op = es.as_operator(X, scale=True)
     planted = es.solvers._common.polish_loadings(op, support)[1]
     r = auto(op, 10, random_state=0)

@@ -32,6 +32,7 @@ _FETCH = ("fetch_senate", "fetch_sp500", "fetch_leukemia", "fetch_mnist", "fetch
 _REMOTE = ("get_data_home", "DataUnavailableError", "ChecksumError")
 
 __all__ = ["Bunch", "load_kos", "load_20news", "load_pitprops", "make_spiked_covariance",
+           "make_correlated_group",
            "make_synthetic_corpus", "topic_precision", "SyntheticCorpus", "DATASETS",
            *_FETCH, *_REMOTE]
 
@@ -158,6 +159,41 @@ def make_spiked_covariance(n_samples=200, n_features=100, support_size=20, signa
     X = rng.standard_normal((n_samples, n_features)) + np.sqrt(signal) * np.outer(
         rng.standard_normal(n_samples), v)
     return X, v, support
+
+
+@validate_params({"n_samples": [Interval(Integral, 2, None, closed="left")],
+                  "n_features": [Interval(Integral, 1, None, closed="left")],
+                  "group_size": [Interval(Integral, 1, None, closed="left")],
+                  "rho": [Interval(Real, 0, 1, closed="both")]})
+def make_correlated_group(n_samples=100, n_features=3000, group_size=10, rho=0.45,
+                          random_state=None):
+    """Wide data with a group of ``group_size`` unit-variance features of pairwise
+    correlation ``rho`` among features of mixed scales (standard deviations uniform in
+    [0.5, 3]): on the correlation matrix the variances tie, with n << p its leading
+    eigenvectors are sampling noise, and only the group's partners reveal it.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    support : ndarray of int, the sorted group
+
+    Examples
+    --------
+    >>> from eigensparse.datasets import make_correlated_group
+    >>> X, support = make_correlated_group(50, 200, 5, rho=0.6, random_state=0)
+    >>> X.shape, support.size
+    ((50, 200), 5)
+    """
+    if group_size > n_features:
+        raise InvalidParameterError(
+            f"parameter 'group_size' must be at most n_features={n_features}; got {group_size}.")
+    rng = np.random.default_rng(random_state)
+    X = rng.standard_normal((n_samples, n_features)) * rng.uniform(0.5, 3.0, n_features)
+    support = np.sort(rng.choice(n_features, group_size, replace=False))
+    f = rng.standard_normal(n_samples)
+    X[:, support] = (np.sqrt(1 - rho) * rng.standard_normal((n_samples, group_size))
+                     + np.sqrt(rho) * f[:, None])
+    return X, support
 
 
 DATASETS = {"kos": load_kos, "20news": load_20news, "pitprops": load_pitprops}
