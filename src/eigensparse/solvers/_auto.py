@@ -13,7 +13,7 @@ feature of largest variance):
    (wide data, p in the thousands) is W a subset: the features of largest variance,
    those of largest weight in Σ's leading eigenvectors (a key that sees correlated
    groups when samples are many), the warm start, and, when Σ can be streamed in
-   column blocks for at most ``PARTNER_KEY_FLOPS``, the features of largest partner
+   row blocks for at most ``PARTNER_KEY_FLOPS``, the features of largest partner
    score (variance plus the s − 1 largest |Σ_ij| of the row) with the neighbourhoods
    of the best: with few samples the leading eigenvectors are noise, and only the
    partners see a correlated group. The streamed partners also give the whole
@@ -134,7 +134,7 @@ HOOD_PROBE = 10
 HOOD_ROWS_PER_START = 4
 #: leading eigenvectors whose weights key the working set when Σ is not formed
 SPECTRAL_VECTORS = 8
-#: ... and the partner scores of every feature, when Σ streamed in column blocks of at most
+#: ... and the partner scores of every feature, when Σ streamed in row blocks of at most
 #: PARTNER_KEY_BYTES costs at most PARTNER_KEY_FLOPS multiply-adds (:func:`_partner_key`)
 PARTNER_KEY_FLOPS = 2e10
 PARTNER_KEY_BYTES = 4 * 2**20
@@ -219,7 +219,7 @@ def _spectral_scores(op: Operator, k: int) -> np.ndarray:
 def _partner_key(op: Operator, s: int):
     """``(J, V)`` of :func:`~eigensparse.solvers._auto_kernels.row_partners` for every
     feature of the whole Σ (each feature's s − 1 strongest partners and their |Σ_ij|),
-    from Σ streamed in blocks of columns of at most ``PARTNER_KEY_BYTES``; None when
+    from Σ streamed in blocks of rows (``Operator.rows``) of at most ``PARTNER_KEY_BYTES``; None when
     that costs more than ``PARTNER_KEY_FLOPS`` multiply-adds (:func:`_block_cost`, or
     the operator's own ``_form_cost``) or s = 1."""
     p = int(op.n_features)
