@@ -48,7 +48,7 @@ def test_tpower_kernel_matches_a_numpy_reference(p, s, seed):
     N = 6
     sup = np.sort(np.array([rng.choice(p, s, replace=False) for _ in range(N)]), axis=1)
     val = rng.standard_normal((N, s))
-    out_sup, out_val, f, n_iter = tpower_from_supports(B, sup, val, 300, 1e-6)
+    out_sup, out_val, f, n_iter = tpower_from_supports(B, sup, val, 300, 1e-6, B)
     for c in range(N):
         x = np.zeros(p)
         x[sup[c]] = val[c] / np.linalg.norm(val[c])
@@ -57,6 +57,24 @@ def test_tpower_kernel_matches_a_numpy_reference(p, s, seed):
         assert f[c] == pytest.approx(ref_f, rel=1e-10)
         assert np.linalg.norm(out_val[c]) == pytest.approx(1.0)
         assert 1 <= n_iter[c] <= 300
+
+
+@pytest.mark.parametrize("p,s,seed", [(30, 5, 1), (80, 12, 2), (300, 40, 3)])
+def test_tpower_kernel_with_single_precision_products_reaches_the_same_supports(p, s, seed):
+    # the products in float32: the same final supports here (no near ties), and the
+    # objectives of the final iterates computed in double precision on B
+    B = _wishart(p, p + 3, seed)
+    rng = np.random.default_rng(seed)
+    N = 6
+    sup = np.sort(np.array([rng.choice(p, s, replace=False) for _ in range(N)]), axis=1)
+    val = rng.standard_normal((N, s))
+    ref_sup, _, ref_f, _ = tpower_from_supports(B, sup, val, 300, 1e-6, B)
+    out_sup, out_val, f, _ = tpower_from_supports(B, sup, val, 300, 1e-6, B.astype(np.float32))
+    assert out_sup.tolist() == ref_sup.tolist()
+    assert np.allclose(f, ref_f, rtol=1e-5)
+    for c in range(N):  # f is xᵀBx of the returned (float32-rounded) iterate, in float64
+        x = out_val[c].astype(float)
+        assert f[c] == pytest.approx(x @ B[np.ix_(out_sup[c], out_sup[c])] @ x, rel=1e-12)
 
 
 @pytest.mark.parametrize("k", [5, 30, 60])

@@ -157,6 +157,10 @@ BOUND_MARGIN = 1e-10
 SWAP_ROUNDS = 64
 #: distinct multistart supports compared (with the warm start's) before the swap search
 N_REFINE = 4
+#: above this working-set size the truncated power products B·x run on a single-precision
+#: copy of B (half the memory traffic, twice the vector width); the candidates' values
+#: are computed in double precision
+SINGLE_PRODUCT_FEATURES = 256
 
 
 def _n_starts(m: int) -> int:
@@ -533,7 +537,8 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         hood_sup, hood_val = _neighbourhoods(B, J, NEIGHBOURHOOD_STARTS)
         n_hood = hood_sup.shape[0]
         sup0, val0 = np.vstack([sup0, hood_sup]), np.vstack([val0, hood_val])
-    sups, xs, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
+    Bp = B.astype(np.float32) if B.shape[0] > SINGLE_PRODUCT_FEATURES else B
+    sups, xs, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol, Bp)
     multi_value = float(f.max())
     n_cand = max(N_REFINE, SWAP_STARTS if m <= DENSE_FEATURES else GLOBAL_SWAP_STARTS)
     keep_c = first_distinct_rows(sups, np.argsort(-f, kind="stable"), n_cand)
@@ -709,7 +714,7 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     i = int(np.argmax(np.diag(B)))
     sup0 = np.vstack([np.arange(s) if i < s else np.append(np.arange(s - 1), i), warm])
     val0 = np.vstack([(sup0[0] == i).astype(float), z])
-    sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol)
+    sups, _, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol, B)
     support, refined = _on_full_problem(op, W, sups[int(np.argmax(f))], warm)
     z, lam = polish_loadings(op, support)
     d_B, P, _ = _partners(B, s)
