@@ -405,7 +405,8 @@ def _drop_null(B: np.ndarray, s: int, warm: np.ndarray, N: int):
     return keep, pos
 
 
-def _swap_search(B: np.ndarray, support: np.ndarray, exact: bool = True) -> tuple[np.ndarray, float, int]:
+def _swap_search(B: np.ndarray, support: np.ndarray, exact: bool = True,
+                 start: np.ndarray | None = None) -> tuple[np.ndarray, float, int]:
     """1-swap local search from ``support`` on B (compiled:
     :func:`~eigensparse.solvers._auto_kernels.swap_search`). Every exchange (support
     feature i out, feature j in) is bounded from below by the top eigenvalue of a 2×2
@@ -414,11 +415,15 @@ def _swap_search(B: np.ndarray, support: np.ndarray, exact: bool = True) -> tupl
     ``SWAP_EXACT`` best are evaluated (a few power steps, then exactly when no
     improvement is proven) and the best improving one is taken, until none improves
     (``exact=False``: until the power steps prove none, a cheaper search for the
-    further candidates)."""
+    further candidates). ``start``: an approximate leading eigenvector of the block of
+    ``support`` (in its order), the first eigenvalue solve's start."""
     m, s = B.shape[0], support.size
-    support = np.sort(np.asarray(support, dtype=np.int64))
+    support = np.asarray(support, dtype=np.int64)
+    order = np.argsort(support, kind="stable")
+    support = support[order]
+    z0 = np.zeros(s) if start is None else np.asarray(start, dtype=float)[order]
     n_exact = int(min(SWAP_EXACT, max(4, SWAP_FLOPS // s**3), max(s * (m - s), 1)))
-    lam, rounds = swap_search(B, support, n_exact, SWAP_ROUNDS, bool(exact))
+    lam, rounds = swap_search(B, support, n_exact, SWAP_ROUNDS, bool(exact), z0)
     return support, float(lam), int(rounds)
 
 
@@ -543,7 +548,8 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     n_cand = max(N_REFINE, SWAP_STARTS if m <= DENSE_FEATURES else GLOBAL_SWAP_STARTS)
     keep_c = first_distinct_rows(sups, np.argsort(-f, kind="stable"), n_cand)
     cands = list(sups[keep_c]) + [warm]
-    vals = support_values(B, np.array(cands), np.vstack([xs[keep_c], np.ones((1, s))]))
+    starts = np.vstack([xs[keep_c], np.ones((1, s))])  # each candidate's tpower iterate
+    vals = support_values(B, np.array(cands), starts)
     best = int(np.argmax(vals))
     support, value = cands[best], float(vals[best])
     rounds, before = 0, value
@@ -553,7 +559,7 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
             min(SWAP_STARTS, max(1, SWAP_START_FLOPS // (s * m))) if m <= DENSE_FEATURES
             else min(GLOBAL_SWAP_STARTS, max(1, GLOBAL_SWAP_START_FLOPS // (s * m))))
         for t, j in enumerate(np.argsort(-vals, kind="stable")[:n_swap]):
-            sup_j, val_j, r_j = _swap_search(B, cands[j], exact=t == 0)
+            sup_j, val_j, r_j = _swap_search(B, cands[j], exact=t == 0, start=starts[j])
             rounds += r_j
             if val_j > value * (1 + 1e-12) if value > 0 else val_j > value:
                 support, value = sup_j, val_j

@@ -461,27 +461,15 @@ def rows_partners(R, self_idx, t):
     return J, V
 
 
-@numba.njit(cache=True, nogil=True)
-def _block_top(B, sup, s, with_vector, z):
-    """λmax of B[sup, sup] (s×s); its eigenvector into ``z`` when ``with_vector``."""
-    M = np.empty((s, s))
-    for a in range(s):
-        for b in range(s):
-            M[a, b] = B[sup[a], sup[b]]
-    if with_vector:
-        lam, Z = np.linalg.eigh(M)
-        for a in range(s):
-            z[a] = Z[a, s - 1]
-        return lam[s - 1]
-    return np.linalg.eigvalsh(M)[s - 1]
-
-
 #: power steps behind each exchange's lower bound in :func:`swap_search`
 LOWER_BOUND_STEPS = 3
+#: relative Ritz residual at which :func:`swap_search`'s Lanczos runs stop (the eigenvalue
+#: to about its square)
+EIG_TOL = 1e-10
 
 
 @numba.njit(cache=True, nogil=True)
-def swap_search(B, support, n_exact, max_rounds, exact):
+def swap_search(B, support, n_exact, max_rounds, exact, z0):
     """1-swap local search on B from ``support`` (sorted, in place). Each round bounds
     every exchange (support entry i out, feature j in) from below by the top
     eigenvalue of a 2×2 matrix (the current eigenvector without i, plus e_j), evaluates
@@ -489,11 +477,17 @@ def swap_search(B, support, n_exact, max_rounds, exact):
     and takes the best when it proves an improvement; when none does and ``exact``,
     they are evaluated exactly (λmax of their s×s block; ties to the lower flat index
     i·m + j) and the best taken if it improves, until none does or ``max_rounds``
-    rounds ran. Returns ``(value, rounds)``."""
+    rounds ran. Every λmax is computed by Lanczos (:func:`_top_eigpair`, to a relative
+    Ritz residual of ``EIG_TOL``) from a near-eigenvector: ``z0`` (an approximate
+    eigenvector of the start's block, in the order of ``support``; zeros: none) for the
+    start, the moved current eigenvector for an exchange. Returns ``(value, rounds)``."""
     m = B.shape[0]
     s = support.size
-    z = np.empty(s)
-    lam = _block_top(B, support, s, True, z)
+    M = np.empty((s, s))  # the trial support's block, gathered
+    for i in range(s):
+        for j in range(s):
+            M[i, j] = B[support[i], support[j]]
+    lam, z = _top_eigpair(M, z0, EIG_TOL)
     if s == m or s == 1:
         return lam, 0
     n_flat = s * m
@@ -505,8 +499,8 @@ def swap_search(B, support, n_exact, max_rounds, exact):
     chosen = np.empty(n_exact, dtype=np.int64)
     x = np.empty(s)
     y = np.empty(s)
+    best_x = np.empty(s)
     trial = np.empty(s, dtype=np.int64)
-    M = np.empty((s, s))  # the trial support's block, gathered
     in_sup = np.zeros(m, dtype=np.bool_)
     diag = np.empty(m)
     for j in range(m):
@@ -561,39 +555,56 @@ def swap_search(B, support, n_exact, max_rounds, exact):
         # taken at once; only when none is proven are the exchanges evaluated exactly
         best, best_val = -1, -np.inf
         for u in range(n):
-            pos = chosen[u] // m
-            cand = chosen[u] % m
-            for i in range(s):
-                trial[i] = support[i]
-                x[i] = z[i]
-            trial[pos] = cand
-            x[pos] = 0.0
-            nx = 0.0
-            for i in range(s):
-                nx += x[i] * x[i]
-            x[pos] = np.sqrt(max(1.0 - nx, 0.0)) if nx < 1.0 else 0.0
-            for i in range(s):
-                for j in range(s):
-                    M[i, j] = B[trial[i], trial[j]]
+            _swap_start(B, support, z, chosen[u] // m, chosen[u] % m, trial, x, M)
             v = _rayleigh_steps(M, s, x, y, LOWER_BOUND_STEPS)
             if v > best_val:
                 best, best_val = u, v
-        if exact and not best_val > lam * (1 + 1e-12) + 1e-300:
-            for u in range(n):
-                pos = chosen[u] // m
-                cand = chosen[u] % m
                 for i in range(s):
-                    trial[i] = support[i]
-                trial[pos] = cand
-                v = _block_top(B, trial, s, False, z)
+                    best_x[i] = x[i]
+        if exact and not best_val > lam * (1 + 1e-12) + 1e-300:
+            for u in range(n):  # exactly (Lanczos from the moved eigenvector)
+                _swap_start(B, support, z, chosen[u] // m, chosen[u] % m, trial, x, M)
+                v, zz = _top_eigpair(M, x, EIG_TOL)
                 if v > best_val:
                     best, best_val = u, v
+                    for i in range(s):
+                        best_x[i] = zz[i]
         if not best_val > lam * (1 + 1e-12) + 1e-300:
             break
-        support[chosen[best] // m] = chosen[best] % m
-        support.sort()
-        lam = _block_top(B, support, s, True, z)
+        pos, cand = chosen[best] // m, chosen[best] % m
+        for i in range(s):  # the new support, sorted, with its start vector alongside
+            trial[i] = support[i]
+        trial[pos] = cand
+        order = np.argsort(trial)
+        for i in range(s):
+            support[i] = trial[order[i]]
+            x[i] = best_x[order[i]]
+        for i in range(s):
+            for j in range(s):
+                M[i, j] = B[support[i], support[j]]
+        lam, z = _top_eigpair(M, x, EIG_TOL)
     return lam, rounds
+
+
+@numba.njit(cache=True, nogil=True)
+def _swap_start(B, support, z, pos, cand, trial, x, M):
+    """The exchange (support entry ``pos`` out, feature ``cand`` in): its support into
+    ``trial`` (position ``pos`` replaced), its block B[trial, trial] into ``M`` and its
+    start into ``x``: the eigenvector z with entry ``pos`` given the weight that keeps
+    it a unit vector."""
+    s = support.size
+    for i in range(s):
+        trial[i] = support[i]
+        x[i] = z[i]
+    trial[pos] = cand
+    x[pos] = 0.0
+    nx = 0.0
+    for i in range(s):
+        nx += x[i] * x[i]
+    x[pos] = np.sqrt(max(1.0 - nx, 0.0)) if nx < 1.0 else 0.0
+    for i in range(s):
+        for j in range(s):
+            M[i, j] = B[trial[i], trial[j]]
 
 
 @numba.njit(cache=True, nogil=True)
