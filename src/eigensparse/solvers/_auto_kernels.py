@@ -386,18 +386,47 @@ def row_partners(B, t):
 
 
 @numba.njit(cache=True, nogil=True)
+def _top_sorted(cv, ci, n, me, lv, li):
+    """The t = ``lv.size`` largest of the candidates ``cv[:n]`` (indices ``ci[:n]``,
+    increasing), the index ``me`` left out, into ``lv``/``li`` sorted by value
+    descending, ties by index ascending (a candidate enters only when strictly above the
+    t-th so far, and moves only past strictly smaller values). Returns how many were
+    placed (< t when fewer than t candidates)."""
+    t = lv.size
+    k = 0
+    for u in range(n):
+        j = ci[u]
+        if j == me:
+            continue
+        v = cv[u]
+        if k == t:
+            if v <= lv[t - 1]:
+                continue
+            w = t - 2
+        else:
+            w = k - 1
+            k += 1
+        while w >= 0 and lv[w] < v:
+            lv[w + 1] = lv[w]
+            li[w + 1] = li[w]
+            w -= 1
+        lv[w + 1] = v
+        li[w + 1] = j
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
 def rows_partners(R, self_idx, t):
     """``(J, V)`` of :func:`row_partners` for the rows R (c×m) of a symmetric m×m
     matrix, row u being feature ``self_idx[u]`` (never its own partner). O(m) per row
     on average: a pivot from an evenly spaced sample of the row, one branch-free pass
-    over the row that keeps the entries at or above it (with their indices), a selection
-    among those few, then a sort of the t chosen."""
+    over the row that keeps the entries at or above it (with their indices), then those
+    few inserted into a sorted list of the t best (:func:`_top_sorted`)."""
     c, m = R.shape
     J = np.empty((c, t), dtype=np.int64)
     V = np.empty((c, t))
     cv = np.empty(m)  # the candidates (at or above the pivot) and their indices
     ci = np.empty(m, dtype=np.int64)
-    sel = np.empty(m)
     samp = np.empty(SAMPLE)
     lv = np.empty(t)
     li = np.empty(t, dtype=np.int64)
@@ -416,48 +445,15 @@ def rows_partners(R, self_idx, t):
                 cv[n] = v
                 ci[n] = j
                 n += v >= pivot
-            kept = 0  # never its own partner: drop it (the order is kept)
-            for u in range(n):
-                if ci[u] != me:
-                    cv[kept] = cv[u]
-                    ci[kept] = ci[u]
-                    kept += 1
-            n = kept
-        if n < t:  # the pivot was above the t-th largest (or no sample): all are candidates
+        k = _top_sorted(cv, ci, n, me, lv, li)
+        if k < t:  # the pivot was above the t-th largest (or no sample): all are candidates
             for j in range(m):
                 cv[j] = abs(R[i, j])
                 ci[j] = j
-            cv[me] = -1.0  # below every |B_ij|: never its own partner
-            n = m
-        for u in range(n):
-            sel[u] = cv[u]
-        thr = _kth_largest(sel[:n], t - 1)
-        k = 0  # those above the threshold, then ties at it by index (candidates are in index order)
-        for u in range(n):
-            if cv[u] > thr:
-                lv[k] = cv[u]
-                li[k] = ci[u]
-                k += 1
-        for u in range(n):
-            if k >= t:
-                break
-            if cv[u] == thr:
-                lv[k] = cv[u]
-                li[k] = ci[u]
-                k += 1
-        for u in range(1, t):  # insertion sort: |B_ij| descending, index ascending
-            vu = lv[u]
-            iu = li[u]
-            w = u - 1
-            while w >= 0 and (lv[w] < vu or (lv[w] == vu and li[w] > iu)):
-                lv[w + 1] = lv[w]
-                li[w + 1] = li[w]
-                w -= 1
-            lv[w + 1] = vu
-            li[w + 1] = iu
+            k = _top_sorted(cv, ci, m, me, lv, li)
         for u in range(t):
             J[i, u] = li[u]
-            V[i, u] = max(lv[u], 0.0)
+            V[i, u] = lv[u]
     return J, V
 
 
