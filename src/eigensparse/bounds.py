@@ -591,8 +591,11 @@ def _lambda_max_upper_bound(S: np.ndarray, *, exact_below: int = 128) -> float |
 
     S = np.asarray(S, dtype=float)
     m = S.shape[0]
-    if m <= exact_below:
-        return float(np.linalg.eigvalsh(S)[-1])
+    if m <= exact_below:  # the top eigenvalue alone (LAPACK evr) beyond a few rows
+        if m <= 16:
+            return float(np.linalg.eigvalsh(S)[-1])
+        return float(sla.eigh(S, eigvals_only=True, subset_by_index=[m - 1, m - 1],
+                              driver="evr", check_finite=False)[0])
     v0 = np.ones(m) / np.sqrt(m)  # deterministic
     theta, v = spla.eigsh(S, k=1, which="LA", v0=v0, tol=1e-10)
     theta = float(theta[0])

@@ -355,14 +355,11 @@ def approx_greedy_order(B, s):
             guess[a] = z[a]
         guess[k - 1] = g[order[k - 1]] / top if top > 0 else 1.0
         top, z = _top_eigpair(blk, guess, 1e-7)
-        for i in range(m):
-            g[i] = 0.0
         if top > 0:
-            for a in range(k):
-                za = z[a]
-                r = order[a]
-                for i in range(m):
-                    g[i] += za * B[r, i]
+            _sparse_product(B, order[:k], z, g)  # g = B[:, I] z, from k rows
+        else:
+            for i in range(m):
+                g[i] = 0.0
         best = -1
         best_score = -np.inf
         for i in range(m):
