@@ -31,12 +31,12 @@ def _reference_tpower(B, x, s, max_iter, tol):
     return np.flatnonzero(x), x @ B @ x
 
 
-@pytest.mark.parametrize("m,s", [(7, 1), (7, 3), (40, 5), (40, 40), (200, 17)])
+@pytest.mark.parametrize("m,s", [(7, 1), (7, 3), (40, 5), (40, 40), (200, 17), (700, 30), (700, 200), (1000, 1)])
 def test_top_s_keeps_the_largest_and_breaks_ties_to_the_lower_index(m, s):
     rng = np.random.default_rng(m + s)
     w = np.round(rng.standard_normal(m), 1)  # many ties
     out = np.empty(s, dtype=np.int64)
-    top_s(w, s, out, selection_buffer(m))
+    top_s(w, s, out, *selection_buffer(m))
     expected = np.sort(np.lexsort((np.arange(m), -np.abs(w)))[:s])
     assert out.tolist() == expected.tolist()
 

@@ -51,10 +51,10 @@ def _kth_largest(a, k):
 SAMPLE = 64
 
 
-def selection_buffer(m: int) -> np.ndarray:
-    """Scratch for :func:`top_s` on m entries (its ``scratch`` argument), allocated once
-    and reused across calls."""
-    return np.empty(2 * m + SAMPLE)
+def selection_buffer(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch for :func:`top_s` on m entries (its ``scratch`` and ``index`` arguments),
+    allocated once and reused across calls."""
+    return np.empty(2 * m + SAMPLE), np.empty(m, dtype=np.int64)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -90,27 +90,49 @@ def _kth_largest_of(a, k, buf):
 
 
 @numba.njit(cache=True, nogil=True)
-def top_s(w, s, out, scratch):
+def top_s(w, s, out, scratch, index):
     """Indices of the ``s`` largest |w_i| into ``out`` (sorted by index); ties at the
-    threshold go to the lower indices. O(m) on average (``scratch``: at least
-    2·m + ``SAMPLE`` floats, :func:`selection_buffer`)."""
+    threshold go to the lower indices. O(m) on average, one pass over w: a pivot a
+    little below the s-th largest's expected rank from an evenly spaced sample, one
+    branch-free pass that keeps the entries at or above it with their indices (all of
+    them when the pivot turned out too high, or when s is not small against m), a
+    selection of the threshold among those, then the output from those alone
+    (``scratch``, ``index``: :func:`selection_buffer`)."""
     m = w.size
-    absw = scratch[:m]
-    for i in range(m):
-        absw[i] = abs(w[i])
-    thr = _kth_largest_of(absw, s - 1, scratch[m:])
+    cv = scratch[:m]
+    n = 0
+    if m > 4 * SAMPLE and 4 * (s - 1) < m:
+        step = m // SAMPLE
+        samp = scratch[m:m + SAMPLE]
+        for u in range(SAMPLE):
+            samp[u] = abs(w[u * step])
+        pivot = _kth_largest(samp, min(SAMPLE - 1, s * SAMPLE // m + 3))
+        for i in range(m):
+            v = abs(w[i])
+            cv[n] = v
+            index[n] = i
+            n += v >= pivot
+    if n < s:
+        for i in range(m):
+            cv[i] = abs(w[i])
+            index[i] = i
+        n = m
+    sel = scratch[m + SAMPLE:m + SAMPLE + n]
+    for u in range(n):
+        sel[u] = cv[u]
+    thr = _kth_largest(sel, s - 1)
     n_above = 0
-    for i in range(m):
-        n_above += absw[i] > thr
+    for u in range(n):
+        n_above += cv[u] > thr
     n_equal = s - n_above
     k = 0
-    for i in range(m):
-        v = absw[i]
+    for u in range(n):  # the candidates are in index order
+        v = cv[u]
         if v > thr:
-            out[k] = i
+            out[k] = index[u]
             k += 1
         elif v == thr and n_equal > 0:
-            out[k] = i
+            out[k] = index[u]
             k += 1
             n_equal -= 1
 
@@ -180,6 +202,7 @@ def tpower_from_supports(B, supports, values, max_iter, tol, Bp):
     out_it = np.zeros(N, dtype=np.int64)
     w = np.empty(m, dtype=Bp.dtype)
     scratch = np.empty(2 * m + SAMPLE)
+    index = np.empty(m, dtype=np.int64)
     idx = np.empty(s, dtype=np.int64)
     new = np.empty(s, dtype=np.int64)
     x = np.empty(s, dtype=Bp.dtype)
@@ -200,7 +223,7 @@ def tpower_from_supports(B, supports, values, max_iter, tol, Bp):
             f = 0.0
             for t in range(s):
                 f += x[t] * w[idx[t]]
-            top_s(w, s, new, scratch)
+            top_s(w, s, new, scratch, index)
             nrm = 0.0
             for t in range(s):
                 nrm += w[new[t]] * w[new[t]]
