@@ -47,6 +47,8 @@ def _kth_largest(a, k):
     return a[k]
 
 
+#: the truncated power steps' selection pivot: the previous step's threshold times this
+HINT_FACTOR = 0.95
 #: entries of the evenly spaced sample that places the pivot of :func:`_kth_largest_of`
 SAMPLE = 64
 
@@ -90,23 +92,28 @@ def _kth_largest_of(a, k, buf):
 
 
 @numba.njit(cache=True, nogil=True)
-def top_s(w, s, out, scratch, index):
+def top_s(w, s, out, scratch, index, hint=-1.0):
     """Indices of the ``s`` largest |w_i| into ``out`` (sorted by index); ties at the
     threshold go to the lower indices. O(m) on average, one pass over w: a pivot a
     little below the s-th largest's expected rank from an evenly spaced sample, one
     branch-free pass that keeps the entries at or above it with their indices (all of
     them when the pivot turned out too high, or when s is not small against m), a
     selection of the threshold among those, then the output from those alone
-    (``scratch``, ``index``: :func:`selection_buffer`)."""
+    (``scratch``, ``index``: :func:`selection_buffer`). ``hint`` > 0: that pivot
+    instead of the sample's (a value a little below the threshold expected, e.g. from the
+    previous truncated power step). Returns the threshold: the s-th largest |w_i|."""
     m = w.size
     cv = scratch[:m]
     n = 0
     if m > 4 * SAMPLE and 4 * (s - 1) < m:
-        step = m // SAMPLE
-        samp = scratch[m:m + SAMPLE]
-        for u in range(SAMPLE):
-            samp[u] = abs(w[u * step])
-        pivot = _kth_largest(samp, min(SAMPLE - 1, s * SAMPLE // m + 3))
+        if hint > 0:
+            pivot = hint
+        else:
+            step = m // SAMPLE
+            samp = scratch[m:m + SAMPLE]
+            for u in range(SAMPLE):
+                samp[u] = abs(w[u * step])
+            pivot = _kth_largest(samp, min(SAMPLE - 1, s * SAMPLE // m + 3))
         for i in range(m):
             v = abs(w[i])
             cv[n] = v
@@ -135,6 +142,7 @@ def top_s(w, s, out, scratch, index):
             out[k] = index[u]
             k += 1
             n_equal -= 1
+    return thr
 
 
 @numba.njit(cache=True, nogil=True)
@@ -217,13 +225,16 @@ def tpower_from_supports(B, supports, values, max_iter, tol, Bp):
             x[t] = x[t] / nrm if nrm > 0 else 0.0
         f_prev = -math.inf
         it = 0
+        thr = -1.0
         while it < max_iter:
             it += 1
             _sparse_product(Bp, idx, x, w)
             f = 0.0
             for t in range(s):
                 f += x[t] * w[idx[t]]
-            top_s(w, s, new, scratch, index)
+            # the previous threshold, a little lowered, is the next selection's pivot (w
+            # is the product with a unit vector, whose scale changes little per step)
+            thr = top_s(w, s, new, scratch, index, HINT_FACTOR * thr if thr > 0 else -1.0)
             nrm = 0.0
             for t in range(s):
                 nrm += w[new[t]] * w[new[t]]
