@@ -36,9 +36,14 @@ def test_top_s_keeps_the_largest_and_breaks_ties_to_the_lower_index(m, s):
     rng = np.random.default_rng(m + s)
     w = np.round(rng.standard_normal(m), 1)  # many ties
     out = np.empty(s, dtype=np.int64)
-    top_s(w, s, out, *selection_buffer(m))
+    thr = top_s(w, s, out, *selection_buffer(m))
     expected = np.sort(np.lexsort((np.arange(m), -np.abs(w)))[:s])
     assert out.tolist() == expected.tolist()
+    assert thr == np.sort(np.abs(w))[::-1][s - 1]
+    for hint in (0.5 * thr, thr, 2.0 * thr + 1.0):  # a pivot hint below, at or above it
+        hinted = np.empty(s, dtype=np.int64)
+        top_s(w, s, hinted, *selection_buffer(m), hint)
+        assert hinted.tolist() == expected.tolist()
 
 
 @pytest.mark.parametrize("p,s,seed", [(12, 3, 0), (30, 5, 1), (80, 12, 2)])
