@@ -52,25 +52,26 @@ def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None):
     (a quarter of the memory traffic; their rounding, about 1e-7·‖S‖, only perturbs the
     direction y), the final quotient does not.
     """
+    from scipy.linalg.blas import dsymv, ssymv
+
     p = S.shape[0]
     steps = min(steps, p)
-    if low is None:
-        product = S.__matmul__
-    else:
-        from scipy.linalg.blas import ssymv
-
-        low_t = low.T  # Fortran order: its lower triangle is low's upper one
-        product = lambda v: ssymv(1.0, low_t, v.astype(np.float32), lower=1)  # noqa: E731
     Q = np.empty((steps, p))
     W = np.empty((steps, p))  # rows M q_j
     q = np.random.default_rng(seed).standard_normal(p)
     q /= math.sqrt(q @ q)
+    q32 = np.empty(p, dtype=np.float32)
+    low_t = None if low is None else low.T  # Fortran order: its lower triangle is low's upper one
     # below this relative residual the Krylov space is invariant (to the products' rounding)
     floor = 1e-12 if low is None else 1e-6
     m = 0
     for m in range(1, steps + 1):
         Q[m - 1] = q
-        W[m - 1] = product(q)
+        if low_t is None:
+            W[m - 1] = S @ q
+        else:
+            q32[:] = q
+            W[m - 1] = ssymv(1.0, low_t, q32, lower=1)
         w = W[m - 1].copy()
         size = math.sqrt(w @ w)
         B = Q[:m]
@@ -84,7 +85,8 @@ def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None):
     H = B @ W[:m].T
     _, U = np.linalg.eigh(0.5 * (H + H.T))  # Rayleigh–Ritz on span(Q)
     y = U[:, 0] @ B
-    return float(y @ (S @ y)) / float(y @ y)
+    Sy = dsymv(1.0, S.T, y, lower=1) if S.flags.c_contiguous else S @ y  # S is symmetric
+    return float(y @ Sy) / float(y @ y)
 
 
 def _check_psd(S, rtol, worst=None, worst_row=0, low=None):
