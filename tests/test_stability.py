@@ -214,3 +214,16 @@ def test_a_randomstate_seeds_the_resampling():
     a = support_stability(X, 1, 2, n_resamples=3, random_state=np.random.RandomState(0))
     b = support_stability(X, 1, 2, n_resamples=3, random_state=np.random.RandomState(0))
     np.testing.assert_array_equal(a.frequencies, b.frequencies)
+
+
+def test_top_variables_orders_by_frequency_and_refuses_bad_arguments():
+    X = np.random.default_rng(0).standard_normal((60, 8))
+    st = es.sparse_pca(X, n_components=2, cardinality=3, stability=4, random_state=0).stability
+    idx, freq = st.top_variables(1)
+    assert np.all(np.diff(freq) <= 0) and np.all(freq > 0)  # every selected variable, most first
+    assert np.array_equal(freq, st.frequencies[1, idx])
+    assert st.top_variables(1, 2)[0].tolist() == idx[:2].tolist()
+    for component, n, name in [(2, None, "component"), (-1, None, "component"),
+                               ("a", None, "component"), (0, 0, "'n'"), (0, 2.5, "'n'")]:
+        with pytest.raises(InvalidParameterError, match=name):
+            st.top_variables(component, n)

@@ -78,9 +78,18 @@ class StabilityResult:
                 f"n_features={self.frequencies.shape[1]}, n_resamples={int(self.n_resamples)}, "
                 f"resampling={self.resampling!r}, stability={[round(float(v), 3) for v in self.stability]})")
 
+    @validate_params({"component": [IntInterval(0, None, closed="left")],
+                      "n": [None, IntInterval(1, None, closed="left")]})
     def top_variables(self, component, n=None):
-        """Variables of a component by decreasing selection frequency: (indices, frequencies)."""
-        f = self.frequencies[component]
+        """Variables of a component by decreasing selection frequency: (indices,
+        frequencies); ``component`` in [0, n_components), ``n`` (None: every variable
+        selected at least once) an int >= 1."""
+        k = self.frequencies.shape[0]
+        if component >= k:
+            raise InvalidParameterError(
+                f"parameter 'component' must be in [0, {k - 1}] (the result has {k} "
+                f"component(s)); got {component}.")
+        f = self.frequencies[int(component)]
         order = np.argsort(-f, kind="stable")
         order = order[f[order] > 0] if n is None else order[:n]
         return order, f[order]
