@@ -221,3 +221,28 @@ def test_support_values_equal_eigvalsh(s):
     good = np.array([np.linalg.eigh(B[np.ix_(r, r)])[1][:, -1] + 0.05 for r in sups])
     for starts in (good, np.ones((6, s))):
         np.testing.assert_allclose(support_values(B, sups, starts), ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_gather_block_single_equals_numpy(single):
+    from eigensparse.solvers._auto_kernels import gather_block_single
+
+    B = _wishart(40, 50, 3)
+    idx = np.array([0, 3, 4, 17, 39], dtype=np.int64)
+    C, C32, energy = gather_block_single(B, idx, single)
+    assert np.array_equal(C, B[np.ix_(idx, idx)]) and C.flags.c_contiguous
+    assert np.allclose(energy, (C ** 2).sum(axis=1), rtol=1e-14)
+    if single:
+        assert C32.dtype == np.float32 and np.array_equal(C32, C.astype(np.float32))
+    else:
+        assert C32.shape == (0, 0)
+
+
+def test_rows_with_nonzero_finds_every_nonzero_row():
+    from eigensparse.solvers._auto_kernels import rows_with_nonzero
+
+    B = np.zeros((6, 6))
+    B[2, 5] = 1e-300  # tiny but nonzero
+    B[4, 0] = -3.0
+    assert rows_with_nonzero(B, np.arange(6, dtype=np.int64)).tolist() == [
+        False, False, True, False, True, False]

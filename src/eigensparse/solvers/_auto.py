@@ -74,8 +74,9 @@ from ..operators import Covariance, HotellingDeflated, Operator
 from . import register
 from .am import tpower
 from ._common import check_random_state, make_result, polish_loadings
-from ._auto_kernels import (approx_greedy_order, first_distinct_rows, gather_block,
-                            neighbourhood_scores, row_partners, rows_partners, support_values,
+from ._auto_kernels import (approx_greedy_order, first_distinct_rows, gather_block_single,
+                            neighbourhood_scores, row_partners, rows_partners,
+                            rows_with_nonzero, support_values,
                             swap_search, tpower_from_supports)
 from ._greedy import _path
 from ._simple import _check_problem
@@ -339,7 +340,8 @@ def _init_supports(init, p: int, s: int) -> tuple[list, np.ndarray]:
     return [np.sort(np.lexsort((rank, -np.abs(A[:, c])))[:s]) for c in range(A.shape[1])], A
 
 
-def _start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, rng, pos=None):
+def _start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, rng, pos=None,
+                    energy=None):
     """N s-sparse starting points on the working set, as ``(supports, values)`` of
     shape (N, s) each (supports sorted; a start with fewer nonzeros carries zero values
     on filler features): the greedy support, the top-variance support, ``e_i`` for the
@@ -348,7 +350,8 @@ def _start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, r
 
     ``pos`` (from :func:`_drop_null`): the starts are drawn on B, then mapped to the
     null-free block's positions (every null feature to its one kept null row, where a
-    start's entry multiplies a zero row: the same iterates, from the same draws)."""
+    start's entry multiplies a zero row: the same iterates, from the same draws).
+    ``energy``: the column energies ‖B[:, i]‖² when already computed."""
     m = B.shape[0]
     sup = np.empty((N, s), dtype=np.int64)
     val = np.ones((N, s))
@@ -357,7 +360,8 @@ def _start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, r
         sup[1] = np.sort(np.argsort(-np.diag(B), kind="stable")[:s])
     n_coord = max(0, min(m, (N - 2) // 2))
     if n_coord:  # e_i padded with zero-valued filler features: [0, s) if i < s, else [0, s-1) ∪ {i}
-        energy = np.einsum("ij,ij->j", B, B)
+        if energy is None:
+            energy = np.einsum("ij,ij->j", B, B)
         coords = np.argsort(-energy, kind="stable")[:n_coord]
         if pos is not None:
             coords = pos[coords]
@@ -392,7 +396,7 @@ def _drop_null(B: np.ndarray, s: int, warm: np.ndarray, N: int):
     if np.count_nonzero(null) < 2:
         return None
     rows = np.flatnonzero(null)
-    null[rows[B[rows].any(axis=1)]] = False  # a zero variance with a nonzero row: kept
+    null[rows[rows_with_nonzero(B, rows)]] = False  # a zero variance with a nonzero row: kept
     n_null = int(np.count_nonzero(null))
     m = B.shape[0]
     if n_null < 2 or s >= m - n_null or (N - 2) // 2 >= m - n_null or null[warm].any():
@@ -526,7 +530,13 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         N = min(N, WARM_STARTS)
     dropped = _drop_null(B, s, warm, N) if W.size == p else None
     keep, pos = (None, None) if dropped is None else dropped
-    sup0, val0 = _start_supports(B, s, warm, N, rng, pos)
+    single = (m if keep is None else keep.size) > SINGLE_PRODUCT_FEATURES
+    energy = Bk = None
+    if keep is not None:  # the null-free block, its single-precision copy, its energies
+        Bk, Bp, energy_k = gather_block_single(B, keep, single)
+        energy = np.zeros(m)  # a null feature's column is zero
+        energy[keep] = energy_k
+    sup0, val0 = _start_supports(B, s, warm, N, rng, pos, energy)
     if given is not None:  # the given vectors' own entries on their supports
         val0[0] = A[given[0], 0]
         extra = [np.searchsorted(W, g) for g in given[1:]]
@@ -535,14 +545,17 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
             val0 = np.vstack([val0, [A[g, c] for c, g in enumerate(given[1:], start=1)]])
     B_full = B
     if keep is not None:  # the search runs on the null-free block
-        B, warm = gather_block(B, keep), pos[warm]
+        B, warm = Bk, pos[warm]
+    elif single:
+        Bp = B.astype(np.float32)
+    if not single:
+        Bp = B
     n_hood = 0
     d_B, P, J = _partners(B, s)  # the bound's and the starts'
     if given is None and s < m and J.shape[1] == s - 1:  # the correlation structure
         hood_sup, hood_val = _neighbourhoods(B, J, NEIGHBOURHOOD_STARTS)
         n_hood = hood_sup.shape[0]
         sup0, val0 = np.vstack([sup0, hood_sup]), np.vstack([val0, hood_val])
-    Bp = B.astype(np.float32) if B.shape[0] > SINGLE_PRODUCT_FEATURES else B
     sups, xs, f, _ = tpower_from_supports(B, sup0, val0, max_iter, tol, Bp)
     multi_value = float(f.max())
     n_cand = max(N_REFINE, SWAP_STARTS if m <= DENSE_FEATURES else GLOBAL_SWAP_STARTS)

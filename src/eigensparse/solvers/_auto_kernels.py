@@ -327,16 +327,42 @@ def _top_eigpair(A, v0, tol):
 
 
 @numba.njit(cache=True, nogil=True)
-def gather_block(B, idx):
-    """B[idx][:, idx] (C-contiguous) in one pass: one allocation, no row-gathered
-    intermediate."""
+def rows_with_nonzero(B, rows):
+    """For each index of ``rows``, whether row B[rows[u]] has a nonzero entry (each row
+    read until its first one)."""
+    out = np.zeros(rows.size, dtype=np.bool_)
+    m = B.shape[1]
+    for u in range(rows.size):
+        r = rows[u]
+        for j in range(m):
+            if B[r, j] != 0.0:
+                out[u] = True
+                break
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def gather_block_single(B, idx, single):
+    """``(C, C32, energy)``: C = B[idx][:, idx] (C-contiguous, one allocation, no
+    row-gathered intermediate), its copy in single precision when ``single`` (else shape
+    (0, 0)), and each row's energy Σ_b C[a, b]², in one pass over the gathered
+    entries."""
     k = idx.size
     out = np.empty((k, k))
+    out32 = np.empty((k, k) if single else (0, 0), dtype=np.float32)
+    energy = np.empty(k)
     for a in range(k):
         ra = idx[a]
+        acc = 0.0
         for b in range(k):
-            out[a, b] = B[ra, idx[b]]
-    return out
+            v = B[ra, idx[b]]
+            out[a, b] = v
+            acc += v * v
+        energy[a] = acc
+        if single:
+            for b in range(k):
+                out32[a, b] = out[a, b]
+    return out, out32, energy
 
 
 @numba.njit(cache=True, nogil=True)
