@@ -162,3 +162,17 @@ def test_a_covariance_whose_products_leave_float64_is_refused(factor):
     LAPACK (large) or returned zero variances (tiny)."""
     with pytest.raises(InvalidParameterError, match=r"parameter 'S' .* rescale it"):
         Covariance(np.array([[2.0, 0.5], [0.5, 1.0]]) * factor)
+
+
+def test_products_with_sparse_vectors_read_only_their_rows():
+    # from 256 features, vectors nonzero on at most a quarter of them use S[I, :]ᵀ
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((400, 300))
+    S = A.T @ A / 400
+    op = Covariance(S)
+    V = np.zeros((300, 3))
+    V[rng.choice(300, 40, replace=False)] = rng.standard_normal((40, 3))
+    np.testing.assert_allclose(op.matmat(V), S @ V, rtol=1e-12, atol=1e-12)
+    dense = rng.standard_normal((300, 2))  # dense vectors: the full product
+    np.testing.assert_allclose(op.matmat(dense), S @ dense, rtol=1e-12, atol=1e-12)
+    assert op.matvec(V[:, 0]).shape == (300,)

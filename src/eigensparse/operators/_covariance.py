@@ -20,6 +20,9 @@ __all__ = ["Covariance"]
 _PSD_LANCZOS_STEPS = 10
 #: up to this p the smallest eigenvalue is computed exactly (eigvalsh)
 _PSD_EXACT_MAX = 64
+#: from this many features, a product with vectors nonzero on at most a quarter of them
+#: reads only those rows of S
+_SPARSE_PRODUCT_MIN = 256
 #: ``low`` of :func:`~eigensparse.operators._kernels.covariance_checks` when nothing is written
 _NO_LOW = np.zeros((0, 0), dtype=np.float32)
 
@@ -260,6 +263,10 @@ class Covariance(Operator):
 
     def matmat(self, V):
         V, _ = _as_2d(V)
+        if self.n_features >= _SPARSE_PRODUCT_MIN:  # sparse vectors: S[:, I] = S[I, :]ᵀ
+            rows = np.flatnonzero(V.any(axis=1))  # (S symmetric), I's contiguous rows
+            if 4 * rows.size <= self.n_features:
+                return self.S[rows].T @ V[rows]
         return self.S @ V
 
     def block(self, idx):
