@@ -6,7 +6,9 @@ Instances. With ``--data-home DIR`` (a directory holding
 ``certified/certified_spca_matrices.npz`` and the ``fetch_*`` datasets): the published
 correlation and covariance matrices (ionosphere, geographic, MiniBooNE, communities p=101,
 arrhythmia p=274) at s = 5, 10, 20, correlation matrices of random 100-variable subsets of
-leukemia, senate and MNIST at s = 10. Always: correlation matrices of random 72-word
+leukemia, senate and MNIST at s = 10, and, as stand-ins for a published p = 466 matrix,
+correlation matrices of the 466 highest-variance columns of leukemia, senate and MNIST
+and of 466 random leukemia genes at s = 20 (not with ``--quick``). Always: correlation matrices of random 72-word
 subsets of the bundled KOS corpus (words in >= 50 documents) and the weak spike of
 ``make_spiked_covariance`` (n=200, p=100, s=10, signal 1.5) at s = 10; without a data
 directory also pitprops, scikit-learn's breast-cancer correlation and digits covariance.
@@ -90,6 +92,23 @@ def instances(data_home, quick):
                                                                      replace=False))
                     return _corr(Y[:, idx])
                 yield f"{name}100 seed{seed}", make, [10]
+        if not quick:
+            # stand-ins for the published p = 466 correlation matrix at s = 20: the 466
+            # highest-variance columns of each data set, and 466 random leukemia genes
+            for name in ("leukemia", "senate", "mnist"):
+                fetch = getattr(_fetch, f"fetch_{name}")
+
+                def make466(fetch=fetch, rand=False):
+                    Y = np.asarray(fetch(data_home=data_home).data, dtype=float)
+                    Y = Y[:, Y.std(axis=0) > 0]
+                    if rand:
+                        idx = np.random.default_rng(0).choice(Y.shape[1], 466, replace=False)
+                    else:
+                        idx = np.argsort(-Y.var(axis=0), kind="stable")[:466]
+                    return _corr(Y[:, np.sort(idx)])
+                yield f"{name}466 topvar", make466, [20]
+                if name == "leukemia":
+                    yield "leukemia466 rand0", (lambda fetch=fetch: make466(fetch, True)), [20]
     else:
         from sklearn.datasets import load_breast_cancer, load_digits
 

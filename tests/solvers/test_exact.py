@@ -342,9 +342,24 @@ def test_shifted_eig_bound_vs_brute_force(kind):
                     assert b <= unshifted + tiny
             assert soft_eig_bound(S, F, R, k, 0.0, scale)[0] == pytest.approx(
                 np.linalg.eigvalsh(S[np.ix_(A, A)])[-1], rel=1e-12)
-        # ρ above every |Σ_ij|: M + D is diagonal with the Gershgorin row sums
+        # ρ above every |Σ_ij|: M + D is Σ_FF plus the Gershgorin row sums of the pairs
+        # with a free variable (diagonal when |F| <= 1): at most the Gershgorin bound
         g = gershgorin_bound(S, np.diag(S), F, R, k)
-        assert soft_eig_bound(S, F, R, k, 10 * off)[0] == pytest.approx(g, rel=1e-12)
+        if F.size <= 1:
+            assert soft_eig_bound(S, F, R, k, 10 * off)[0] == pytest.approx(g, rel=1e-12)
+        else:
+            assert soft_eig_bound(S, F, R, k, 10 * off)[0] <= g * (1 + 1e-12)
+        # Σ_FF is kept whole: never above the bound that clips the fixed pairs as well
+        if F.size >= 2:
+            for rho in (0.05 * off, 0.3 * off):
+                B = shifted_block(S, F, R, k, rho)
+                f = F.size
+                cap = np.clip(S[np.ix_(F, F)], -rho, rho)
+                np.fill_diagonal(cap, 0.0)
+                Bc = B.copy()
+                Bc[:f, :f] -= cap
+                Bc[np.arange(f), np.arange(f)] += np.abs(cap).sum(axis=1)
+                assert np.linalg.eigvalsh(B)[-1] <= np.linalg.eigvalsh(Bc)[-1] + tiny
 
 
 def test_node_row_sums_match_a_direct_sort():
@@ -362,15 +377,18 @@ def test_node_row_sums_match_a_direct_sort():
             continue
         w = np.sqrt(np.abs(np.diag(S))) if trial % 2 else np.ones(p)
         rho = float(rng.uniform(0.01, 2.0))
-        got = _row_sums(S, F, R, k, rho, w)
         A = np.concatenate([F, R])
-        want = []
-        for a, i in enumerate(A):
-            clipped = np.minimum(np.abs(S[i]), rho * w[i] * w)
-            fixed = sum(clipped[j] for j in F if j != i)
-            free = np.sort([clipped[j] for j in R if j != i])[::-1]
-            want.append(fixed + free[:k if a < F.size else k - 1].sum())
-        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+        for fixed_pairs in (True, False):
+            got = _row_sums(S, F, R, k, rho, w, fixed_pairs=fixed_pairs)
+            want = []
+            for a, i in enumerate(A):
+                clipped = np.minimum(np.abs(S[i]), rho * w[i] * w)
+                fixed = sum(clipped[j] for j in F if j != i)
+                if a < F.size and not fixed_pairs:
+                    fixed = 0.0
+                free = np.sort([clipped[j] for j in R if j != i])[::-1]
+                want.append(fixed + free[:k if a < F.size else k - 1].sum())
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
 def test_cholesky_proof_never_proves_a_false_bound():

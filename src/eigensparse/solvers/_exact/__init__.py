@@ -248,9 +248,10 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
     - 2×2 block: the fixed-in rows jointly (λmax(Σ_FF), their k strongest free columns and
       a bound on the free part);
     - shifted soft-threshold eigenvalue: λmax(Σ_AA − U + diag(r)) with U = clip(Σ, ±ρ) off
-      the diagonal and r_i row i's largest clipped sum over the node's supports (ρ = 0 is
+      the diagonal (Σ_FF kept whole) and r_i row i's largest clipped sum over the node's
+      supports (ρ = 0 is
       the interlacing bound λmax(Σ[A, A])); ρ chosen at the root, then re-tuned by a local
-      descent on one node in two (children inherit it); a Cholesky factor proves it below
+      descent on one node in eight (children inherit it); a Cholesky factor proves it below
       the incumbent before any eigensolve.
 
     The cheap bounds run first; the eigenvalue bound only when they do not prune. Nodes

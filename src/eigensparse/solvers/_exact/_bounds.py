@@ -166,12 +166,13 @@ def partner_order(S: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _node_rows(S, order, A, f, k, rho, w, status):
+def _node_rows(S, order, A, f, k, rho, w, status, fixed_pairs=True):
     """Per position a of the node's index list A (fixed first, f of them): the largest
     Σ_{j∈S, j≠i} |U_ij| over the supports S = F ∪ T (T ⊆ R, |T| = k) containing i = A[a],
     with |U_ij| = min(|S_ij|, ρ·w_iw_j) (ρ = inf: |S_ij|). That is the sum over the fixed
     columns plus the k (fixed row) or k − 1 (free row, itself excluded) largest free
-    entries of the row. ``status[j]`` is 2 for the free indices; ``order`` is
+    entries of the row. ``fixed_pairs=False``: U_ij = 0 for i, j both fixed (a fixed
+    row's sum leaves out the fixed columns; :func:`soft_eig_bound` keeps Σ_FF unsplit). ``status[j]`` is 2 for the free indices; ``order`` is
     :func:`partner_order`: a row is walked by decreasing |S_ij| and the walk stops once
     the next |S_ij| (an upper bound on every later clipped entry) cannot enter the top."""
     n = A.size
@@ -181,7 +182,7 @@ def _node_rows(S, order, A, f, k, rho, w, status):
         i = A[a]
         kk = k if a < f else k - 1
         acc = 0.0
-        for b in range(f):
+        for b in range(f if (fixed_pairs or a >= f) else 0):
             if b != a:
                 j = A[b]
                 v = abs(S[i, j])
@@ -224,9 +225,10 @@ def _node_rows(S, order, A, f, k, rho, w, status):
 
 
 @numba.njit(cache=True, nogil=True)
-def _fill_block(S, A, rho, w, r, out):
-    """out = Σ[A, A] soft-thresholded off the diagonal (Σ_ij − clip(Σ_ij, ±ρw_iw_j)), with
-    Σ_ii + r_i on the diagonal."""
+def _fill_block(S, A, f, rho, w, r, out):
+    """out = Σ[A, A] soft-thresholded off the diagonal (Σ_ij − clip(Σ_ij, ±ρw_iw_j)) except
+    between the first ``f`` (fixed) positions, where Σ_ij is kept, with Σ_ii + r_i on the
+    diagonal."""
     n = A.size
     for a in range(n):
         i = A[a]
@@ -234,6 +236,8 @@ def _fill_block(S, A, rho, w, r, out):
             j = A[b]
             if a == b:
                 out[a, a] = S[i, i] + r[a]
+            elif a < f and b < f:
+                out[a, b] = S[i, j]
             else:
                 x = S[i, j]
                 cap = rho * w[i] * w[j]
@@ -246,7 +250,8 @@ def _fill_block(S, A, rho, w, r, out):
 
 
 def _row_sums(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: float = math.inf,
-              w: np.ndarray | None = None, order: np.ndarray | None = None) -> np.ndarray:
+              w: np.ndarray | None = None, order: np.ndarray | None = None,
+              fixed_pairs: bool = True) -> np.ndarray:
     """:func:`_node_rows` for the node (F, F ∪ R), rows ordered F then R."""
     p = S.shape[0]
     if w is None:
@@ -256,7 +261,7 @@ def _row_sums(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: float = 
     status = np.zeros(p, dtype=np.int8)
     status[R] = 2
     A = np.ascontiguousarray(np.concatenate([F, R]), dtype=np.intp)
-    return _node_rows(S, order, A, F.size, k, float(rho), w, status)
+    return _node_rows(S, order, A, F.size, k, float(rho), w, status, fixed_pairs)
 
 
 def trace_bound(d: np.ndarray, F: np.ndarray, R: np.ndarray, k: int) -> float:
@@ -322,23 +327,28 @@ def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
                    v0: np.ndarray | None = None) -> tuple[float, np.ndarray | None]:
     """Split (soft-threshold) eigenvalue bound on v(F, A), A = F ∪ R, with a per-row shift.
 
-    Split Σ[A, A] = M + U with U_ij = clip(Σ_ij, −ρc_ij, ρc_ij) off the diagonal (U_ii = 0),
+    Split Σ[A, A] = M + U with U_ij = clip(Σ_ij, −ρc_ij, ρc_ij) off the diagonal (U_ii = 0)
+    except between two fixed variables (U_ij = 0 for i, j ∈ F: Σ_FF is kept whole),
     c_ij = w_iw_j for the weights w = ``scale`` (default 1; w_i = √Σ_ii thresholds the
     correlations instead of the covariances), and M = Σ[A, A] − U, the soft-thresholded
     block. Let r_i be the largest Σ_{j∈S, j≠i} |U_ij| over the supports S = F ∪ T
-    (T ⊆ R, |T| = k) containing i: the fixed columns of row i plus its k (i ∈ F) or k − 1
-    (i ∈ R) largest free entries. Returns λmax(M + D) with D = diag(r), and the top
-    eigenvector of M + D (ordered F then R).
+    (T ⊆ R, |T| = k) containing i: for i ∈ F its k largest free entries, for i ∈ R its
+    fixed columns plus its k − 1 largest free entries. Returns λmax(M + D) with
+    D = diag(r), and the top eigenvector of M + D (ordered F then R).
 
     Proof. Let x be a unit vector supported on such an S. Then xᵀΣx = xᵀMx + xᵀUx, and
     since 2|x_ix_j| <= x_i² + x_j²,
     xᵀUx <= Σ_{i≠j∈S} |U_ij||x_i||x_j| <= Σ_{i∈S} x_i² Σ_{j∈S, j≠i} |U_ij| <= Σ_{i∈S} r_i x_i²
     = xᵀDx. So xᵀΣx <= xᵀ(M + D)x <= λmax((M + D)[S, S]) <= λmax(M + D) by interlacing
     (I). Every such x and S is covered, so the bound holds for v(F, A). ∎  The proof holds
-    for any symmetric U; the clipping only chooses a good one. Since D ⪯ (max_i r_i)·I,
+    for any symmetric U; the clipping only chooses a good one. Keeping Σ_FF whole is never
+    worse than clipping it too: clipping a fixed pair (i, j) by c moves ±c from M_ij to
+    U_ij and adds |c| to r_i and r_j, i.e. adds [[|c|, −c], [−c, |c|]] ⪰ 0 on (i, j) to
+    M + D, which can only raise λmax. Since D ⪯ (max_i r_i)·I,
     the result is at most λmax(M) + max_i r_i (the DSPCA-type dual bound λmax(Σ − U) + ρs
     of d'Aspremont et al. with the Gershgorin bound of U at the node); ρ = 0 gives
-    interlacing, λmax(Σ[A, A]), and ρ >= max |Σ_ij| / c_ij the Gershgorin bound.
+    interlacing, λmax(Σ[A, A]), and ρ >= max |Σ_ij| / c_ij at most the Gershgorin bound
+    (equal to it when |F| <= 1; with more fixed rows, Gershgorin of M + D is that bound).
 
     With ``cut`` given, a Cholesky factor is tried first (:func:`proves_below`): when it
     proves λmax(M + D) <= cut, ``(cut, None)`` is returned without an eigensolve (on a
@@ -370,9 +380,9 @@ def shifted_block(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: floa
     if rho <= 0:
         return S[np.ix_(A, A)]
     w = np.ones(S.shape[0]) if scale is None else scale
-    r = _row_sums(S, F, R, k, rho, w, order)
+    r = _row_sums(S, F, R, k, rho, w, order, fixed_pairs=False)
     out = np.empty((A.size, A.size))
-    _fill_block(S, A, float(rho), w, r, out)
+    _fill_block(S, A, F.size, float(rho), w, r, out)
     return out
 
 

@@ -42,7 +42,7 @@ RHO_STEP = 1.6
 #: True, False or "auto" (one node in DESCENT_SAMPLE, see :meth:`Search._descend`)
 DESCENT = "auto"
 #: "auto" descent: one node in this many tries it
-DESCENT_SAMPLE = 2
+DESCENT_SAMPLE = 8
 #: whether a Cholesky factor is tried first to prove the eigenvalue bound below the cut
 PROVE_FIRST = True
 
@@ -150,10 +150,11 @@ class Search:
         """Whether this node tries the penalty descent: always with ``DESCENT = True``,
         never with False; with "auto" every ``DESCENT_SAMPLE``-th node. The descent rarely
         prunes the node itself, but its children inherit the penalty (and the lower bound)
-        it finds: one node in two keeps the penalty following the tree at a fraction of the
-        cost of a descent at every node (benchmarks/bench_exact.py: on a KOS subset and
-        the weak spike it halved the time or better; on communities and arrhythmia, where
-        the root penalty stays good, it costs 20-40%)."""
+        it finds: one node in eight keeps the penalty following the tree at a fraction of
+        the cost of a descent at every node. Since the bound keeps Σ_FF whole, the descent
+        pays less than it did (benchmarks/bench_exact.py: one node in two cost 30-50% on
+        communities and arrhythmia for a few percent fewer nodes; none at all added 60%
+        nodes on one KOS subset)."""
         if DESCENT != "auto":
             return bool(DESCENT)
         return self.nodes % DESCENT_SAMPLE == 0
