@@ -105,7 +105,7 @@ def top_s(w, s, out, scratch, index, hint=-1.0):
     m = w.size
     cv = scratch[:m]
     n = 0
-    if m > 4 * SAMPLE and 4 * (s - 1) < m:
+    if 4 * (s - 1) < m and (hint > 0 or m > 4 * SAMPLE):
         if hint > 0:
             pivot = hint
         else:
