@@ -49,6 +49,9 @@ def _kth_largest(a, k):
 
 #: the truncated power steps' selection pivot: the previous step's threshold times this
 HINT_FACTOR = 0.95
+#: the compiler may reorder the sums of products (vectorized dot products); NaN and
+#: infinity semantics are kept
+_REDUCE = {"nsz", "reassoc", "contract", "arcp"}
 #: entries of the evenly spaced sample that places the pivot of :func:`_kth_largest_of`
 SAMPLE = 64
 
@@ -262,7 +265,7 @@ def tpower_from_supports(B, supports, values, max_iter, tol, Bp):
     return out_sup, out_val, out_f, out_it
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, fastmath=_REDUCE)
 def _top_eigpair(A, v0, tol):
     """Leading eigenpair of the small symmetric A (k×k) by Lanczos with full
     reorthogonalisation from ``v0`` (a good guess: few steps), stopped when the Ritz
@@ -660,7 +663,7 @@ def _swap_start(B, support, z, pos, cand, trial, x, M):
             M[i, j] = B[trial[i], trial[j]]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, fastmath=_REDUCE)
 def _rayleigh_steps(M, k, x, y, steps):
     """A lower bound on λmax(M) for a gathered block M = B[sup, sup] (k×k): the Rayleigh
     quotient of ``x`` after ``steps`` power steps (``x`` is overwritten; ``y`` scratch),
