@@ -169,6 +169,8 @@ def test_row_partners_equal_a_numpy_reference(m, t, seed):
         ref = np.lexsort((np.arange(m), -a))[:t]  # |B_ij| descending, index ascending
         assert J[i].tolist() == ref.tolist()
         assert np.array_equal(V[i], a[ref])
+    J2, P = row_partners(B, t, True)  # running sums, bit for bit those of np.cumsum
+    assert np.array_equal(J2, J) and np.array_equal(P, np.cumsum(V, axis=1))
 
 
 def test_neighbourhood_scores_equal_power_steps_in_numpy():

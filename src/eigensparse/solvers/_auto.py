@@ -287,8 +287,7 @@ def _partners(B: np.ndarray, s: int):
     t = min(s - 1, B.shape[0] - 1)
     if t <= 0:
         return d, np.zeros((B.shape[0], max(s - 1, 0))), np.zeros((B.shape[0], 0), dtype=np.int64)
-    J, V = row_partners(B, t)
-    P = np.cumsum(V, axis=1)
+    J, P = row_partners(B, t, True)  # P: the running sums of each row's partner values
     if P.shape[1] < s - 1:
         P = np.hstack([P, np.repeat(P[:, -1:], s - 1 - P.shape[1], axis=1)])
     return d, P, J

@@ -438,11 +438,12 @@ def approx_greedy_order(B, s):
 
 
 @numba.njit(cache=True, nogil=True)
-def row_partners(B, t):
+def row_partners(B, t, cumulative=False):
     """Each row's ``t`` strongest partners: ``J[i]`` the indices j ≠ i of the t largest
-    |B_ij| (strongest first; ties to the lower index) and ``V[i]`` those |B_ij|
-    (:func:`rows_partners` on every row of the square B)."""
-    return rows_partners(B, np.arange(B.shape[0]), t)
+    |B_ij| (strongest first; ties to the lower index) and ``V[i]`` those |B_ij|, or
+    their running sums when ``cumulative`` (:func:`rows_partners` on every row of the
+    square B)."""
+    return rows_partners(B, np.arange(B.shape[0]), t, cumulative)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -476,12 +477,14 @@ def _top_sorted(cv, ci, n, me, lv, li):
 
 
 @numba.njit(cache=True, nogil=True)
-def rows_partners(R, self_idx, t):
+def rows_partners(R, self_idx, t, cumulative=False):
     """``(J, V)`` of :func:`row_partners` for the rows R (c×m) of a symmetric m×m
     matrix, row u being feature ``self_idx[u]`` (never its own partner). O(m) per row
     on average: a pivot from an evenly spaced sample of the row, one branch-free pass
     over the row that keeps the entries at or above it (with their indices), then those
-    few inserted into a sorted list of the t best (:func:`_top_sorted`)."""
+    few inserted into a sorted list of the t best (:func:`_top_sorted`). ``cumulative``:
+    V holds the running sums of those values (``np.cumsum(V, axis=1)``, in that
+    order)."""
     c, m = R.shape
     J = np.empty((c, t), dtype=np.int64)
     V = np.empty((c, t))
@@ -511,9 +514,11 @@ def rows_partners(R, self_idx, t):
                 cv[j] = abs(R[i, j])
                 ci[j] = j
             k = _top_sorted(cv, ci, m, me, lv, li)
+        acc = 0.0
         for u in range(t):
             J[i, u] = li[u]
-            V[i, u] = lv[u]
+            acc = acc + lv[u] if cumulative else lv[u]
+            V[i, u] = acc
     return J, V
 
 
