@@ -291,3 +291,19 @@ def test_small_problems_are_certified_by_a_node_limited_branch_and_bound():
     X = np.random.default_rng(0).standard_normal((80, CERTIFY_FEATURES + 1))
     r = auto(es.Covariance(np.cov(X, rowvar=False)), 3, random_state=0)
     assert r.info["certify_nodes"] == 0 and not r.info["bound"].startswith("certified")
+
+
+@pytest.mark.parametrize("p,s,seed", [(60, 7, 0), (300, 25, 1)])
+def test_loadings_are_the_leading_eigenvector_of_their_block(p, s, seed):
+    # the loadings come from the swap search's Lanczos eigenpair: they agree with a dense
+    # eigensolve of Σ[I, I] (polish_loadings) to the Lanczos tolerance
+    from eigensparse.solvers import polish_loadings
+
+    A = np.random.default_rng(seed).standard_normal((p + 20, p))
+    A[:, :s] += np.random.default_rng(seed + 1).standard_normal((p + 20, 1))  # a group
+    op = es.Covariance(A.T @ A / (p + 20))
+    r = get_solver("auto").func(op, s, random_state=0)
+    z, lam = polish_loadings(op, r.support)
+    assert r.variance == pytest.approx(lam, rel=1e-12)
+    np.testing.assert_allclose(r.loadings, z, atol=1e-9)
+    assert np.linalg.norm(r.loadings) == pytest.approx(1.0, rel=1e-12)

@@ -66,7 +66,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._linalg import top_eigh
+from .._linalg import fix_sign, top_eigh
 from .._validation import Interval, InvalidParameterError, check_start_vectors
 from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, _full_problem_bound,
                       _lambda_max_upper_bound)
@@ -409,7 +409,7 @@ def _drop_null(B: np.ndarray, s: int, warm: np.ndarray, N: int):
 
 
 def _swap_search(B: np.ndarray, support: np.ndarray, exact: bool = True,
-                 start: np.ndarray | None = None) -> tuple[np.ndarray, float, int]:
+                 start: np.ndarray | None = None) -> tuple[np.ndarray, float, int, np.ndarray]:
     """1-swap local search from ``support`` on B (compiled:
     :func:`~eigensparse.solvers._auto_kernels.swap_search`). Every exchange (support
     feature i out, feature j in) is bounded from below by the top eigenvalue of a 2×2
@@ -419,15 +419,17 @@ def _swap_search(B: np.ndarray, support: np.ndarray, exact: bool = True,
     improvement is proven) and the best improving one is taken, until none improves
     (``exact=False``: until the power steps prove none, a cheaper search for the
     further candidates). ``start``: an approximate leading eigenvector of the block of
-    ``support`` (in its order), the first eigenvalue solve's start."""
+    ``support`` (in its order), the first eigenvalue solve's start. Returns the final
+    support (sorted), its λmax, the rounds and its unit leading eigenvector (Lanczos, to
+    a relative Ritz residual of ``EIG_TOL``)."""
     m, s = B.shape[0], support.size
     support = np.asarray(support, dtype=np.int64)
     order = np.argsort(support, kind="stable")
     support = support[order]
     z0 = np.zeros(s) if start is None else np.asarray(start, dtype=float)[order]
     n_exact = int(min(SWAP_EXACT, max(4, SWAP_FLOPS // s**3), max(s * (m - s), 1)))
-    lam, rounds = swap_search(B, support, n_exact, SWAP_ROUNDS, bool(exact), z0)
-    return support, float(lam), int(rounds)
+    lam, rounds, z = swap_search(B, support, n_exact, SWAP_ROUNDS, bool(exact), z0)
+    return support, float(lam), int(rounds), z
 
 
 def _is_fixed_point(op: Operator, support: np.ndarray, s: int) -> bool:
@@ -564,21 +566,26 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     vals = support_values(B, np.array(cands), starts)
     best = int(np.argmax(vals))
     support, value = cands[best], float(vals[best])
-    rounds, before = 0, value
+    rounds, before, z_best = 0, value, None
     if swap and s < m:  # from the SWAP_STARTS best distinct candidates
         value = -np.inf
         n_swap = 1 if (m <= SWAP_SMALL or given is not None) else int(
             min(SWAP_STARTS, max(1, SWAP_START_FLOPS // (s * m))) if m <= DENSE_FEATURES
             else min(GLOBAL_SWAP_STARTS, max(1, GLOBAL_SWAP_START_FLOPS // (s * m))))
         for t, j in enumerate(np.argsort(-vals, kind="stable")[:n_swap]):
-            sup_j, val_j, r_j = _swap_search(B, cands[j], exact=t == 0, start=starts[j])
+            sup_j, val_j, r_j, z_j = _swap_search(B, cands[j], exact=t == 0, start=starts[j])
             rounds += r_j
             if val_j > value * (1 + 1e-12) if value > 0 else val_j > value:
-                support, value = sup_j, val_j
-    if keep is not None:  # back to the working set's positions
-        support, warm = np.sort(keep[support]), keep[warm]
+                support, value, z_best = sup_j, val_j, z_j
+    if keep is not None:  # back to the working set's positions (order kept)
+        support, warm = keep[support], keep[warm]
     support, refined = _on_full_problem(op, W, support, warm)
-    z, lam = polish_loadings(op, support)
+    if refined or z_best is None or np.min(np.abs(z_best)) < 1e-10:
+        z, lam = polish_loadings(op, support)
+    else:  # the swap search's eigenpair of Σ[I, I] (no repeated top eigenvalue in sight)
+        z, lam = np.zeros(p), float(value)
+        z[support] = z_best / np.linalg.norm(z_best)
+        z = fix_sign(z)
     ub, bound = _upper_bound(op, W, B_full, s, lam, d_B, P, eig=given is None,
                              gershgorin=gershgorin)
     certified, nodes = False, 0

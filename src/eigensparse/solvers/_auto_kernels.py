@@ -541,7 +541,9 @@ def swap_search(B, support, n_exact, max_rounds, exact, z0):
     rounds ran. Every λmax is computed by Lanczos (:func:`_top_eigpair`, to a relative
     Ritz residual of ``EIG_TOL``) from a near-eigenvector: ``z0`` (an approximate
     eigenvector of the start's block, in the order of ``support``; zeros: none) for the
-    start, the moved current eigenvector for an exchange. Returns ``(value, rounds)``."""
+    start, the moved current eigenvector for an exchange. Returns ``(value, rounds, z)``:
+    z the unit leading eigenvector of the final support's block (in ``support``'s
+    order)."""
     m = B.shape[0]
     s = support.size
     M = np.empty((s, s))  # the trial support's block, gathered
@@ -550,7 +552,7 @@ def swap_search(B, support, n_exact, max_rounds, exact, z0):
             M[i, j] = B[support[i], support[j]]
     lam, z = _top_eigpair(M, z0, EIG_TOL)
     if s == m or s == 1:
-        return lam, 0
+        return lam, 0, z
     n_flat = s * m
     bound = np.empty(n_flat)
     scratch = np.empty(n_flat + SAMPLE)
@@ -644,7 +646,7 @@ def swap_search(B, support, n_exact, max_rounds, exact, z0):
             for j in range(s):
                 M[i, j] = B[support[i], support[j]]
         lam, z = _top_eigpair(M, x, EIG_TOL)
-    return lam, rounds
+    return lam, rounds, z
 
 
 @numba.njit(cache=True, nogil=True)
