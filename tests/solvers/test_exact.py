@@ -504,3 +504,32 @@ def test_a_deflated_rank_one_covariance_is_searched_not_rechecked():
     assert res.results[0].info["certified"]
     assert res.explained_variance[0] == pytest.approx(np.sort(a**2)[-3:].sum(), rel=1e-12)
     assert abs(res.explained_variance[1]) <= 1e-12 * res.explained_variance[0]
+
+
+@pytest.mark.parametrize("kind", ["psd", "corr"])
+def test_schur_prune_never_prunes_a_node_worth_lam_vs_brute_force(kind):
+    """schur_prunes(λ) is True only when every completion of the node is below λ: tried at
+    λ below, at and above the brute-force best completion of random nodes; and it does
+    prune the nodes it should at a clearly higher λ (it is not vacuous)."""
+    import itertools
+
+    from eigensparse.solvers._exact._bounds import schur_prunes
+
+    rng = np.random.default_rng(21 if kind == "psd" else 22)
+    pruned_above = tried_above = 0
+    for trial in range(60):
+        p, s = 10, int(rng.integers(2, 8))
+        S = _wishart(p, int(rng.integers(2, 25)), 500 + trial)
+        if kind == "corr":
+            w = np.sqrt(np.diag(S))
+            S = S / np.outer(w, w)
+        F, R, k = _random_node(rng, p, s)
+        if k == 0 or F.size == 0:
+            continue
+        best = max(block_lmax(S, np.concatenate([F, T]).astype(int)[None, :])[0]
+                   for T in itertools.combinations(R, k))
+        for factor in (0.5, 0.9, 0.999, 1.0, 1.0 + 1e-12):
+            assert not schur_prunes(S, F, R, k, best * factor), (trial, factor)
+        tried_above += 1
+        pruned_above += schur_prunes(S, F, R, k, best * 1.5)
+    assert pruned_above >= tried_above // 2  # a strong bound: most nodes at 1.5× their value

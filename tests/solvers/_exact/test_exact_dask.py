@@ -24,10 +24,10 @@ def _spiked(n, p, s, signal, seed):
 
 @pytest.fixture(scope="module")
 def problem():
-    """p = 45, s = 8: a weak spike whose tree has thousands of nodes; its optimum
+    """p = 80, s = 10: a weak spike whose tree has thousands of nodes; its optimum
     certified by one worker."""
-    S = _spiked(120, 45, 8, 1.2, 1)
-    ref = exact(Covariance(S), 8, n_jobs=1, progress=False, random_state=0)
+    S = _spiked(150, 80, 10, 1.0, 2)
+    ref = exact(Covariance(S), 10, n_jobs=1, progress=False, random_state=0)
     assert ref.info["certified"] and ref.info["nodes"] > 1000  # a real tree
     return S, ref
 
@@ -36,7 +36,7 @@ def problem():
 def two_processes(problem):
     """The same problem with the 2-process pool: the tree any 2-worker pool grows."""
     S, _ = problem
-    return exact(Covariance(S), 8, n_jobs=2, backend="processes", progress=False, random_state=0)
+    return exact(Covariance(S), 10, n_jobs=2, backend="processes", progress=False, random_state=0)
 
 
 def _local_cluster(processes):
@@ -72,14 +72,14 @@ def test_dask_certifies_the_same_optimum_and_grows_the_same_tree(problem, two_pr
     _, client = cluster
     assert _dask.cluster_threads(client) == 2
     proc = two_processes
-    got = exact(Covariance(S), 8, n_jobs=-1, backend="dask", client=client, progress=False,
+    got = exact(Covariance(S), 10, n_jobs=-1, backend="dask", client=client, progress=False,
                 random_state=0)
     _same(got, ref)
     _same(got, proc)
     assert got.info["nodes"] == proc.info["nodes"] > 1000
     assert got.info["bound_calls"] == proc.info["bound_calls"]
     assert not _dask._SEARCHES  # the in-process workers forgot the problem
-    again = exact(Covariance(S), 8, n_jobs=2, backend="dask", client=client, progress=False,
+    again = exact(Covariance(S), 10, n_jobs=2, backend="dask", client=client, progress=False,
                   random_state=0)
     assert np.array_equal(again.loadings, got.loadings)
     assert again.info["nodes"] == got.info["nodes"]
@@ -122,14 +122,14 @@ def test_subtrees_hand_back_open_nodes_from_a_poor_incumbent(cluster):
 
 
 def test_max_time_stops_the_cluster_search_with_a_valid_bound(cluster):
-    """A tree of ~16000 nodes (3 s alone) given 1 s on the cluster: uncertified, warned,
+    """A tree of ~7000 nodes (3 s alone) given 0.5 s on the cluster: uncertified, warned,
     and its upper bound is above the optimum certified without a time limit."""
     _, client = cluster
-    S = _spiked(100, 50, 8, 1.0, 1)
-    ref = exact(Covariance(S), 8, n_jobs=1, progress=False, random_state=0)
+    S = _spiked(150, 90, 10, 1.0, 2)
+    ref = exact(Covariance(S), 10, n_jobs=1, progress=False, random_state=0)
     assert ref.info["certified"]
     with pytest.warns(ExactSearchWarning):
-        r = exact(Covariance(S), 8, n_jobs=2, backend="dask", client=client, max_time=1.0,
+        r = exact(Covariance(S), 10, n_jobs=2, backend="dask", client=client, max_time=0.5,
                   progress=False, random_state=0)
     assert not r.info["certified"]
     assert r.upper_bound >= ref.variance * (1 - 1e-12) and r.variance <= ref.variance * (1 + 1e-12)
@@ -143,7 +143,7 @@ def test_dask_worker_processes_certify_the_same_optimum(problem, two_processes):
     distributed, cluster = _local_cluster(processes=True)
     with cluster, distributed.Client(cluster, set_as_default=False) as client:
         client.wait_for_workers(2, timeout=60)
-        got = exact(Covariance(S), 8, n_jobs=2, backend="dask", client=client, progress=False,
+        got = exact(Covariance(S), 10, n_jobs=2, backend="dask", client=client, progress=False,
                     random_state=0)
     _same(got, ref)
     assert got.info["nodes"] == two_processes.info["nodes"]
@@ -237,7 +237,7 @@ def test_the_front_door_client_runs_the_search_on_its_cluster(problem, cluster, 
     expand = DaskNodePool.expand
     monkeypatch.setattr(DaskNodePool, "expand",
                         lambda self, *a: batches.append(1) or expand(self, *a))
-    res = es.sparse_pca(Covariance(S), n_components=1, cardinality=8, method="exact",
+    res = es.sparse_pca(Covariance(S), n_components=1, cardinality=10, method="exact",
                         backend="dask", client=client, random_state=0)
     assert len(batches) > 1  # the subtrees ran on the cluster
     r = res.results[0]

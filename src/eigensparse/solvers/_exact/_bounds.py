@@ -29,6 +29,7 @@ from scipy import linalg as sla
 from scipy.linalg import lapack
 
 __all__ = ["gershgorin_bound", "trace_bound", "soft_eig_bound", "block_split_bound", "top_eig",
+           "schur_prunes",
            "block_lmax", "enumerate_completions", "free_block_bound", "shifted_block",
            "proves_below", "partner_order", "top_eig_upper"]
 
@@ -406,6 +407,56 @@ def proves_below(B: np.ndarray, t: float) -> bool:
     C[np.diag_indices_from(C)] = diag - delta
     _, info = lapack.dpotrf(C, lower=False, clean=False, overwrite_a=True)
     return info == 0
+
+#: :func:`schur_prunes` is not tried when λmax(Σ_FF) is within this fraction of λ
+#: (the Schur complement's entries grow as 1/(λ − λmax(Σ_FF)), and so does their rounding)
+SCHUR_MIN_SEPARATION = 1e-2
+#: relative margin of :func:`schur_prunes`' test against rounding
+SCHUR_MARGIN = 1e-9
+
+
+def schur_prunes(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam: float) -> bool:
+    """True only if v(F, F ∪ R) < ``lam``: every support F ∪ T (T ⊆ R, |T| = k >= 1) has
+    λmax(Σ[F ∪ T, F ∪ T]) < lam. The fixed rows enter exactly, through the Schur
+    complement.
+
+    Let λ_F = λmax(Σ_FF) < lam and M = Σ_RR + Σ_RF (lam·I − Σ_FF)⁻¹ Σ_FR (PSD: both
+    terms are). Returns U < lam·(1 − ``SCHUR_MARGIN``) for U = min(the k largest M_ii,
+    max_i M_ii + the k − 1 largest |M_ij|, j ≠ i), the trace and Gershgorin bounds on
+    λmax(M[T, T]) over every T of k members of R.
+
+    Proof. Suppose some S = F ∪ T has λ* = λmax(Σ_SS) >= lam > λ_F, with top eigenvector
+    (u, w). Then Σ_FF u + Σ_FT w = λ* u gives u = (λ*I − Σ_FF)⁻¹ Σ_FT w, so w ≠ 0 and
+    (Σ_TT + Σ_TF (λ*I − Σ_FF)⁻¹ Σ_FT) w = λ* w: λmax(M(λ*)[T, T]) >= λ*, writing M(μ)
+    for M at lam = μ. For μ > λ_F, (μI − Σ_FF)⁻¹ decreases (Loewner order) as μ grows, so
+    M(λ*)[T, T] ⪯ M(lam)[T, T] and λmax(M[T, T]) >= λ* >= lam. But λmax(M[T, T]) <= its
+    trace (M ⪰ 0) <= the k largest M_ii over R, and <= max_{i∈T} M_ii + Σ_{j∈T, j≠i}
+    |M_ij| (Gershgorin) <= the Gershgorin term of U; so U >= lam, and the test is
+    False. ∎  Rounding: Σ_FF's eigendecomposition is backward stable; with
+    lam − λ_F >= ``SCHUR_MIN_SEPARATION``·lam the computed M is within a few hundred ulps
+    of M (relative to lam), far below the margin. Returns False when λ_F is closer to
+    lam than that, when F is empty, or when k = 0.
+    """
+    if F.size == 0 or k <= 0 or R.size < k:
+        return False
+    w, Q = np.linalg.eigh(S[np.ix_(F, F)])
+    if not lam - w[-1] >= SCHUR_MIN_SEPARATION * abs(lam):
+        return False
+    C = S[np.ix_(R, F)] @ Q
+    M = S[np.ix_(R, R)] + (C / (lam - w)) @ C.T
+    d = np.diag(M).copy()
+    bound = float(np.sum(np.partition(d, d.size - k)[d.size - k:])) if k < d.size else float(d.sum())
+    if bound < lam * (1 - SCHUR_MARGIN):
+        return True
+    if k > 1:
+        A = np.abs(M)
+        np.fill_diagonal(A, 0.0)
+        t = k - 1
+        top = -np.partition(-A, t - 1, axis=1)[:, :t].sum(axis=1) if t < A.shape[1] else A.sum(axis=1)
+        bound = min(bound, float((d + top).max()))
+    else:
+        bound = min(bound, float(d.max()))
+    return bound < lam * (1 - SCHUR_MARGIN)
 
 
 def enumerate_completions(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,

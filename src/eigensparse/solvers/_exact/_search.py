@@ -4,6 +4,9 @@ Tree. The root is (F = ∅, A = the variables that survive screening). A node (F
 branched on one free variable j ∈ R = A \\ F into "j in" (F ∪ {j}, A) and "j out"
 (F, A \\ {j}); every support S ⊆ A with F ⊆ S, |S| = s lies in exactly one child, so the
 children's values have the parent's value as their maximum and no support is lost.
+Bounds, cheapest first (:mod:`._bounds`): trace and Gershgorin, the 2×2 block bound, an
+exact scan of few completions, the Schur-complement test of a node with enough variables
+fixed in (its fixed rows enter exactly), then the shifted soft-threshold eigenvalue bound.
 j is the free variable carrying the largest weight in the top eigenvector of the node's
 eigenvalue bound: removing it lowers that bound the most, and including it follows the
 incumbent direction. Nodes with few completions (C(|R|, k) small) are closed exactly by a
@@ -25,8 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._bounds import (LANCZOS_MIN, block_lmax, block_split_bound, enumerate_completions,
-                      free_block_bound, gershgorin_bound, partner_order, soft_eig_bound,
-                      top_eig, trace_bound)
+                      free_block_bound, gershgorin_bound, partner_order, schur_prunes,
+                      soft_eig_bound, top_eig, trace_bound)
 
 __all__ = ["Search", "SubtreePool", "ProcessNodePool", "expand_subtree", "merge_subtrees"]
 
@@ -45,6 +48,10 @@ DESCENT = "auto"
 DESCENT_SAMPLE = 8
 #: whether a Cholesky factor is tried first to prove the eigenvalue bound below the cut
 PROVE_FIRST = True
+#: whether the Schur-complement test (:func:`._bounds.schur_prunes`) runs, before the
+#: eigenvalue bound, on the nodes with at least half as many variables fixed in as free
+#: slots (where it prunes many: benchmarks/bench_exact.py, leukemia466 rand0 at s = 20)
+USE_SCHUR = True
 
 
 @dataclass
@@ -81,7 +88,8 @@ class Search:
     bound_calls: dict = field(default_factory=lambda: {"cheap": 0, "block": 0,
                                                         "block_pruned": 0, "eig": 0,
                                                         "chol_pruned": 0,
-                                                        "enum": 0})
+                                                        "enum": 0, "schur": 0,
+                                                        "schur_pruned": 0})
 
     def __post_init__(self):
         self.absS = np.abs(self.S)
@@ -133,6 +141,11 @@ class Search:
             val, sup = enumerate_completions(self.S, F, R, k)
             self._offer(val, sup)
             return None
+        if USE_SCHUR and 2 * F.size >= k:  # the fixed rows exactly, through the Schur complement
+            self.bound_calls["schur"] += 1
+            if schur_prunes(self.S, F, R, k, cut):
+                self.bound_calls["schur_pruned"] += 1
+                return None
         bound, rho, v = self._eig_bound(F, R, k, rho, cut)
         if v is None:  # proven below the cut
             return None
