@@ -15,6 +15,14 @@ def _wishart(p, n, seed):
     return np.ascontiguousarray(A.T @ A / n)
 
 
+def _random_starts(p, s, seed, n=6):
+    """A Wishart B (p×p) and n random s-sparse starts on it: sorted supports, values."""
+    B = _wishart(p, p + 3, seed)
+    rng = np.random.default_rng(seed)
+    sup = np.sort(np.array([rng.choice(p, s, replace=False) for _ in range(n)]), axis=1)
+    return B, sup, rng.standard_normal((n, s))
+
+
 def _reference_tpower(B, x, s, max_iter, tol):
     """The same iteration in NumPy, one start (ties to the lower index)."""
     f_prev = -np.inf
@@ -48,11 +56,8 @@ def test_top_s_keeps_the_largest_and_breaks_ties_to_the_lower_index(m, s):
 
 @pytest.mark.parametrize("p,s,seed", [(12, 3, 0), (30, 5, 1), (80, 12, 2)])
 def test_tpower_kernel_matches_a_numpy_reference(p, s, seed):
-    B = _wishart(p, p + 3, seed)
-    rng = np.random.default_rng(seed)
-    N = 6
-    sup = np.sort(np.array([rng.choice(p, s, replace=False) for _ in range(N)]), axis=1)
-    val = rng.standard_normal((N, s))
+    B, sup, val = _random_starts(p, s, seed)
+    N = sup.shape[0]
     out_sup, out_val, f, n_iter = tpower_from_supports(B, sup, val, 300, 1e-6, B)
     for c in range(N):
         x = np.zeros(p)
@@ -68,11 +73,8 @@ def test_tpower_kernel_matches_a_numpy_reference(p, s, seed):
 def test_tpower_kernel_with_single_precision_products_reaches_the_same_supports(p, s, seed):
     # the products in float32: the same final supports here (no near ties), and the
     # objectives of the final iterates computed in double precision on B
-    B = _wishart(p, p + 3, seed)
-    rng = np.random.default_rng(seed)
-    N = 6
-    sup = np.sort(np.array([rng.choice(p, s, replace=False) for _ in range(N)]), axis=1)
-    val = rng.standard_normal((N, s))
+    B, sup, val = _random_starts(p, s, seed)
+    N = sup.shape[0]
     ref_sup, _, ref_f, _ = tpower_from_supports(B, sup, val, 300, 1e-6, B)
     out_sup, out_val, f, _ = tpower_from_supports(B, sup, val, 300, 1e-6, B.astype(np.float32))
     assert out_sup.tolist() == ref_sup.tolist()

@@ -180,6 +180,26 @@ def _random_node(rng, p, s):
     return F, R, s - f
 
 
+def _brute_nodes(kind, seed, trials, s_stop, base):
+    """Random nodes (F, R, k >= 1) of random 10-variable PSD (or correlation) matrices,
+    s in [2, s_stop), with the best completion by brute force: (S, F, R, k, best)."""
+    import itertools
+
+    rng = np.random.default_rng(seed)
+    for trial in range(trials):
+        p, s = 10, int(rng.integers(2, s_stop))
+        S = _wishart(p, int(rng.integers(2, 25)), base + trial)
+        if kind == "corr":
+            w = np.sqrt(np.diag(S))
+            S = S / np.outer(w, w)
+        F, R, k = _random_node(rng, p, s)
+        if k == 0:
+            continue
+        best = max(block_lmax(S, np.concatenate([F, T]).astype(int)[None, :])[0]
+                   for T in itertools.combinations(R, k))
+        yield S, F, R, k, best
+
+
 @pytest.mark.parametrize("kind", ["psd", "corr"])
 def test_block_split_bound_is_valid(kind):
     """The 2×2 block bound (fixed rows jointly) and the free-part bound are >= the brute-force
@@ -312,23 +332,10 @@ def test_shifted_eig_bound_vs_brute_force(kind):
     of random nodes (uniform and correlation clipping, every ρ), never above the unshifted
     λmax(Σ − U) + max r it replaces, and equal to the Gershgorin bound when ρ clips nothing
     away (U = Σ off the diagonal) and to interlacing at ρ = 0."""
-    import itertools
-
     from eigensparse.solvers._exact._bounds import _row_sums, shifted_block
 
-    rng = np.random.default_rng(11 if kind == "psd" else 12)
-    for trial in range(40):
-        p, s = 10, int(rng.integers(2, 7))
-        S = _wishart(p, int(rng.integers(2, 25)), 300 + trial)
-        if kind == "corr":
-            w = np.sqrt(np.diag(S))
-            S = S / np.outer(w, w)
-        F, R, k = _random_node(rng, p, s)
-        if k == 0:
-            continue
+    for S, F, R, k, best in _brute_nodes(kind, 11 if kind == "psd" else 12, 40, 7, 300):
         A = np.concatenate([F, R])
-        best = max(block_lmax(S, np.concatenate([F, T]).astype(int)[None, :])[0]
-                   for T in itertools.combinations(R, k))
         tiny = 1e-10 * abs(best)
         off = np.abs(S - np.diag(np.diag(S))).max()
         for scale in (None, np.sqrt(np.diag(S))):
@@ -511,25 +518,14 @@ def test_schur_prune_never_prunes_a_node_worth_lam_vs_brute_force(kind):
     """schur_prunes(λ) is True only when every completion of the node is below λ: tried at
     λ below, at and above the brute-force best completion of random nodes; and it does
     prune the nodes it should at a clearly higher λ (it is not vacuous)."""
-    import itertools
-
     from eigensparse.solvers._exact._bounds import schur_prunes
 
-    rng = np.random.default_rng(21 if kind == "psd" else 22)
     pruned_above = tried_above = 0
-    for trial in range(60):
-        p, s = 10, int(rng.integers(2, 8))
-        S = _wishart(p, int(rng.integers(2, 25)), 500 + trial)
-        if kind == "corr":
-            w = np.sqrt(np.diag(S))
-            S = S / np.outer(w, w)
-        F, R, k = _random_node(rng, p, s)
-        if k == 0 or F.size == 0:
+    for S, F, R, k, best in _brute_nodes(kind, 21 if kind == "psd" else 22, 60, 8, 500):
+        if F.size == 0:
             continue
-        best = max(block_lmax(S, np.concatenate([F, T]).astype(int)[None, :])[0]
-                   for T in itertools.combinations(R, k))
         for factor in (0.5, 0.9, 0.999, 1.0, 1.0 + 1e-12):
-            assert not schur_prunes(S, F, R, k, best * factor), (trial, factor)
+            assert not schur_prunes(S, F, R, k, best * factor), factor
         tried_above += 1
         pruned_above += schur_prunes(S, F, R, k, best * 1.5)
     assert pruned_above >= tried_above // 2  # a strong bound: most nodes at 1.5× their value

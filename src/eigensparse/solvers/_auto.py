@@ -534,7 +534,7 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     dropped = _drop_null(B, s, warm, N) if W.size == p else None
     keep, pos = (None, None) if dropped is None else dropped
     single = (m if keep is None else keep.size) > SINGLE_PRODUCT_FEATURES
-    energy = Bk = None
+    energy = None
     if keep is not None:  # the null-free block, its single-precision copy, its energies
         Bk, Bp, energy_k = gather_block_single(B, keep, single)
         energy = np.zeros(m)  # a null feature's column is zero
@@ -549,10 +549,10 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     B_full = B
     if keep is not None:  # the search runs on the null-free block
         B, warm = Bk, pos[warm]
-    elif single:
-        Bp = B.astype(np.float32)
-    if not single:
+    if not single:  # the products' matrix: B itself, or its single-precision copy
         Bp = B
+    elif keep is None:
+        Bp = B.astype(np.float32)
     n_hood = 0
     d_B, P, J = _partners(B, s)  # the bound's and the starts'
     if given is None and s < m and J.shape[1] == s - 1:  # the correlation structure
