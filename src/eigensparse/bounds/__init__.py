@@ -22,9 +22,7 @@ Trivial bounds on v(s) are also provided: λmax(Σ), the sum of the s largest va
 (λmax(Σ_II) <= Tr Σ_II), s·max Σ_ii, and a Gershgorin bound.
 
 The bounds live in :mod:`._cheap` (trace, Gershgorin, λmax, the working-set split),
-:mod:`._dual` (DSPCA's dual, the ℓ0 dual, handbook Proposition 2),
-:mod:`._threshold` (DSPCA's dual at the soft-thresholded matrix, with safe elimination)
-and :mod:`._joint` (the total of several disjoint components).
+and :mod:`._dual` (DSPCA's dual, the ℓ0 dual, handbook Proposition 2).
 """
 from __future__ import annotations
 
