@@ -130,6 +130,7 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
 
         check_resamplable(data, "data")  # before the fit
     method_options = dict(method_options)
+    names = _feature_names_of(data)  # blank or repeated names refused before the fit
     res = fit_data(data, n_components=n_components, cardinality=cardinality, method=method,
                    deflation=deflation, penalty=penalty, center=center, scale=scale,
                    random_state=random_state, progress=progress, client=client, device=device,
@@ -137,7 +138,6 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
                    cardinality_rule=cardinality_rule, cardinality_fraction=cardinality_fraction,
                    method_options=method_options, parameters=_PARAMETERS)
     if res.feature_names is None:
-        names = _feature_names_of(data)
         if names is not None and len(names) == res.components.shape[1]:
             from dataclasses import replace
 
@@ -160,7 +160,13 @@ def _feature_names_of(data):
     names = getattr(data, "feature_names", None) if isinstance(data, Operator) else None
     if names is None and hasattr(data, "iloc") and hasattr(data, "columns"):  # pandas
         names = data.columns
-    return None if names is None else [str(n) for n in names]
+    if names is None:
+        return None
+    from .io._vocab import check_vocabulary
+
+    if isinstance(data, Operator):
+        return check_vocabulary(names, "feature_names")
+    return check_vocabulary(names, "data", entry="column")
 
 
 #: the parameters of :func:`sparse_pca` (an unknown option close to one is named)

@@ -17,6 +17,7 @@ from ._validation import (Interval, InvalidParameterError, check_params,
 from .registry import DEFAULT_METHOD
 from .operators import Operator, check_frame_columns
 from ._validation import check_finite_array
+from .io._vocab import check_vocabulary
 
 __all__ = ["SparsePCA"]
 
@@ -244,6 +245,8 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         named, NaN/inf reported by our own error, feature names recorded (``reset``) or
         compared with the fitted ones."""
         check_frame_columns(X, "X")
+        if reset and hasattr(X, "columns") and hasattr(X, "iloc"):  # blank or repeated names
+            check_vocabulary(X.columns, "X", entry="column")
         check_real_input(X)  # complex, dates, time spans: refused, never cast
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
                           ensure_all_finite=False, reset=reset,
@@ -460,7 +463,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             vocabulary = getattr(self, "feature_names_in_", None)
             if vocabulary is None:
                 vocabulary = [f"x{i}" for i in range(p)]
-        vocabulary = list(vocabulary)
+        vocabulary = check_vocabulary(vocabulary, "vocabulary")
         if len(vocabulary) != p:
             raise InvalidParameterError(
                 f"parameter 'vocabulary' has {len(vocabulary)} entries but the model has "

@@ -1,12 +1,13 @@
 """Vocabulary files of the UCI bag-of-words format: one word per line, line i is word i."""
 from __future__ import annotations
 
+import numbers
 import os
 import zlib
 
 from .._validation import InvalidParameterError
 
-__all__ = ["read_vocabulary"]
+__all__ = ["read_vocabulary", "check_vocabulary"]
 
 
 def _err(path, line, msg) -> InvalidParameterError:
@@ -68,7 +69,7 @@ def read_vocabulary(path, n_words: int | None = None) -> list[str]:
     if words[-1] == "":
         words.pop()
     words = [w.rstrip("\r") for w in words]
-    _check_unique_words(path, words)
+    check_vocabulary(words, "vocab", path=path)
     if n_words is not None and len(words) != n_words:
         if len(words) < n_words:
             raise _err(path, len(words) + 1,
@@ -80,13 +81,57 @@ def read_vocabulary(path, n_words: int | None = None) -> list[str]:
     return words
 
 
-def _check_unique_words(path, words):
-    """Refuse a vocabulary that names a word twice (topics would be ambiguous)."""
-    if len(set(words)) == len(words):
-        return
+def _vocabulary_problem(words):
+    """(index, what is wrong, index of the first occurrence or None) of the first entry of
+    ``words`` that is not a string, is blank, or repeats an earlier entry; None when all
+    are distinct non-blank strings."""
     first = {}
     for i, w in enumerate(words):
+        if not isinstance(w, str):
+            return i, f"{type(w).__name__} {w!r} is not a string", None
+        w = str(w)
+        if not w.strip():
+            return i, f"blank word {w!r}", None
         if w in first:
-            raise _err(path, i + 1, f"duplicate word {w[:40]!r} (first on line {first[w] + 1}); "
-                       "every vocabulary line must be a distinct word.")
+            return i, f"duplicate word {w[:40]!r}", first[w]
         first[w] = i
+    return None
+
+
+def check_vocabulary(words, parameter: str = "vocab", *, path=None, line=None, first: int = 1,
+                     entry: str = "entry") -> list:
+    """Refuse a vocabulary (a list of words, or the lines of a vocabulary file) with an
+    entry that is not a string, is blank (empty or white space only) or repeats an earlier
+    entry: every route to words (a vocabulary file, a list given to
+    :func:`~eigensparse.text.extract_topics`, a table header, a DataFrame's columns, the
+    ``feature_names`` of a :class:`~eigensparse.Covariance`, the estimator's
+    ``topics(vocabulary=...)``) gives the same one-line message naming the parameter, the
+    first offending entry and its position (``FILE: line N:`` for a file, ``FILE: line N:
+    column J:`` for the names of one line of a file (``line=``; its first name in column
+    ``first``), the 0-based entry
+    of a list, or ``entry``: e.g. the column of a DataFrame). Integer entries (a DataFrame's default columns) count as their text.
+    Returns the words as a list of ``str``.
+
+    >>> from eigensparse.io._vocab import check_vocabulary
+    >>> check_vocabulary(["a", "b"])
+    ['a', 'b']
+    >>> check_vocabulary(["a", "b", "a"])
+    Traceback (most recent call last):
+    ...
+    eigensparse._validation.InvalidParameterError: parameter 'vocab': entry 2: duplicate word 'a' (first at entry 0); every word (feature name) must be a distinct, non-blank string.
+    """
+    words = [str(w) if isinstance(w, numbers.Integral) and not isinstance(w, bool) else w
+             for w in words]  # integer names (a DataFrame's default columns) as text
+    problem = _vocabulary_problem(words)
+    if problem is None:
+        return [str(w) for w in words]
+    i, what, j = problem
+    rule = "every word (feature name) must be a distinct, non-blank string"
+    if path is not None and line is not None:  # the names of one line (a table's header)
+        where = "" if j is None else f" (first in column {j + first})"
+        raise _err(path, line, f"column {i + first}: {what}{where}; {rule}.")
+    if path is not None:
+        where = "" if j is None else f" (first on line {j + 1})"
+        raise _err(path, i + 1, f"{what}{where}; {rule} (parameter '{parameter}').")
+    where = "" if j is None else f" (first at {entry} {j})"
+    raise InvalidParameterError(f"parameter '{parameter}': {entry} {i}: {what}{where}; {rule}.")

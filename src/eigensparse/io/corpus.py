@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from .._validation import InvalidParameterError, check_sparse_structure, real_dtype_problem
 from .cache import BowCache, BowCacheWriter, CSRChunk
+from ._vocab import check_vocabulary
 from .uci import DEFAULT_CHUNK_NNZ, UCIChunk, _UCIStream, read_vocabulary
 
 __all__ = ["Corpus", "UCICorpus", "MatrixCorpus", "open_corpus", "CSRChunk"]
@@ -219,7 +220,7 @@ class MatrixCorpus(Corpus):
         self.n_docs, self.n_words = X.shape
         self.nnz = int(X.nnz)
         if words is not None:
-            words = [str(w) for w in words]
+            words = check_vocabulary(words, "vocab")
             if len(words) != self.n_words:
                 raise InvalidParameterError(
                     f"parameter 'vocab' has {len(words)} words but the matrix has {self.n_words} columns.")
@@ -294,7 +295,7 @@ def open_corpus(docword, vocab=None, *, cache: bool = True, cache_dir=None,
             if len(vocab) != c.n_words:
                 raise InvalidParameterError(
                     f"parameter 'vocab' has {len(vocab)} words but {path} has W={c.n_words}.")
-            c.words = [str(w) for w in vocab]
+            c.words = check_vocabulary(vocab, "vocab")
             return c
         return UCICorpus(path, vocab, cache=cache, cache_dir=cache_dir, verify=verify)
     words = read_vocabulary(vocab, X.shape[1]) if isinstance(vocab, (str, os.PathLike)) else vocab

@@ -77,14 +77,36 @@ def _sniff_delimiter(first_line: str, ext: str):
     return None  # runs of white space
 
 
-def _rows(text: str, delimiter):
-    """(line number, cells) of every non-blank line."""
-    lines = text.splitlines()
+def _records(text: str, delimiter, limit=None):
+    """(first line, last line, cells) of every non-blank record (at most ``limit``): a line
+    of white-space separated cells, or an RFC 4180 record of ``delimiter`` (quoted cells may
+    hold the delimiter, doubled quotes and line breaks, so a record may span lines)."""
+    out = []
     if delimiter is None:
-        return [(n, ln.split()) for n, ln in enumerate(lines, 1) if ln.strip()]
-    reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)
-    return [(n, [c.strip() for c in cells]) for n, cells in enumerate(reader, 1)
-            if any(c.strip() for c in cells)]
+        for n, ln in enumerate(text.splitlines(), 1):
+            if ln.strip():
+                out.append((n, n, ln.split()))
+                if limit is not None and len(out) == limit:
+                    break
+        return out
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quotechar='"',
+                        doublequote=True, strict=False)
+    end = 0
+    for cells in reader:
+        start, end = end + 1, reader.line_num
+        if any(c.strip() for c in cells):
+            out.append((start, end, [c.strip() for c in cells]))
+            if limit is not None and len(out) == limit:
+                break
+    return out
+
+
+def _rows(text: str, delimiter):
+    """(first line, cells) of every non-blank record (see :func:`_records`)."""
+    try:
+        return [(n, cells) for n, _, cells in _records(text, delimiter)]
+    except csv.Error as exc:  # e.g. a NUL byte
+        raise InvalidParameterError(f"cannot read the table ({exc}).") from None
 
 
 def _parse_row(path, n, cells, width, labels, names):
@@ -141,17 +163,24 @@ def _read_table(path, delimiter):
     text = _open_text(path)
     ext, _ = _suffixes(path)
     lines = text.splitlines()
-    filled = [i for i, ln in enumerate(lines) if ln.strip()][:2]
-    if not filled:
+    first = next((ln for ln in lines if ln.strip()), None)
+    if first is None:
         raise _err(path, 1, "the file is empty.")
-    delimiter = delimiter if delimiter is not None else _sniff_delimiter(lines[filled[0]], ext)
-    layout = _layout(path, _rows("\n".join(lines[:filled[-1] + 1]), delimiter))
-    X = _fast_table(text, lines, delimiter, layout)
+    delimiter = delimiter if delimiter is not None else _sniff_delimiter(first, ext)
+    try:
+        head = _records(text, delimiter, limit=2)
+    except csv.Error as exc:  # e.g. a NUL byte
+        raise _err(path, 1, f"cannot read the table ({exc}).") from None
+    layout = _layout(path, [(n, cells) for n, _, cells in head])
+    body_start = head[1][0] if layout[1] else head[0][0]  # the first data record's line
+    X = _fast_table(lines[body_start - 1:], delimiter, layout)
     if X is not None:
-        first_data = layout[0]
-        return X, layout[3], [n for n in range(first_data, len(lines) + 1)
+        return X, layout[3], [n for n in range(body_start, len(lines) + 1)
                               if lines[n - 1].strip()]
-    data = _rows(text, delimiter)[1 if layout[1] else 0:]
+    try:
+        data = _rows(text, delimiter)[1 if layout[1] else 0:]
+    except InvalidParameterError as exc:
+        raise _err(path, body_start, str(exc)) from None
     _, _, labels, names = layout
     width = len(names)
     X = np.vstack([_parse_row(path, n, cells, width, labels, names) for n, cells in data])
@@ -172,19 +201,24 @@ def _layout(path, head):
         if len(head[0][1]) not in (width, width + 1):
             raise _err(path, head[0][0], f"the header has {len(head[0][1])} names for "
                                          f"{width} numeric columns.")
-        names = [str(c) for c in head[0][1][-width:]]
+        from ._vocab import check_vocabulary
+
+        offset = len(head[0][1]) - width  # 1: the header names the row labels' column too
+        names = check_vocabulary(head[0][1][offset:], "data", path=path, line=head[0][0],
+                                 first=offset + 1)
     else:
         names = [f"x{j}" for j in range(width)]
     return first_line, header, labels, names
 
 
-def _fast_table(text, lines, delimiter, layout):
-    """The numeric block by NumPy's C parser, or None when anything is irregular (the
-    row-by-row parser then finds and reports the problem)."""
-    first_line, _, labels, names = layout
-    body = [ln for ln in lines[first_line - 1:] if ln.strip()]
+def _fast_table(lines, delimiter, layout):
+    """The numeric block (``lines``: from the first data record on) by NumPy's C parser, or
+    None when anything is irregular, quoted cells included (the RFC 4180 record parser then
+    reads the rows, or finds and reports the problem)."""
+    _, _, labels, names = layout
+    body = [ln for ln in lines if ln.strip()]
     count = (lambda ln: len(ln.split())) if delimiter is None else (lambda ln: ln.count(delimiter))
-    if len({count(ln) for ln in body}) != 1:
+    if len({count(ln) for ln in body}) != 1 or any('"' in ln for ln in body):
         return None
     try:
         X = np.loadtxt(io.StringIO("\n".join(body)), delimiter=delimiter, ndmin=2,

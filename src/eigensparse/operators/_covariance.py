@@ -189,7 +189,9 @@ class Covariance(Operator):
         # the operator (as scikit-learn's estimators copy what they keep)
         S = np.array(S, dtype=np.float64, order="C")
         if feature_names is not None:
-            feature_names = [str(n) for n in feature_names]
+            from ..io._vocab import check_vocabulary
+
+            feature_names = check_vocabulary(feature_names, "feature_names")
             if len(feature_names) != S.shape[0]:
                 raise InvalidParameterError(
                     f"parameter 'feature_names' must name the {S.shape[0]} variables of S; "

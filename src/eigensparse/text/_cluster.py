@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import InvalidParameterError
+from ..io._vocab import check_vocabulary
 from ..io.corpus import Corpus, UCICorpus, open_corpus
 from ..operators.dask.blocks import RowBlocks
 from ..operators.dask.client import resolve_client
@@ -90,7 +91,7 @@ def cluster_corpus(docword, vocab=None, *, client, name=None, n_blocks=None) -> 
             and not str(docword).endswith((".mtx.gz",)):
         listed = vocab is not None and not isinstance(vocab, (str, os.PathLike))
         head = UCICorpus(docword, None if listed else vocab, cache=False)
-        words = [str(w) for w in vocab] if listed else head.words
+        words = check_vocabulary(vocab, "vocab") if listed else head.words
         if words is not None and len(words) != head.n_words:
             raise InvalidParameterError(f"parameter 'vocab' has {len(words)} words; "
                                         f"{head.name} has {head.n_words}.")
