@@ -1,7 +1,9 @@
-"""The default method ``auto`` (``solvers/_auto.py``): the exhaustive optimum on small
+"""The default method ``auto`` (``solvers/_auto*.py``): the exhaustive optimum on small
 problems, deterministic and never below its warm start, and beyond 256 features the whole
 problem's correlation structure (not the features of largest variance) with a bound on the
 whole problem on every result."""
+import dataclasses
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_wine
@@ -9,9 +11,18 @@ from sklearn.preprocessing import StandardScaler
 
 import eigensparse as es
 from eigensparse.datasets import make_correlated_group
-from eigensparse.solvers import _auto, get_solver
+from eigensparse.bounds import BOUND_GERSHGORIN
+from eigensparse.solvers import _auto_settings, get_solver
 from eigensparse.solvers._auto import auto
+from eigensparse.solvers._auto_working_set import partner_key
 from eigensparse.solvers._exhaustive import exhaustive
+
+
+def with_settings(monkeypatch, **changes):
+    """Run ``auto`` with some of its settings replaced (for this test only)."""
+    monkeypatch.setattr(_auto_settings, "SETTINGS",
+                        dataclasses.replace(_auto_settings.SETTINGS, **changes))
+    return _auto_settings.SETTINGS
 
 
 def hidden_spike(seed, p=1000, k=10, loud=300, n=5000, rho=0.12, loud_var=1.7):
@@ -103,8 +114,7 @@ def test_bound_on_a_hotelling_deflation_is_gershgorin_only():
 def test_working_set_path_bound_and_spectral_key(monkeypatch):
     # Σ "too costly" to form or to stream: the working set is keyed by variance and by
     # Σ's leading eigenvectors, and the bound splits the problem at the working set
-    monkeypatch.setattr(_auto, "GLOBAL_FORM_FLOPS", 0.0)
-    monkeypatch.setattr(_auto, "PARTNER_KEY_FLOPS", 0.0)
+    with_settings(monkeypatch, global_form_flops=0.0, partner_key_flops=0.0)
     X, support = hidden_spike(3, p=700, loud=400, rho=0.4, n=300)  # wide: Σ not formed
     op = es.as_operator(X)
     assert op.gram() is None
@@ -121,7 +131,7 @@ def test_partner_key_finds_a_group_that_variances_and_eigenvectors_miss(monkeypa
     """Σ not formed (wide data): the working set holds the features of largest partner
     score and their neighbourhoods, from Σ streamed in column blocks, and the whole
     problem's Gershgorin partner bound comes with it."""
-    monkeypatch.setattr(_auto, "GLOBAL_FORM_FLOPS", 0.0)
+    with_settings(monkeypatch, global_form_flops=0.0)
     X, support = make_correlated_group(random_state=seed)  # n = 100, p = 3000
     op = es.as_operator(X, scale=True)
     planted = es.solvers._common.polish_loadings(op, support)[1]
@@ -129,10 +139,10 @@ def test_partner_key_finds_a_group_that_variances_and_eigenvectors_miss(monkeypa
     assert r.info["working_set"] < X.shape[1]
     np.testing.assert_array_equal(r.support, support)
     assert r.variance == pytest.approx(planted, rel=1e-9)
-    assert r.info["bound"] == _auto.BOUND_GERSHGORIN
+    assert r.info["bound"] == BOUND_GERSHGORIN
     assert r.variance <= r.upper_bound < 1.15 * r.variance  # (the split bound: 1.7× here)
     if seed == 1:  # without the partner key this one is missed by 40%
-        monkeypatch.setattr(_auto, "PARTNER_KEY_FLOPS", 0.0)
+        with_settings(monkeypatch, partner_key_flops=0.0)
         assert auto(op, 10, random_state=0).variance < 0.7 * planted
 
 
@@ -142,18 +152,18 @@ def test_partner_key_streams_the_partners_of_the_whole_matrix(monkeypatch):
     from eigensparse.solvers._auto_kernels import row_partners
     import scipy.sparse as sp
 
-    monkeypatch.setattr(_auto, "PARTNER_KEY_BYTES", 8 * 300 * 7)  # 7 columns per block
+    cfg = with_settings(monkeypatch, partner_key_bytes=8 * 300 * 7)  # 7 columns per block
     rng = np.random.default_rng(4)
     X = rng.standard_normal((50, 300)) * rng.uniform(0.5, 2.0, 300)
     Xs = sp.random(80, 300, density=0.05, random_state=4, format="csr")
     for op in (es.as_operator(X), es.as_operator(Xs, scale=True)):
-        J, V = _auto._partner_key(op, 6)
+        J, V = partner_key(op, 6, cfg)
         J0, V0 = row_partners(np.ascontiguousarray(op.to_dense()), 5)
         np.testing.assert_allclose(V, V0, rtol=1e-10, atol=1e-14)
         assert (J == J0).mean() > 0.99  # (exact ties may order differently in rounding)
-    monkeypatch.setattr(_auto, "PARTNER_KEY_FLOPS", 0.0)
-    assert _auto._partner_key(es.as_operator(X), 6) is None
-    assert _auto._partner_key(es.as_operator(X), 1) is None
+    cfg = dataclasses.replace(cfg, partner_key_flops=0.0)
+    assert partner_key(es.as_operator(X), 6, cfg) is None
+    assert partner_key(es.as_operator(X), 1, cfg) is None
 
 
 def test_deterministic_for_a_random_state():
@@ -231,10 +241,8 @@ def test_auto_searches_the_whole_problem_when_it_is_cheap_to_form():
 
 
 def test_auto_large_problem_uses_a_working_set_and_is_a_fixed_point(monkeypatch):
-    from eigensparse.solvers import _auto
-
-    monkeypatch.setattr(_auto, "GLOBAL_FORM_FLOPS", 0.0)  # Σ "too costly" to form
-    monkeypatch.setattr(_auto, "PARTNER_KEY_FLOPS", 0.0)  # ... or to stream
+    # Σ "too costly" to form or to stream
+    with_settings(monkeypatch, global_form_flops=0.0, partner_key_flops=0.0)
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 400)) @ np.diag(rng.uniform(0.2, 2.0, 400))
     op = es.as_operator(X)
@@ -246,7 +254,7 @@ def test_auto_large_problem_uses_a_working_set_and_is_a_fixed_point(monkeypatch)
     top = np.sort(np.argsort(-np.abs(g), kind="stable")[:6])
     np.testing.assert_array_equal(top, np.flatnonzero(x))  # a truncated power fixed point
     # the working-set split bound is a bound on the whole problem
-    full = _auto.auto(es.Covariance(op.to_dense()), 6, random_state=0)
+    full = auto(es.Covariance(op.to_dense()), 6, random_state=0)
     assert r.upper_bound >= full.variance
     assert r.info["bound"].startswith("working-set split")
     for method in ("approx_greedy", "tpower"):
@@ -260,12 +268,12 @@ def test_auto_bad_input():
 
 
 def test_small_problems_are_certified_by_a_node_limited_branch_and_bound():
-    """Up to CERTIFY_FEATURES features the default's answer is the incumbent of the exact
+    """Up to ``certify_features`` features the default's answer is the incumbent of the exact
     search: certified only when it equals the exhaustive optimum, and the bound it reports
     otherwise is never below that optimum."""
     import eigensparse as es
     from eigensparse.solvers import get_solver
-    from eigensparse.solvers._auto import CERTIFY_FEATURES
+    CERTIFY_FEATURES = _auto_settings.SETTINGS.certify_features
 
     auto, brute = get_solver("auto").func, get_solver("exhaustive").func
     S = es.Covariance(es.datasets.load_pitprops().data)
