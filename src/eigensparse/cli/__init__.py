@@ -10,19 +10,23 @@ methods  list the available methods (from the method registry)
 Every data command builds its options from :mod:`._options` (components, method and
 its registry-generated options, scaling and centering, output) and prints and writes
 its result with :mod:`._report` (one table, one JSON schema).
+
+Ctrl-C at any moment, the imports included, prints one line ``eigensparse: interrupted``
+and exits with status 130; outputs are written atomically, so none is left half-written.
+Whatever the terminal's encoding, printing never fails: the output streams escape what
+they cannot encode (``\\udcff``, ``\\u2212``), set before any work starts.
 """
 from __future__ import annotations
 
-import argparse
 import sys
-import warnings
-
-from ._options import CLIError, OneLineParser, check_output_paths
 
 __all__ = ["main", "build_parser"]
 
+#: exit status after Ctrl-C (128 + SIGINT, as a shell reports it)
+INTERRUPTED = 130
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser():
     """The ``eigensparse`` argument parser: one sub-command per module (``topics``, ``fit``,
     ``methods``), method options generated from the registry.
 
@@ -34,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     ('fit', 2, 3)
     """
     from . import _fit, _methods, _topics
+    from ._options import OneLineParser
 
     parser = OneLineParser(
         prog="eigensparse",
@@ -56,6 +61,8 @@ def _version():
 def _one_line_warnings():
     """Show warnings as one line each on stderr (``eigensparse: warning: ...``); returns
     the previous ``warnings.showwarning`` to restore."""
+    import warnings
+
     def show(message, category, filename, lineno, file=None, line=None):
         print(f"eigensparse: warning: {str(message).splitlines()[0]}", file=sys.stderr)
 
@@ -63,9 +70,39 @@ def _one_line_warnings():
     return old
 
 
+def safe_output_streams() -> None:
+    """Make ``sys.stdout`` and ``sys.stderr`` escape what their encoding cannot write
+    (``errors="backslashreplace"``): a file name that is not valid UTF-8 (``\\udcff``) or a
+    word outside an ASCII terminal's alphabet then prints as an escape, never as an error
+    after the work. Done before any work; streams that cannot be reconfigured are left."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a closed or detached stream
+                pass
+
+
+def interrupted() -> int:
+    """Report Ctrl-C as one line on stderr; returns the exit status 130. A second Ctrl-C
+    while reporting is ignored."""
+    import signal
+
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # pragma: no cover - not the main thread
+        pass
+    try:
+        print("eigensparse: interrupted", file=sys.stderr)
+    except (OSError, ValueError):  # pragma: no cover - stderr closed
+        pass
+    return INTERRUPTED
+
+
 def main(argv=None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit
-    status (0, or 2 after a one-line error on stderr).
+    status (0; 2 after a one-line error on stderr; 130 after Ctrl-C at any moment).
 
     Examples
     --------
@@ -74,7 +111,16 @@ def main(argv=None) -> int:
     method...auto...
     0
     """
+    try:
+        safe_output_streams()
+        return _main(argv)
+    except KeyboardInterrupt:
+        return interrupted()
+
+
+def _main(argv) -> int:
     from .._validation import InvalidParameterError
+    from ._options import CLIError, check_output_paths
 
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)  # usage errors: one line, exit 2
@@ -84,6 +130,8 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
+    import warnings
+
     old_showwarning = _one_line_warnings()
     try:
         check_output_paths(args)
@@ -92,8 +140,5 @@ def main(argv=None) -> int:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"eigensparse: error: {msg}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("eigensparse: interrupted", file=sys.stderr)
-        return 130
     finally:
         warnings.showwarning = old_showwarning
