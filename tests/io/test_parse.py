@@ -72,3 +72,20 @@ def test_order_and_entry_limits_carry_across_blocks():
 def test_count_lines():
     for text in ("", "a", "a\n", "a\r\nb\n\nc"):
         assert count_lines(np.frombuffer(text.encode(), dtype=np.uint8)) == text.count("\n")
+
+
+def test_fast_and_general_paths_agree_on_random_lines():
+    """Lines of the usual form take the 8-bytes-at-a-time path; numbers of 9 or more
+    digits, leading zeros, tabs, CR and a last line without newline the general one."""
+    rng = np.random.default_rng(0)
+    lines, ref = [], []
+    for i in range(3000):
+        d, w, c = (int(v) for v in rng.integers(1, [10**8, 10**8, 10**12]))
+        nd = int(rng.integers(0, 3))  # leading zeros
+        sep = " " if rng.random() < 0.9 else "\t"
+        end = "\n" if rng.random() < 0.95 else "\r\n"
+        lines.append(f"{'0' * nd}{d}{sep}{w} {c}{end}")
+        ref.append((d - 1, w - 1, c))
+    text = "".join(lines).rstrip("\n")
+    (k, n_lines, err, *_), got = _run(text, n_docs=10**8, n_words=10**8, max_entries=4000)
+    assert err == OK and k == 3000 and n_lines == 3000 and got == ref

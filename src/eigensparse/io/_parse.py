@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 __all__ = ["parse_block", "ERR_MESSAGES", "OK"]
 
@@ -45,6 +49,130 @@ _FIELD_NAMES = ("docID", "wordID", "count")
 _MAX_VALUE = 1 << 53
 
 
+_ONES = np.uint64(0x0101010101010101)
+_HIGH = np.uint64(0x8080808080808080)
+_ZEROS = np.uint64(0x3030303030303030)
+_NIBBLE_HI = np.uint64(0xF0F0F0F0F0F0F0F0)
+_SIXES = np.uint64(0x0606060606060606)
+_LOW_PAIR = np.uint64(0x000000FF000000FF)
+_MUL1 = np.uint64(100 + (1000000 << 32))
+_MUL2 = np.uint64(1 + (10000 << 32))
+_U8 = np.uint64(8)
+_U10 = np.uint64(10)
+_U16 = np.uint64(16)
+_U32 = np.uint64(32)
+_U64 = np.uint64(64)
+
+
+@intrinsic
+def _load8(typingctx, arr, idx):
+    """The 8 bytes at ``arr[idx:idx + 8]`` as one unaligned uint64 load (the first byte
+    lowest on the little-endian machines numba targets); the caller keeps it in bounds."""
+    sig = types.uint64(arr, idx)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.gep(ary.data, [args[1]])
+        return builder.load(builder.bitcast(ptr, ir.IntType(64).as_pointer()), align=1)
+
+    return sig, codegen
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _swar_field(buf, i):
+    """The field at ``buf[i:]`` when it is 1 to 8 decimal digits followed by a byte
+    <= 32 (read 8 bytes at a time, no branch per digit; needs ``i + 8 < buf.size``).
+    Returns (value, end) with ``end`` the index of the delimiter, or (-1, i)."""
+    x = _load8(buf, i)
+    below = (x - np.uint64(0x2121212121212121)) & ~x & _HIGH  # bytes <= 32 (first exact)
+    if below == 0:  # 8 digits or more: the delimiter is further
+        a = x
+        length = np.int64(8)
+    else:
+        length = np.int64(trailing_zeros(below)) >> 3
+        if length == 0:
+            return np.int64(-1), i
+        shift = np.uint64(8 * (8 - length))
+        # the digits in the high bytes, '0' below them (leading zeros keep the value)
+        a = (x << shift) | (_ZEROS >> (_U64 - shift))
+    if (a & _NIBBLE_HI) != _ZEROS or ((a + _SIXES) & _NIBBLE_HI) != _ZEROS:
+        return np.int64(-1), i
+    if below == 0:
+        if buf[i + 8] > 32:
+            return np.int64(-1), i
+    v = a - _ZEROS
+    v = v * _U10 + (v >> _U8)
+    v = ((v & _LOW_PAIR) * _MUL1 + ((v >> _U16) & _LOW_PAIR) * _MUL2) >> _U32
+    return np.int64(v), i + length
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _fast_line(buf, i, n):
+    """One line in its usual form ``D W C\n`` (single spaces, 1 to 8 plain digits
+    each) with at least 9 bytes after each field start. Returns (ok, end, d, w, c) with
+    ``end`` the index of the newline; ok is False for any other form (or near the end
+    of the block), which the general scanner reads."""
+    bad = np.int64(-1)
+    if i + 28 > n:  # three fields of up to 8 digits and their delimiters: stay in bounds
+        return False, i, bad, bad, bad
+    d, j = _swar_field(buf, i)
+    if d < 0 or buf[j] != 32:
+        return False, i, bad, bad, bad
+    w, j = _swar_field(buf, j + 1)
+    if w < 0 or buf[j] != 32:
+        return False, i, bad, bad, bad
+    c, j = _swar_field(buf, j + 1)
+    if c < 0 or buf[j] != 10:
+        return False, i, bad, bad, bad
+    return True, j, d, w, c
+
+
+@numba.njit(cache=True, nogil=True)
+def _general_line(buf, i, n, vals):
+    """Any line: whitespace-separated fields (blanks, tabs, CR), optional signs, numbers
+    of any length. Returns (end, n_fields, err, err_field) with ``end`` the index of the
+    newline (or ``n``) and the fields in ``vals``."""
+    nf = 0
+    while True:
+        while i < n and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13):
+            i += 1
+        if i >= n or buf[i] == 10:
+            return i, nf, OK, -1
+        if nf >= 3:
+            return i, nf, ERR_FIELDS_MANY, 3
+        neg = False
+        if buf[i] == 45:  # '-'
+            neg = True
+            i += 1
+        elif buf[i] == 43:  # '+'
+            i += 1
+        v = np.int64(0)
+        nd = 0
+        bad = False
+        big = False
+        while i < n:
+            c = buf[i]
+            if c == 32 or c == 9 or c == 13 or c == 10:
+                break
+            if 48 <= c <= 57:
+                if v > 900719925474099:  # 2**53 / 10: next digit may overflow
+                    big = True
+                else:
+                    v = v * 10 + (c - 48)
+                nd += 1
+            else:
+                bad = True
+            i += 1
+        if bad or nd == 0:
+            return i, nf, ERR_NOT_INTEGER, nf
+        if neg and v != 0:
+            return i, nf, ERR_NEGATIVE, nf
+        if big:
+            return i, nf, ERR_TOO_LARGE, nf
+        vals[nf] = v
+        nf += 1
+
+
 @numba.njit(cache=True, nogil=True)
 def parse_block(buf, n_docs, n_words, doc, word, cnt, max_entries, prev_doc, prev_word,
                 require_sorted):
@@ -52,7 +180,8 @@ def parse_block(buf, n_docs, n_words, doc, word, cnt, max_entries, prev_doc, pre
 
     Writes 0-based ``doc``/``word`` and ``cnt`` for up to ``max_entries`` entries.
     ``prev_doc``/``prev_word`` (0-based, -1 at the start) carry the order check
-    across blocks.
+    across blocks. Lines of the usual form ``D W C`` take a fast path; any other line
+    (blanks, tabs, CR, signs, long numbers, errors) the general scanner.
 
     Returns (n_entries, n_lines, err, err_line, err_field, canonical, last_doc,
     last_word) where ``n_lines`` counts lines scanned (blank lines included),
@@ -68,78 +197,44 @@ def parse_block(buf, n_docs, n_words, doc, word, cnt, max_entries, prev_doc, pre
     pw = prev_word
     vals = np.zeros(3, dtype=np.int64)
     while i < n:
-        # one line
-        nf = 0
-        while True:
-            # skip blanks
-            while i < n and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13):
-                i += 1
-            if i >= n or buf[i] == 10:
-                break
-            # a token
-            if nf >= 3:
-                return k, line, ERR_FIELDS_MANY, line, 3, canonical, pd, pw
-            neg = False
-            if buf[i] == 45:  # '-'
-                neg = True
-                i += 1
-            elif buf[i] == 43:  # '+'
-                i += 1
-            v = np.int64(0)
-            nd = 0
-            bad = False
-            big = False
-            while i < n:
-                c = buf[i]
-                if c == 32 or c == 9 or c == 13 or c == 10:
-                    break
-                if 48 <= c <= 57:
-                    if v > 900719925474099:  # 2**53 / 10: next digit may overflow
-                        big = True
-                    else:
-                        v = v * 10 + (c - 48)
-                    nd += 1
-                else:
-                    bad = True
-                i += 1
-            if bad or nd == 0:
-                return k, line, ERR_NOT_INTEGER, line, nf, canonical, pd, pw
-            if neg and v != 0:
-                return k, line, ERR_NEGATIVE, line, nf, canonical, pd, pw
-            if big:
-                return k, line, ERR_TOO_LARGE, line, nf, canonical, pd, pw
-            vals[nf] = v
-            nf += 1
-        # end of line (or of buffer)
-        if nf > 0:
+        ok, end, d, w, c = _fast_line(buf, i, n)
+        if not ok:
+            end, nf, err, efield = _general_line(buf, i, n, vals)
+            if err != OK:
+                return k, line, err, line, efield, canonical, pd, pw
+            if nf == 0:  # a blank line
+                line += 1
+                i = end + 1
+                continue
             if nf < 3:
                 return k, line, ERR_FIELDS_FEW, line, nf, canonical, pd, pw
             d = vals[0]
             w = vals[1]
-            if d < 1 or d > n_docs:
-                return k, line, ERR_DOC_RANGE, line, 0, canonical, pd, pw
-            if w < 1 or w > n_words:
-                return k, line, ERR_WORD_RANGE, line, 1, canonical, pd, pw
-            if vals[2] == 0:
-                return k, line, ERR_ZERO_COUNT, line, 2, canonical, pd, pw
-            if k >= max_entries:
-                return k, line, ERR_TOO_MANY_ENTRIES, line, 0, canonical, pd, pw
-            d -= 1
-            w -= 1
-            if d < pd:
-                if require_sorted:
-                    return k, line, ERR_UNSORTED, line, 0, canonical, pd, pw
-                canonical = 0
-            elif d == pd and w <= pw:
-                canonical = 0
-            doc[k] = d
-            word[k] = w
-            cnt[k] = vals[2]
-            pd = d
-            pw = w
-            k += 1
+            c = vals[2]
+        if d < 1 or d > n_docs:
+            return k, line, ERR_DOC_RANGE, line, 0, canonical, pd, pw
+        if w < 1 or w > n_words:
+            return k, line, ERR_WORD_RANGE, line, 1, canonical, pd, pw
+        if c == 0:
+            return k, line, ERR_ZERO_COUNT, line, 2, canonical, pd, pw
+        if k >= max_entries:
+            return k, line, ERR_TOO_MANY_ENTRIES, line, 0, canonical, pd, pw
+        d -= 1
+        w -= 1
+        if d < pd:
+            if require_sorted:
+                return k, line, ERR_UNSORTED, line, 0, canonical, pd, pw
+            canonical = 0
+        elif d == pd and w <= pw:
+            canonical = 0
+        doc[k] = d
+        word[k] = w
+        cnt[k] = c
+        pd = d
+        pw = w
+        k += 1
         line += 1
-        i += 1  # past the newline
+        i = end + 1  # past the newline
     return k, line, OK, -1, -1, canonical, pd, pw
 
 

@@ -3,7 +3,7 @@ and matching its source.
 
 Layout of one cache (a directory ``<cache_dir>/<file name>-<hash of its path>/``)::
 
-    meta.json          format, version, the source's path/size/mtime/sha256, D, W, NNZ,
+    meta.json          format, version, the source's path/size/mtime/CRC-32, D, W, NNZ,
                        array files with dtype and length, a random token
     indptr.i64         D + 1 offsets (int64)
     indices.i32        NNZ word ids (int32, 0-based, sorted within each document)
@@ -16,7 +16,7 @@ into place only after every file, ``meta.json`` last, is written and flushed. A 
 interrupted at any point leaves either no cache directory or only a ``.tmp-…`` one,
 which is never read (and is removed by the next build). A cache is trusted only when
 ``meta.json`` parses, names the same format and version, its source size, mtime and
-(by default) SHA-256 match the file as it is now, and every array file has the
+(by default) CRC-32 (:func:`~eigensparse.io._source.file_crc32`) match the file as it is now, and every array file has the
 recorded size. Anything else is treated as absent.
 
 Verification: ``meta.json`` also records a CRC-32 of each array file (computed while
@@ -48,16 +48,17 @@ from typing import Iterator
 import numpy as np
 
 from ._atomic import atomic_open, pid_is_dead
+from ._source import file_crc32
 from .._validation import InvalidParameterError
 
 __all__ = ["default_cache_dir", "cache_dir_for", "source_signature", "BowCache", "BowCacheWriter",
            "CSRChunk", "CACHE_FORMAT", "CACHE_VERSION", "CacheWarning", "verify_cache_arrays"]
 
 CACHE_FORMAT = "eigensparse-bow-cache"
-CACHE_VERSION = 2  # 2: CRC-32 of every array file in meta.json
+CACHE_VERSION = 3  # 2: CRC-32 of every array file in meta.json; 3: the source keyed by CRC-32
 #: bytes read at a time when verifying a cache
 _VERIFY_BLOCK = 1 << 24
-_HASH = "sha256"
+_HASH = "crc32"
 _ARRAYS = {"indptr": ("indptr.i64", "<i8"), "indices": ("indices.i32", "<i4"),
            "data": ("data.u32", "<u4")}
 _STALE_TMP_SECONDS = 6 * 3600
@@ -144,19 +145,13 @@ def cache_dir_for(source, cache_dir=None) -> str:
     return os.path.join(root, f"{os.path.basename(src)}-{key}")
 
 
-def file_digest(path, chunk: int = 1 << 22) -> str:
-    h = hashlib.new(_HASH)
-    with open(path, "rb") as f:
-        while True:
-            b = f.read(chunk)
-            if not b:
-                break
-            h.update(b)
-    return h.hexdigest()
+def file_digest(path) -> str:
+    """The content key of a source file (:func:`eigensparse.io._source.file_crc32`)."""
+    return file_crc32(path)
 
 
 def source_signature(path, digest: str | None = None) -> dict:
-    """Path, size and mtime of ``path`` (and its SHA-256 when ``digest`` is given).
+    """Path, size and mtime of ``path`` (and its CRC-32 key when ``digest`` is given).
 
     Examples
     --------
@@ -168,7 +163,7 @@ def source_signature(path, digest: str | None = None) -> dict:
     ...         _ = f.write("1\\n1\\n1\\n1 1 3\\n")
     ...     sig = source_signature(path, digest="abc")
     >>> sorted(sig), sig["size"]
-    (['mtime_ns', 'path', 'sha256', 'size'], 12)
+    (['crc32', 'mtime_ns', 'path', 'size'], 12)
     """
     path = os.path.abspath(os.fspath(path))
     st = os.stat(path)
@@ -333,7 +328,7 @@ class BowCache:
              check_arrays: bool = True) -> "BowCache | None":
         """The cache of ``source`` if it exists, matches it and is intact, else None.
 
-        ``verify="hash"`` (default) also compares the SHA-256 of the source's bytes;
+        ``verify="hash"`` (default) also compares the CRC-32 of the source's bytes;
         ``"stat"`` trusts size and mtime. ``check_arrays`` (default) verifies the
         arrays' CRC-32 and structure (:func:`verify_cache_arrays`); a damaged cache is
         reported with a :class:`CacheWarning`, deleted, and None is returned so that

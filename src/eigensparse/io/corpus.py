@@ -152,7 +152,7 @@ class UCICorpus(Corpus):
         self.last_source = "text"
         bar = _tqdm(os.path.getsize(self.path), "B", f"{desc} ({self.name})", progress)
         stream = _UCIStream(self.path, chunk_nnz=chunk_nnz, require_sorted=True,
-                            hash_name="sha256" if self.use_cache else None, progress=bar)
+                            checksum=self.use_cache, progress=bar)
         writer = None
         if self.use_cache:
             try:

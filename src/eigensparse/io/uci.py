@@ -15,11 +15,7 @@ message starts with ``FILE: line N:``.
 """
 from __future__ import annotations
 
-import hashlib
 import os
-import queue
-import threading
-import zlib
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -28,7 +24,8 @@ import scipy.sparse as sp
 
 from .._validation import IntInterval, validate_params
 from . import _parse
-from ._vocab import _check_exists, _err, _is_gzip, read_vocabulary
+from ._source import TextSource
+from ._vocab import _check_exists, _err, read_vocabulary
 
 __all__ = ["UCIHeader", "UCIChunk", "read_uci_header", "iter_uci_chunks", "read_uci_bow",
            "read_vocabulary", "DEFAULT_CHUNK_NNZ"]
@@ -36,9 +33,6 @@ __all__ = ["UCIHeader", "UCIChunk", "read_uci_header", "iter_uci_chunks", "read_
 #: default number of entries per streamed chunk (about 32 MB of parsed arrays)
 DEFAULT_CHUNK_NNZ = 2_000_000
 
-_RAW_BLOCK = 1 << 22  # compressed bytes read at a time
-_TEXT_PIECE = 1 << 23  # decompressed bytes handed to the parser at a time
-_QUEUE_DEPTH = 3
 #: shortest entry line ("1 1 1\n"): a file of B body bytes holds at most B // 6 + 1 entries
 _MIN_ENTRY_BYTES = 6
 #: largest expansion of DEFLATE (gzip): 1032 decompressed bytes per compressed byte
@@ -102,126 +96,6 @@ class UCIChunk:
         return int(self.doc.size)
 
 
-class _TextSource:
-    """Decompressed bytes of a (possibly gzipped) file, produced by a background
-    thread; also hashes the raw bytes (for caches) and reports raw progress."""
-
-    _END = object()
-
-    def __init__(self, path: str, *, hash_name: str | None = None, progress=None):
-        self.path = path
-        self.gz = _is_gzip(path)
-        self.hasher = hashlib.new(hash_name) if hash_name else None
-        self.progress = progress
-        self.raw_size = os.path.getsize(path)
-        self._q: queue.Queue = queue.Queue(maxsize=_QUEUE_DEPTH)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._produce, name="eigensparse-read", daemon=True)
-        self._thread.start()
-
-    # -- producer (background thread) ---------------------------------------
-    def _put(self, item) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._q.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def _produce(self):
-        try:
-            with open(self.path, "rb") as f:
-                if not self.gz:
-                    while True:
-                        raw = f.read(_TEXT_PIECE)
-                        if not raw:
-                            break
-                        if self.hasher is not None:
-                            self.hasher.update(raw)
-                        if not self._put(("data", raw, len(raw))):
-                            return
-                    self._put(("end", None, 0))
-                    return
-                d = zlib.decompressobj(wbits=31)
-                started = False
-                while True:
-                    raw = f.read(_RAW_BLOCK)
-                    if not raw:
-                        break
-                    if self.hasher is not None:
-                        self.hasher.update(raw)
-                    nraw = len(raw)
-                    buf = raw
-                    while buf:
-                        if d is None:  # between gzip members (concatenated members are valid)
-                            if buf[:2] == b"\x1f\x8b" or buf == b"\x1f":
-                                d = zlib.decompressobj(wbits=31)
-                            elif not buf.strip(b"\x00"):  # zero padding after the stream
-                                break
-                            else:
-                                self._put(("corrupt", "trailing data after the end of the gzip stream", 0))
-                                return
-                        out = d.decompress(buf, _TEXT_PIECE)
-                        started = True
-                        if (out or nraw) and not self._put(("data", out, nraw)):
-                            return
-                        nraw = 0
-                        if d.eof:
-                            buf = d.unused_data
-                            d = None
-                        else:
-                            buf = d.unconsumed_tail
-                    if nraw and not self._put(("data", b"", nraw)):
-                        return
-                if d is not None:
-                    out = d.flush()
-                    if out and not self._put(("data", out, 0)):
-                        return
-                    if not d.eof:
-                        self._put(("truncated" if started else "corrupt",
-                                   None if started else "empty gzip stream", 0))
-                        return
-                self._put(("end", None, 0))
-        except zlib.error as exc:
-            self._put(("corrupt", f"corrupt gzip data ({exc})", 0))
-        except OSError as exc:
-            self._put(("corrupt", f"cannot read ({type(exc).__name__}: {exc})", 0))
-        except BaseException as exc:  # pragma: no cover - unexpected
-            self._put(("corrupt", f"{type(exc).__name__}: {exc}", 0))
-
-    # -- consumer ---------------------------------------------------------------
-    def __iter__(self):
-        """Yield ("data", bytes) pieces, then end; raises on problems (with kind)."""
-        try:
-            while True:
-                kind, payload, nraw = self._q.get()
-                if nraw and self.progress is not None:
-                    self.progress.update(nraw)
-                if kind == "data":
-                    if payload:
-                        yield payload
-                    continue
-                if kind == "end":
-                    return
-                yield (kind, payload)
-                return
-        finally:
-            self.close()
-
-    def close(self):
-        self._stop.set()
-        # drain so that a blocked producer can exit
-        try:
-            while True:
-                self._q.get_nowait()
-        except queue.Empty:
-            pass
-
-    def digest(self) -> str | None:
-        return None if self.hasher is None else self.hasher.hexdigest()
-
-
 def _line_text(block: np.ndarray, rel_line: int, limit: int = 60) -> str:
     """The text of line ``rel_line`` (0-based) of ``block`` for error messages."""
     b = block.tobytes() if isinstance(block, np.ndarray) else bytes(block)
@@ -238,13 +112,14 @@ class _UCIStream:
     """Header + validated entries of one docword file (single use)."""
 
     def __init__(self, path, *, chunk_nnz=DEFAULT_CHUNK_NNZ, require_sorted=True,
-                 hash_name=None, progress=None):
+                 checksum=False, progress=None, decoder=None):
         self.path = os.fspath(path)
         _check_exists(self.path)
         self.chunk_nnz = int(chunk_nnz)
         self.require_sorted = bool(require_sorted)
         self.progress = progress
-        self.src = _TextSource(self.path, hash_name=hash_name, progress=progress)
+        self.src = TextSource(self.path, checksum=checksum, progress=progress,
+                              decoder_name=decoder)
         self._pieces = iter(self.src)
         self._pending = b""
         self._eof = False
