@@ -523,9 +523,10 @@ def run_dataset(name: str, args, log) -> list[dict]:
 def batched_starts(args, log) -> dict:
     """Time ``am`` with 1 and 256 starts on KOS (prebuilt operator), for each strategy."""
     import eigensparse
-    from eigensparse.solvers import SOLVERS, _load_all
+    from eigensparse.registry import method_names
+    from eigensparse.solvers import SOLVERS
 
-    _load_all()
+    method_names()  # loads every method module
     if "am" not in SOLVERS:
         return {"status": "missing", "note": "method 'am' not registered", "rows": []}
     spec = SOLVERS["am"]

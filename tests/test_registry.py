@@ -117,10 +117,11 @@ def test_capabilities_and_constraints_declared_on_the_spec():
 
     constraints = {"stride": [Interval(Integral, 1, None, closed="left")]}
     spec = register_method(MethodSpec("warm_stride", checked(warm_stride, constraints),
-                                      constraints=constraints, warm_start=True))
+                                      trusted=warm_stride, constraints=constraints,
+                                      warm_start=True))
     try:
-        assert spec.warm_start and not spec.bounded and spec.partners == ()
-        assert spec.solve is warm_stride  # the dispatcher's unchecked call
+        assert spec.warm_start and not spec.bounded and spec.alternatives == ()
+        assert spec.trusted is warm_stride  # the dispatcher's unchecked call
         X = np.random.default_rng(0).standard_normal((80, 12))
         with pytest.raises(InvalidParameterError, match="'stride' parameter of sparse_pca.*Got 0"):
             sparse_pca(X, n_components=2, cardinality=2, method="warm_stride", stride=0)

@@ -156,7 +156,7 @@ def test_capabilities_live_on_the_spec_only():
             assert name not in text, f"{name} in {path.relative_to(SRC)}"
     auto = get_method("auto")
     assert auto.warm_start and auto.bounded and auto.takes("init")
-    assert [f.__name__ for f in auto.partner_solves] == ["two_start_tpower"]
+    assert [f.__name__ for f in auto.alternative_solves] == ["two_start_tpower"]
     assert {s.name for s in methods() if s.bounded} == {"auto", "tpower", "bca"}
     assert [s.name for s in methods() if s.warm_start] == ["auto"]
     # every declared constraint is about a parameter of the method's function

@@ -414,7 +414,7 @@ class ComponentBudget:
 
 def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
                      found: list | None = None, progress=None, rows: dict | None = None,
-                     partners: bool | None = None) -> list:
+                     alternatives: bool | None = None) -> list:
     """The components of ``plan`` on ``op``: the joint method, or deflation around
     single-component solves.
 
@@ -437,8 +437,9 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     rows : dict, optional
         ``{"data": rows, "center": bool, "scale": bool}``: the data rows, for the
         ``"cv"`` rule of ``cardinality="auto"``.
-    partners : bool, optional
-        Whether the refinement also runs the method's partner chains (on ``op``);
+    alternatives : bool, optional
+        Whether the refinement also runs the chains of the method's alternative solves
+        (``MethodSpec.alternatives``, on ``op``);
         default: only with the method's own solve. A caller whose ``solve`` is the
         method on a part of ``op`` (the topic pipeline) passes True, so that its
         components equal :func:`eigensparse.sparse_pca`'s.
@@ -456,23 +457,23 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     input (scikit-learn's ``skip_parameter_validation``).
     """
     with config_context(skip_parameter_validation=True):
-        return _solve_components(op, plan, solve, found, progress, rows, partners)
+        return _solve_components(op, plan, solve, found, progress, rows, alternatives)
 
 
-def _solve_components(op, plan, solve, found, progress, rows, partners):
+def _solve_components(op, plan, solve, found, progress, rows, alternatives):
     if plan.joint:
-        results = plan.spec.solve(op, list(plan.cardinalities), random_state=plan.seeds[0],
+        results = plan.spec.trusted(op, list(plan.cardinalities), random_state=plan.seeds[0],
                                   **plan.options)
         if progress is not None:
             progress.update(plan.n_components)
         return results
     own = solve is None
-    if partners is None:
-        partners = own  # the chain portfolio only with the method's own solve
+    if alternatives is None:
+        alternatives = own  # the chain portfolio only with the method's own solve
     if own:
         if not plan.needs_data:  # a formed Gram matrix serves every deflated product
             op = formed_gram(op)
-        func = plan.spec.solve  # options checked by the plan
+        func = plan.spec.trusted  # options checked by the plan
         # a method's max_time is each component's: its chain solve and its refinement's
         # re-solves share it
         budget = ComponentBudget(plan.options["max_time"]) \
@@ -498,7 +499,7 @@ def _solve_components(op, plan, solve, found, progress, rows, partners):
         # a re-solve starts from the component it may replace (``init=``) when the method
         # accepts a start: the method's own solve and a caller's take ``init``
         warm = plan.spec.warm_start and "init" not in plan.options
-        results = refine_plan(op, plan, results, solve, _adjusted_variance, partners=partners,
+        results = refine_plan(op, plan, results, solve, _adjusted_variance, alternatives=alternatives,
                               warm=warm)
     return results
 

@@ -138,7 +138,7 @@ def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
     p = op.n_features
     K = _check_card(max_cardinality, p, "max_cardinality")
     spec = get_solver(method)
-    res = spec.solve(op, K, random_state=random_state)
+    res = spec.trusted(op, K, random_state=random_state)
     ks = np.arange(1, K + 1)
     if "path_supports" in res.info and "path_variances" in res.info:
         supports = [np.sort(np.asarray(S_, dtype=np.intp)) for S_ in res.info["path_supports"]][:K]
@@ -146,7 +146,7 @@ def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
     else:
         supports, variances = [], []
         for k in ks:
-            r = res if k == K else spec.solve(op, int(k), random_state=random_state)
+            r = res if k == K else spec.trusted(op, int(k), random_state=random_state)
             supports.append(np.asarray(r.support))
             variances.append(r.variance)
         variances = np.asarray(variances, dtype=float)

@@ -23,13 +23,14 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable, Union
 
 from ._validation import InvalidParameterError, check_params, closest, validate_params
 
-__all__ = ["MethodSpec", "DEFAULT_METHOD", "KINDS", "register_method", "get_method",
+__all__ = ["MethodSpec", "BoundedSolve", "DEFAULT_METHOD", "KINDS", "register_method", "get_method",
            "method_names", "methods", "options_of"]
 
 #: the method every front door uses when none is named (defined here only)
@@ -60,6 +61,46 @@ def options_of(func: Callable) -> tuple:
 
 
 @dataclass(frozen=True)
+class BoundedSolve:
+    """How a method solves one exact-cardinality component in bounded time on a growing
+    solve set (:func:`eigensparse.text._bounded.bounded_solve`, the topic pipeline's
+    solve): the capability a :class:`MethodSpec` declares, so that no caller names the
+    method.
+
+    Attributes
+    ----------
+    whole_ranked_set : bool
+        On a working set ranked by partners (the topic pipeline's ``"partner"`` rule) the
+        method searches all of it at once (its own starts see the co-occurring words a
+        solve set grown by variance misses), instead of a solve set grown from small.
+    starts : bool
+        The method takes ``init=`` starts: it is given the approximate-greedy solution,
+        coordinate starts on the largest variances and the best support so far (warm).
+    options : dict
+        Options of every bounded solve (e.g. ``{"certify": False}``: no certificate per
+        solve of a growing set); the caller's options override them.
+    cost_exponent : int
+        A solve on m features costs about m**cost_exponent (the time of the next, doubled
+        solve set is predicted from the last one).
+    fallback : str or None
+        A cheaper bounded method used instead when the solve set exceeds the caller's
+        limit for this one or its predicted time exceeds the time left.
+
+    Examples
+    --------
+    >>> from eigensparse.registry import get_method
+    >>> get_method("bca").bounded.fallback, get_method("tpower").bounded.starts
+    ('tpower', True)
+    """
+
+    whole_ranked_set: bool = False
+    starts: bool = False
+    options: Mapping = field(default_factory=dict)
+    cost_exponent: int = 2
+    fallback: Union[str, None] = None
+
+
+@dataclass(frozen=True)
 class MethodSpec:
     """What the front doors need to know about one method.
 
@@ -68,7 +109,11 @@ class MethodSpec:
     name : str
         The value of ``method=`` that selects it.
     func : callable
-        The solver (``kind="single"``) or joint method (``kind="joint"``).
+        The solver (``kind="single"``) or joint method (``kind="joint"``), as users call
+        it (checking its options when :attr:`constraints` are declared).
+    trusted : callable
+        The same function without the checks, for callers that hold checked options
+        (:meth:`check_options`, the dispatcher's plan); default: :attr:`func`.
     kind : {"single", "joint"}
     takes_cardinality : bool
         Accepts an exact target cardinality.
@@ -87,17 +132,18 @@ class MethodSpec:
         scikit-learn parameter constraints of the options (``{name: [constraint, ...]}``,
         :mod:`sklearn.utils._param_validation`), declared once: :attr:`func` checks them
         when called directly, the dispatcher once per request (:meth:`check_options`),
-        and the solve itself (:attr:`solve`) trusts them.
+        and the solve itself (:attr:`trusted`) trusts them.
     warm_start : bool
         Accepts a start (``init=`` an array of loadings): a re-solve of the refinement
         (:mod:`eigensparse.multi._refine`) starts from the component it may replace.
-    bounded : bool
-        Its exact-cardinality solves can run in bounded time (``max_time``) per topic in
-        a growing working set (:func:`eigensparse.text._bounded.solve_topic_bounded`).
-    partners : tuple of (callable or str)
+    bounded : BoundedSolve or None
+        How its exact-cardinality solves run in bounded time on a growing solve set (a
+        topic of :func:`eigensparse.text.extract_topics`); None: the method is not offered
+        there as a bounded solve.
+    alternatives : tuple of (callable or str)
         Single-component solves ``f(op, s, *, random_state, init)`` whose whole deflation
         chain the refinement also runs (the chain of larger total is refined); a str
-        names a function of the module of ``func`` (:attr:`partner_solves`).
+        names a function of the module of ``func`` (:attr:`alternative_solves`).
     deprecated : tuple of str
         Options kept only as deprecated names (they warn when used); the command line
         and ``eigensparse methods`` do not offer them.
@@ -111,11 +157,12 @@ class MethodSpec:
     >>> spec.kind, spec.options, spec.description, spec.requires_data()
     ('single', ('tol',), 'Keep the first features (a toy).', False)
     >>> spec.warm_start, spec.bounded, spec.takes("max_time")
-    (False, False, False)
+    (False, None, False)
     """
 
     name: str
     func: Callable
+    trusted: Union[Callable, None] = None
     kind: str = "single"
     takes_cardinality: bool = True
     takes_penalty: bool = False
@@ -125,8 +172,8 @@ class MethodSpec:
     options: tuple = field(default=())
     constraints: Mapping = field(default_factory=dict)
     warm_start: bool = False
-    bounded: bool = False
-    partners: tuple = ()
+    bounded: Union[BoundedSolve, None] = None
+    alternatives: tuple = ()
     deprecated: tuple = ()
 
     def __post_init__(self):
@@ -137,12 +184,17 @@ class MethodSpec:
                                         f"got {self.kind!r}.")
         if not callable(self.func):
             raise InvalidParameterError(f"MethodSpec {self.name!r}: 'func' must be callable.")
+        if self.trusted is None:
+            object.__setattr__(self, "trusted", self.func)
+        if self.bounded is not None and not isinstance(self.bounded, BoundedSolve):
+            raise InvalidParameterError(f"MethodSpec {self.name!r}: 'bounded' must be a "
+                                        f"BoundedSolve or None; got {self.bounded!r}.")
         if not (self.takes_cardinality or self.takes_penalty):
             raise InvalidParameterError(
                 f"MethodSpec {self.name!r}: takes neither a cardinality nor a penalty.")
         if not self.options:
-            object.__setattr__(self, "options", options_of(self.func))
-        unknown = sorted(set(self.constraints) - set(inspect.signature(self.func).parameters))
+            object.__setattr__(self, "options", options_of(self.trusted))
+        unknown = sorted(set(self.constraints) - set(inspect.signature(self.trusted).parameters))
         if unknown:
             raise InvalidParameterError(
                 f"MethodSpec {self.name!r}: constraints for {unknown}, which are not parameters "
@@ -151,30 +203,11 @@ class MethodSpec:
             doc = (self.func.__doc__ or "").strip()
             object.__setattr__(self, "description", doc.split("\n")[0] if doc else "")
 
-    # names kept from the former per-package registries
     @property
-    def penalized(self) -> bool:
-        """Alias of :attr:`takes_penalty`."""
-        return self.takes_penalty
-
-    @property
-    def summary(self) -> str:
-        """Alias of :attr:`description`."""
-        return self.description
-
-    @property
-    def solve(self) -> Callable:
-        """The function without its parameter checks (for callers that checked the options
-        with :meth:`check_options`)."""
-        return inspect.unwrap(self.func)
-
-    @property
-    def partner_solves(self) -> tuple:
-        """:attr:`partners` as functions."""
-        import sys
-
-        module = sys.modules[inspect.unwrap(self.func).__module__]
-        return tuple(getattr(module, f) if isinstance(f, str) else f for f in self.partners)
+    def alternative_solves(self) -> tuple:
+        """:attr:`alternatives` as functions."""
+        module = sys.modules[self.trusted.__module__]
+        return tuple(getattr(module, f) if isinstance(f, str) else f for f in self.alternatives)
 
     def takes(self, option: str) -> bool:
         """Whether ``option`` is one of its keyword options (e.g. ``"max_time"``)."""

@@ -432,7 +432,7 @@ def _refiner(method, options, random_state):
         method, options = "tpower", {"n_starts": 20} if options is None else options
     spec = get_solver(method)
     opts = spec.check_options(dict(options or {}))
-    return lambda op, s: spec.solve(op, s, random_state=random_state, **opts)
+    return lambda op, s: spec.trusted(op, s, random_state=random_state, **opts)
 
 
 def _bisect_refine(op, refine, path, lo, hi, thr):
@@ -513,7 +513,7 @@ def _exact_descent(op, path, ub, s, thr, budget):
 
     note = ""
     while s > 1 and not ub[s - 2] < thr and math.comb(op.n_features, s - 1) <= budget:
-        r = get_solver("exhaustive").solve(op, s - 1, max_supports=budget)
+        r = get_solver("exhaustive").trusted(op, s - 1, max_supports=budget)
         ub[s - 2] = max(r.variance, path.variances[s - 2])
         note = f"; exhaustive search over the C({op.n_features}, {s - 1}) supports of size {s - 1}"
         if r.variance < thr * (1 - _RTOL):

@@ -38,8 +38,8 @@ def test_warm_starts_keep_the_old_block_and_shrink_back(engine):
     rng = np.random.default_rng(1)
     X, V = rng.standard_normal((2, 3, 3))
     state = (X, V) if engine == "bca" else X
-    grown = embed_warm_start(state, 3, 5, engine)
-    back = embed_warm_start(grown, 5, 3, engine)
+    grown = embed_warm_start(state, 3, 5)
+    back = embed_warm_start(grown, 5, 3)
     if engine == "bca":
         np.testing.assert_array_equal(grown[0][:3, :3], X)
         np.testing.assert_array_equal(grown[1][:3, :3], V)
@@ -49,7 +49,7 @@ def test_warm_starts_keep_the_old_block_and_shrink_back(engine):
         np.testing.assert_array_equal(grown[:3, :3], X)
         assert np.all(grown[3:] == 0) and np.all(grown[:, 3:] == 0)
         np.testing.assert_array_equal(back, X)
-    assert embed_warm_start(None, 3, 5, engine) is None
+    assert embed_warm_start(None, 3, 5) is None
 
 
 def test_leading_support_of_a_rank_one_z():

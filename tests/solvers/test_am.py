@@ -55,7 +55,7 @@ def exhaustive(S, s):
 # --------------------------------------------------------------------------- registry
 def test_registered():
     assert "am" in SOLVERS and "tpower" in SOLVERS
-    assert SOLVERS["am"].penalized and not SOLVERS["tpower"].penalized
+    assert SOLVERS["am"].takes_penalty and not SOLVERS["tpower"].takes_penalty
     for opt in ("formulation", "penalty", "n_starts", "strategy", "batch_size", "init"):
         assert opt in SOLVERS["am"].options
     assert len(FORMULATIONS) == 8

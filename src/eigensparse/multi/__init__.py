@@ -42,8 +42,8 @@ def register_joint(name: str, *, summary: str = "", cost: str = "", constraints=
 
     def deco(func):
         public = checked(func, constraints or {})
-        register_method(MethodSpec(name, public, kind="joint", description=summary, cost=cost,
-                                   constraints=dict(constraints or {}),
+        register_method(MethodSpec(name, public, trusted=func, kind="joint", description=summary,
+                                   cost=cost, constraints=dict(constraints or {}),
                                    deprecated=tuple(deprecated)))
         return public
 
@@ -63,8 +63,3 @@ def get_joint(name):
 
     return get_method(name) if name in method_names("joint") else None
 
-
-def _load_all():
-    from ..registry import _load_all as load
-
-    load()

@@ -14,7 +14,7 @@ per-component seeds as the chain).
 
 **The first component is not traded by default.** The chain's first component is the
 single-component answer (a k = 1 fit), and users read PC1 as *the* sparse direction, so
-a re-solve (or a partner chain) is also rejected when the set's best component would
+a re-solve (or an alternative chain) is also rejected when the set's best component would
 then explain less than that answer. ``refine="total"`` lifts this guard: the total may
 then rise at the first component's expense, and the result says so
 (``info["refine"]["first_traded"]``, with ``first_variance_single`` and
@@ -25,11 +25,11 @@ options of its own) the chain is also run with tpower's two starts (greedy and t
 run by auto's compiled kernel: :func:`eigensparse.solvers._auto.two_start_tpower`), whose
 components are often less greedy for the first component and leave more for the later
 ones (on KOS k=5 s=10 its chain explains 36.14 against auto's 35.55), and the chain of
-larger total is the one refined (the method's ``MethodSpec.partners``).
+larger total is the one refined (the method's ``MethodSpec.alternatives``).
 
 Sweeps go over j = 0, 1, …, k−1 and stop after a sweep that accepted nothing, after
 one whose gain is below ``tol`` × the total, or after ``max_sweeps`` sweeps: the
-refinement costs at most (number of partner chains + ``max_sweeps``) chains' worth of
+refinement costs at most (number of alternative chains + ``max_sweeps``) chains' worth of
 solves (each sweep makes at most k solves; a
 component whose deflating set did not change since it was solved is skipped, so the
 last component of a Schur chain is never re-solved in the first sweep).
@@ -106,14 +106,14 @@ def set_total(op: Operator, C: np.ndarray, explained: Callable) -> float:
 
 
 def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: Callable, *,
-                partners: bool = True, warm: bool = False) -> list:
+                alternatives: bool = True, warm: bool = False) -> list:
     """The refinement step of the dispatcher for a plan (``plan.refine`` true).
 
-    ``results`` and ``solve`` are the chain's; with ``partners`` (the dispatcher's own
-    solve, not a caller's) the chains of the method's ``MethodSpec.partners`` are also
+    ``results`` and ``solve`` are the chain's; with ``alternatives`` (the dispatcher's own
+    solve, not a caller's) the chains of the method's ``MethodSpec.alternatives`` are also
     run when the plan has no method options, and the chain of largest
     :func:`set_total` is refined by :func:`refine_components`. ``warm``: ``solve``
-    accepts ``init=`` (the method's ``MethodSpec.warm_start``); partner solves do.
+    accepts ``init=`` (the method's ``MethodSpec.warm_start``); alternative solves do.
     """
     from ._deflation import run_deflation
 
@@ -124,17 +124,17 @@ def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: C
     # trades it (refine="total"), no set whose best component explains less is accepted
     single = float(op.quad(results[0].loadings))
     floor = None if plan.trade_first else single
-    if partners and not plan.options:
+    if alternatives and not plan.options:
         best_total = set_total(op, np.vstack([r.loadings for r in results]), explained)
-        for func in plan.spec.partner_solves:
-            def partner_solve(sub, s, t, init=None, func=func):
+        for func in plan.spec.alternative_solves:
+            def alternative_solve(sub, s, t, init=None, func=func):
                 return func(sub, s, random_state=plan.seeds[t], init=init)
 
-            chain = run_deflation(op, partner_solve, cards, plan.deflation)
+            chain = run_deflation(op, alternative_solve, cards, plan.deflation)
             C = np.vstack([r.loadings for r in chain])
             total = set_total(op, C, explained)
             if total > best_total and _keeps_first(op, C, floor):
-                best, best_solve, best_total, warm = chain, partner_solve, total, True
+                best, best_solve, best_total, warm = chain, alternative_solve, total, True
     refined, info = refine_components(op, best, best_solve, cards, plan.deflation, explained,
                                       max_sweeps=MAX_SWEEPS, first_floor=floor, warm=warm)
     first = float(np.max(op.quad(np.vstack([r.loadings for r in refined]).T)))
@@ -155,7 +155,7 @@ def _keeps_first(op: Operator, C: np.ndarray, floor) -> bool:
 def formed_gram(op: Operator) -> Operator:
     """``Covariance(Σ)`` when the operator layer has formed the p×p Gram matrix of ``op``
     (its policy, :mod:`eigensparse.operators._gram`), else ``op``: every product of the
-    refinement (partner chain, deflations, totals) is then a small dense one."""
+    refinement (alternative chain, deflations, totals) is then a small dense one."""
     gram = getattr(op, "gram", None)
     S = gram() if callable(gram) else None
     if S is None:

@@ -61,20 +61,21 @@ class PrefixBlocks:
         return S
 
 
-def embed_warm_start(state, k_old, k_new, engine):
-    """Warm-start state of a prefix of size k_old turned into one of size k_new.
+def embed_warm_start(state, k_old, k_new):
+    """Warm-start state of a prefix of size k_old turned into one of size k_new: a block
+    coordinate ascent state ``(X, V)`` (a tuple) or a first-order dual ``U`` (an array).
 
     Examples
     --------
     >>> import numpy as np
     >>> from eigensparse.relaxation import embed_warm_start
     >>> U = np.array([[-0.1, 0.1], [0.1, -0.1]])  # a first-order dual on 2 features
-    >>> embed_warm_start(U, 2, 3, "first_order").tolist()  # zero-padded to 3
+    >>> embed_warm_start(U, 2, 3).tolist()  # zero-padded to 3
     [[-0.1, 0.1, 0.0], [0.1, -0.1, 0.0], [0.0, 0.0, 0.0]]
     """
     if state is None:
         return None
-    if engine == "bca":
+    if isinstance(state, tuple):  # block coordinate ascent: the primal X and its V
         X, V = state
         if k_new <= k_old:
             return (X[:k_new, :k_new].copy(), V[:k_new, :k_new].copy())

@@ -28,16 +28,18 @@ PROBLEM_CONSTRAINTS = {"op": [Operator], "cardinality": [IntInterval(1, None, cl
 
 def register(name: str, *, needs_data=False, penalized: bool = False, summary: str = "",
              cost: str = "", takes_cardinality: bool = True, constraints=None,
-             warm_start: bool = False, bounded: bool = False, partners: tuple = (),
+             warm_start: bool = False, bounded=None, alternatives: tuple = (),
              deprecated: tuple = ()):
     """Decorator registering ``func`` as the single-component method ``name``.
 
     A thin entry into :func:`eigensparse.registry.register_method`: ``penalized`` is
     the spec's ``takes_penalty``, ``summary`` its ``description`` (default: the first
     line of the docstring); ``needs_data`` may be a callable of the options dict;
-    ``constraints``, ``warm_start``, ``bounded``, ``partners`` and ``deprecated`` are the spec's
-    (:class:`~eigensparse.registry.MethodSpec`). The function returned checks its
-    options against ``constraints`` when called directly.
+    ``constraints``, ``warm_start``, ``bounded`` (a
+    :class:`~eigensparse.registry.BoundedSolve`), ``alternatives`` and ``deprecated`` are the
+    spec's (:class:`~eigensparse.registry.MethodSpec`). The function returned checks its
+    options against ``constraints`` when called directly; ``func`` itself is the spec's
+    :attr:`~eigensparse.registry.MethodSpec.trusted`.
 
     Examples
     --------
@@ -59,11 +61,13 @@ def register(name: str, *, needs_data=False, penalized: bool = False, summary: s
 
     def deco(func):
         public = checked(func, {**problem, **(constraints or {})})
-        register_method(MethodSpec(name, public, kind="single", takes_cardinality=takes_cardinality,
+        register_method(MethodSpec(name, public, trusted=func, kind="single",
+                                   takes_cardinality=takes_cardinality,
                                    takes_penalty=penalized, needs_data=needs_data, cost=cost,
                                    description=summary, constraints=dict(constraints or {}),
                                    warm_start=warm_start, bounded=bounded,
-                                   partners=tuple(partners), deprecated=tuple(deprecated)))
+                                   alternatives=tuple(alternatives),
+                                   deprecated=tuple(deprecated)))
         return public
 
     return deco
@@ -81,9 +85,3 @@ def get_solver(name) -> MethodSpec:
     """
     return get_method(name, kind="single")
 
-
-def _load_all():
-    """Import every method module (each registers itself); kept for older callers."""
-    from ..registry import _load_all as load
-
-    load()

@@ -73,6 +73,7 @@ import numpy as np
 from .._linalg import fix_sign, top_eigh
 from .._validation import Interval
 from ..operators import Operator
+from ..registry import BoundedSolve
 from . import _auto_settings, register
 from .am import tpower
 from ._auto_bound import certify, should_certify, upper_bound
@@ -94,7 +95,8 @@ __all__ = ["auto", "two_start_tpower"]
           constraints={"n_starts": [None, Interval(Integral, 1, None, closed="left")],
                        "max_iter": [Interval(Integral, 1, None, closed="left")],
                        "tol": [Interval(Real, 0, None, closed="left")], "swap": ["boolean"]},
-          warm_start=True, bounded=True, partners=("two_start_tpower",))
+          warm_start=True, bounded=BoundedSolve(whole_ranked_set=True),
+          alternatives=("two_start_tpower",))
 def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: float = 1e-4,
          swap: bool = True, init=None, random_state=None):
     """The default sparse PCA method: a greedy + multistart + swap portfolio.

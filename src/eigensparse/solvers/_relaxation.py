@@ -34,6 +34,7 @@ from ..operators import Operator
 from ..relaxation import (PrefixBlocks, RelaxationSolution, bca_relaxation, embed_warm_start,
                           first_order_relaxation, leading_support)
 from ..screening import Breakpoints, penalty_search
+from ..registry import BoundedSolve
 from . import register
 from ._common import polish_loadings
 
@@ -86,7 +87,7 @@ class _RelaxationRun:
         """Solve on the features kept at ``rho``; ``warm_start`` = (state, its size)."""
         k = self.blocks.n_kept(rho)
         S = self.blocks.block(k)
-        ws = None if warm_start is None else embed_warm_start(*warm_start, k, self.engine)
+        ws = None if warm_start is None else embed_warm_start(*warm_start, k)
         options = self.options
         if self.deadline < math.inf:  # each relaxation gets the time left (at least 1e-3 s)
             left = max(self.deadline - time.perf_counter(), 1e-3)
@@ -428,7 +429,7 @@ def dspca(op: Operator, cardinality=None, *, random_state=None, penalty=None, to
           summary="DSPCA relaxation by block coordinate ascent (Zhang & El Ghaoui 2011), "
                   "safe elimination, penalty search for a target cardinality.",
           constraints={**_CONSTRAINTS, "max_sweeps": [Interval(Integral, 1, None, closed="left")]},
-          bounded=True)
+          bounded=BoundedSolve(options={"certify": False}, cost_exponent=3, fallback="tpower"))
 def bca(op: Operator, cardinality=None, *, random_state=None, penalty=None, tol=1e-3,
         max_sweeps=200, support_tol=1e-3, max_penalties=40, certify=True, max_time=None,
         progress=False):

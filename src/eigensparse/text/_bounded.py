@@ -17,11 +17,14 @@ Policy ("each topic finishes in seconds whatever the working set does"):
    set is returned, ``capped=True``) or the **time budget** runs out (the best answer
    so far, with a :class:`TopicBudgetWarning`).
 
-With ``method="bca"`` (the DSPCA relaxation with its own penalty search, elimination
-and warm starts) each solve is the relaxation, unless its predicted time (cubic in the
-solve-set size, from the previous solve) would exceed the budget left or the solve set
-exceeds ``relaxation_max_size``: then the cheaper exact-cardinality solver (tpower) is
-used on the capped set instead (``fallback=True``).
+How each solve runs is the method's :class:`~eigensparse.registry.BoundedSolve` (its
+``MethodSpec.bounded``): the starts it is given, its options, the exponent of its cost in
+the solve-set size, and a cheaper fallback. A method with a fallback (``bca``: the DSPCA
+relaxation, cubic) hands the solve to it when the predicted time would exceed the budget
+left or the solve set exceeds ``relaxation_max_size`` (``fallback=True``).
+
+:func:`solve_topic_bounded` is the checked entry point; :func:`bounded_solve` is the
+solve itself, for a caller that holds a checked request (the topic pipeline's plan).
 """
 from __future__ import annotations
 
@@ -30,14 +33,13 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn import get_config
 
 from .._result import ComponentResult
 from .._validation import Interval, InvalidParameterError, StrOptions, check_params
 from ..operators import Covariance, Operator
-from ..registry import methods
+from ..registry import MethodSpec, get_method, methods
 
-__all__ = ["TopicBudgetWarning", "solve_topic_bounded", "swap_gain_bound"]
+__all__ = ["TopicBudgetWarning", "solve_topic_bounded", "bounded_solve", "swap_gain_bound"]
 
 
 class TopicBudgetWarning(RuntimeWarning):
@@ -68,8 +70,6 @@ def swap_gain_bound(B: np.ndarray, tau: float) -> float:
 
 
 def _check(cov, cardinality, used, max_time, max_working_set, initial_size, method, n_starts):
-    if get_config()["skip_parameter_validation"]:  # the topic engine's solve: options checked
-        return _used_mask(cov, used)
     check_params(
         {"cardinality": cardinality, "max_time": max_time, "max_working_set": max_working_set,
          "initial_size": initial_size, "method": method, "n_starts": n_starts},
@@ -122,36 +122,31 @@ def _starts(op: Operator, s: int, n_coord: int, warm) -> np.ndarray:
     return np.column_stack(cols)
 
 
-def _solve(op: Operator, s, method, n_starts, warm, seed, opts):
+def _solve(op: Operator, s, spec: MethodSpec, n_starts, warm, seed, opts):
     """One solve on the solve-set operator ``op`` (a restriction of the checked
-    covariance: no copy, no second validation)."""
-    from ..solvers import get_solver
-
-    if method == "bca":
-        return get_solver("bca").func(op, s, random_state=seed, **{"certify": False, **opts})
-    if method == "tpower":
-        init = _starts(op, s, max(0, n_starts - 2), warm)
-        return get_solver("tpower").func(op, s, init=init, random_state=seed, **opts)
-    return get_solver(method).func(op, s, random_state=seed, **opts)  # "auto": its own starts
+    covariance: no copy, no second validation), as ``spec.bounded`` says."""
+    how = spec.bounded
+    extra = {"init": _starts(op, s, max(0, n_starts - 2), warm)} if how.starts else {}
+    return spec.trusted(op, s, random_state=seed, **{**how.options, **opts}, **extra)
 
 
 #: methods whose compiled code this process has already run (see :func:`_warm_up`)
 _WARM: set = set()
 
 
-def _warm_up(method: str, n_starts: int) -> None:
+def _warm_up(spec: MethodSpec, n_starts: int) -> None:
     """Run ``method`` once on a tiny problem, so that its compiled kernels (numba: a few
     seconds the first time after installation, then a disk-cache load) are ready
     before a time budget starts: the budget measures solving, not compiling, and the
     same ``random_state`` gives the same topics on a first run as on later ones.
     Best effort: a failure here is left to the real solve to report."""
-    if method in _WARM:
+    if spec.name in _WARM:
         return
-    _WARM.add(method)
+    _WARM.add(spec.name)
     S = np.array([[3.0, 1.0, 0.5, 0.2], [1.0, 2.0, 0.3, 0.1], [0.5, 0.3, 1.5, 0.4],
                   [0.2, 0.1, 0.4, 1.0]])
     try:
-        _solve(Covariance(S), 2, method, n_starts, None, 0, {})
+        _solve(Covariance.trusted(S), 2, spec, n_starts, None, 0, {})
     except Exception:  # noqa: BLE001 - the real solve raises its own clear error
         pass
 
@@ -184,13 +179,13 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
     initial_size : int, optional
         First solve-set size (default max(8·s, 64)).
     method : str, default="tpower"
-        A method whose :class:`~eigensparse.registry.MethodSpec` is ``bounded``
-        (``"auto"``, ``"tpower"``, ``"bca"``).
+        A method whose :class:`~eigensparse.registry.MethodSpec` declares a
+        :class:`~eigensparse.registry.BoundedSolve` (``"auto"``, ``"tpower"``, ``"bca"``).
     n_starts : int, default=6
         tpower starts: approximate greedy, ``n_starts − 2`` coordinate starts on the
         largest variances, and the warm start.
     relaxation_max_size : int, default=400
-        With ``method="bca"``: larger solve sets use tpower (fallback).
+        For a method with a fallback (``"bca"``): larger solve sets use the fallback.
     random_state : int or None
     method_options : dict, optional
         Extra options for the solver.
@@ -208,7 +203,7 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
         ``converged`` is False when the time ran out. ``info``: ``working_set_safe`` (the
         swap test passed: no single exchange with a word left out can improve it),
         ``capped`` (the solve set reached ``max_working_set`` first), ``timed_out``,
-        ``fallback`` (``method="bca"`` fell back to tpower), ``solve_set_sizes``,
+        ``fallback`` (the method's fallback solved), ``solve_set_sizes``,
         ``seconds``, ``swap_gain`` (the bound of the last test), ``tau``, ``n_solves``.
         ``upper_bound``, ``gap`` (and ``info["bound"]``) are the solver's, when it gives
         them and its solve saw every candidate word (a bound on the topic's problem over
@@ -216,11 +211,29 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
     """
     used_mask = _check(cov, cardinality, used, max_time, max_working_set, initial_size, method,
                        n_starts)
-    _warm_up(method, n_starts)
+    spec = get_method(method)
+    opts = spec.check_options(dict(method_options or {}))
+    return bounded_solve(cov, spec, int(cardinality), used=used_mask, tau_outside=tau_outside,
+                         max_time=max_time, max_working_set=max_working_set,
+                         initial_size=initial_size, n_starts=n_starts,
+                         relaxation_max_size=relaxation_max_size, random_state=random_state,
+                         options=opts, warn=warn, callback=callback)
+
+
+def bounded_solve(cov, spec: MethodSpec, s: int, *, used=None, tau_outside: float = 0.0,
+                  max_time: float = 2.0, max_working_set: int = 1000, initial_size=None,
+                  n_starts: int = 6, relaxation_max_size: int = 400, random_state=None,
+                  options=None, warn: bool = True, callback=None) -> ComponentResult:
+    """:func:`solve_topic_bounded` for a checked request: ``spec`` a method with a
+    :class:`~eigensparse.registry.BoundedSolve`, ``options`` its checked options, the
+    other parameters as there (``used`` a bool mask); nothing is checked again."""
+    used_mask = _used_mask(cov, used)
+    how = spec.bounded
+    fallback = None if how.fallback is None else get_method(how.fallback)
+    _warm_up(spec, n_starts)
     t0 = time.perf_counter()
     d = cov.diag()
     cand = np.flatnonzero(~used_mask & (d > 0))
-    s = int(cardinality)
     if cand.size < s:
         raise InvalidParameterError(
             f"solve_topic_bounded: parameter 'cardinality' ({s}) exceeds the {cand.size} unused "
@@ -228,27 +241,27 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
     cand = cand[np.argsort(-d[cand], kind="stable")]
     cap = min(max_working_set, cand.size)
     size = min(cap, max(s, initial_size or max(8 * s, 64)))
-    opts = dict(method_options or {})
+    opts = dict(options or {})
     best, warm, sizes = None, None, []
-    fallback = timed_out = capped = False
-    n_solves, gain, tau, per_cube = 0, np.inf, 0.0, None
+    fell_back = timed_out = capped = False
+    n_solves, gain, tau, per_cost = 0, np.inf, 0.0, None
     while True:
         idx = np.sort(cand[:size])
         sub = cov.restrict(idx)
-        use = method
+        use = spec
         left = max_time - (time.perf_counter() - t0)
-        if method == "bca" and (size > relaxation_max_size or
-                                (per_cube is not None and per_cube * size**3 > left)):
-            use, fallback = "tpower", True
+        if fallback is not None and (size > relaxation_max_size or (
+                per_cost is not None and per_cost * size**how.cost_exponent > left)):
+            use, fell_back = fallback, True
         t1 = time.perf_counter()
-        r = _solve(sub, s, use, n_starts, warm, random_state, opts if use == method else {})
+        r = _solve(sub, s, use, n_starts, warm, random_state, opts if use is spec else {})
         dt = time.perf_counter() - t1
-        if use == "bca":
-            per_cube = dt / size**3
+        if fallback is not None and use is spec:
+            per_cost = dt / size**how.cost_exponent
         n_solves += 1
         sizes.append(int(size))
         if best is None or r.variance > best[2] * (1 + 1e-12):
-            best = (idx[r.support], r.loadings[r.support], float(r.variance), use)
+            best = (idx[r.support], r.loadings[r.support], float(r.variance), use.name)
             # the solver's bound holds for the topic's problem only when it saw every
             # candidate word
             bound = r if size >= cand.size else None
@@ -263,9 +276,9 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
             capped = True
             break
         nxt_size = min(cap, 2 * size)
-        # the next solve costs about dt·(growth)^2 (tpower: O(m²) per iteration) or
-        # ^3 (bca); stop now rather than overrun the budget
-        growth = (nxt_size / size) ** (3 if use == "bca" else 2)
+        # the next solve costs about dt·growth (the cost exponent of the method that
+        # solved); stop now rather than overrun the budget
+        growth = (nxt_size / size) ** use.bounded.cost_exponent
         if time.perf_counter() - t0 + dt * growth > max_time:
             timed_out = True
             break
@@ -282,7 +295,7 @@ def solve_topic_bounded(cov, cardinality: int, *, used=None, tau_outside: float 
     if x[np.argmax(np.abs(x))] < 0:
         x = -x
     info = {"working_set_safe": bool(gain <= 0), "capped": capped, "timed_out": timed_out,
-            "fallback": fallback, "solve_set_sizes": sizes, "seconds": time.perf_counter() - t0,
+            "fallback": fell_back, "solve_set_sizes": sizes, "seconds": time.perf_counter() - t0,
             "swap_gain": float(gain), "tau": float(tau), "n_solves": n_solves, "penalty": None}
     ub = gap = None
     if bound is not None and bound.upper_bound is not None:

@@ -8,7 +8,7 @@ a validated config.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from numbers import Real
 
 from .._dispatch import COMPONENT_CONSTRAINTS
@@ -114,7 +114,6 @@ class TopicConfig:
     cardinality_rule: str = "topics"
     cardinality_fraction: float = 0.9
     stability: int | None = None
-    extra: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_options(cls, config: "TopicConfig | None" = None, **options) -> "TopicConfig":
@@ -127,7 +126,7 @@ class TopicConfig:
                             stacklevel=4)  # the caller of extract_topics
             if value is not None:
                 options["max_time"] = value
-        names = {f.name for f in fields(cls)} - {"extra"}
+        names = {f.name for f in fields(cls)}
         unknown = sorted(set(options) - names)
         if unknown:
             near = closest(unknown[0], names)

@@ -265,7 +265,7 @@ def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") ->
                 solve = TopicSolve(wset, plan, cfg.cardinality_tolerance, wset.passes.corpus.n_docs,
                                    budget=budget, found=found, bar=bar, mode=mode)
                 out = solve_components(wset.op, plan, solve=solve, found=found, progress=bar,
-                                       partners=True)
+                                       alternatives=True)
             if not (out and isinstance(out[-1], NeedsFeatures)):
                 return _to_host(wset, _checked(wset, plan, out, budget))
             found = wset.enlarge(out[-1], list(out[:-1]))
@@ -276,7 +276,7 @@ def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") ->
 
 def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget) -> list:
     """Every component with its working-set check: those the refinement replaced (its
-    re-solves and partner chains run on the working set as it is) are checked here,
+    re-solves and alternative chains run on the working set as it is) are checked here,
     on the undeflated covariance (exact for disjoint topics), and keep their chain
     solve's record (``solve_set_sizes``, ``seconds``; ``timed_out`` when the topic's
     time ran out in the chain or the refinement)."""

@@ -28,7 +28,7 @@ from .._dispatch import ComponentBudget, require_data
 from .._result import NeedsFeatures
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
-from ._bounded import TopicBudgetWarning, solve_topic_bounded, swap_gain_bound
+from ._bounded import TopicBudgetWarning, bounded_solve, swap_gain_bound
 from ._config import DEFAULT_WORKING_SET
 from ._passes import phase_line, say
 
@@ -329,10 +329,9 @@ class TopicSolve:
         self.smax = max(cards, default=1)
         spec = plan.spec
         self.coarse = spec.takes_penalty and plan.penalty is None and tolerance > 0
-        #: exact-cardinality topics in bounded time (the default method; bca without a
-        #: tolerance): :func:`~eigensparse.text._bounded.solve_topic_bounded`
-        self.bounded = (spec.bounded and plan.penalty is None
-                        and not self.coarse)
+        #: exact-cardinality topics in bounded time (a method with a ``BoundedSolve``,
+        #: without a penalty or a tolerance): :func:`~eigensparse.text._bounded.bounded_solve`
+        self.bounded = spec.bounded is not None and plan.penalty is None and not self.coarse
         self.m_solve = wset.ws.size
         if spec.takes_penalty and plan.penalty is None and not self.coarse:
             self.m_solve = min(wset.ws.size, max(40, 4 * self.smax))
@@ -342,9 +341,6 @@ class TopicSolve:
             self.remaining = np.setdiff1d(self.remaining, r.support, assume_unique=True)
         self.next_t = len(found)
         self.may_grow = plan.auto is None
-
-    def _time_left(self, t: int, chain: bool) -> float:
-        return self.budget.left(t)
 
     def _options(self, left: float) -> dict:
         opts = dict(self.plan.options)
@@ -386,21 +382,20 @@ class TopicSolve:
                                      refresh=True)
 
     def _solve_bounded(self, sub_op, s, t, left):
-        """One topic by :func:`solve_topic_bounded` on the (remaining, deflated) working
+        """One topic by :func:`~eigensparse.text._bounded.bounded_solve` on the (remaining, deflated) working
         set: exact cardinality, the solve set grown (warm-started) until the swap test
         passes, capped at the working set, stopped at the time left with a
         :class:`TopicBudgetWarning`."""
         wset, plan = self.wset, self.plan
         cov = _dense_covariance(sub_op, self.n)
         opts = {k: v for k, v in plan.options.items() if k != "init"}
-        # a working set chosen by partners: the default method searches all of it (its
-        # neighbourhood starts see the co-occurring words a set grown by variance misses)
-        whole = wset.ranking is not None and plan.method == "auto"
-        r = solve_topic_bounded(cov, s, tau_outside=wset.tau, max_time=left,
-                                max_working_set=cov.n_features, method=plan.method,
-                                random_state=plan.seeds[t], method_options=opts, warn=False,
-                                callback=self._postfix,
-                                initial_size=cov.n_features if whole else None)
+        # a working set chosen by partners: a method that searches a ranked set whole does
+        # (its starts see the co-occurring words a set grown by variance misses)
+        whole = wset.ranking is not None and plan.spec.bounded.whole_ranked_set
+        r = bounded_solve(cov, plan.spec, s, tau_outside=wset.tau, max_time=left,
+                          max_working_set=cov.n_features, random_state=plan.seeds[t],
+                          options=opts, warn=False, callback=self._postfix,
+                          initial_size=cov.n_features if whole else None)
         r = vocabulary_bound(wset, r, cov, s, plan.deflation)
         info = r.info
         m, size = wset.ws.size, info["solve_set_sizes"][-1]
@@ -427,13 +422,13 @@ class TopicSolve:
 
     def _solve(self, sub_op, s, t, init):
         chain = t >= self.next_t
-        left = self._time_left(t, chain)
+        left = self.budget.left(t)
         if not chain and left <= self.budget.FLOOR:
             self.budget.cut.add(t)
         if not chain:  # a refinement's re-solve: the method on the operator it is given
             op = require_data(self.plan, sub_op, factor=True)
             extra = {} if init is None else {"init": init}
-            r = self.plan.spec.solve(op, s, random_state=self.plan.seeds[t],
+            r = self.plan.spec.trusted(op, s, random_state=self.plan.seeds[t],
                                      **self._options(left), **extra)
         elif self.bounded and s is not None:
             r = self._solve_bounded(sub_op, s, t, left)
@@ -458,7 +453,7 @@ class TopicSolve:
         pos_of = self.remaining if disjoint else np.arange(wset.ws.size)
         t0 = time.perf_counter()
         while True:
-            left = self._time_left(t, True)
+            left = self.budget.left(t)
             out = None
             if self.coarse and s is not None:
                 out = self._coarse(sub_op, np.arange(sub_op.n_features), s, t, left)
@@ -469,7 +464,7 @@ class TopicSolve:
                 sub = np.searchsorted(pos_of, top)
                 part = sub_op if sub.size == sub_op.n_features else sub_op.restrict(sub)
                 op = require_data(plan, part, factor=True)
-                r = plan.spec.solve(op, s, random_state=plan.seeds[t], **self._options(left))
+                r = plan.spec.trusted(op, s, random_state=plan.seeds[t], **self._options(left))
             else:
                 sub, r = out
             x = np.zeros(sub_op.n_features)
@@ -532,7 +527,7 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
         if max_time is not None:
             trial_opts["max_time"] = max(deadline - time.perf_counter(), 1e-3)
         op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
-        r = spec.solve(op, None, random_state=seed, **trial_opts, penalty=float(rho))
+        r = spec.trusted(op, None, random_state=seed, **trial_opts, penalty=float(rho))
         return int(np.count_nonzero(r.loadings)), (r, keep), None
 
     out = penalty_search(solve, s, breakpoints=bp, tolerance=tol,
@@ -544,7 +539,7 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
     solves = out.n_solves
     if opts.get("certify") and time.perf_counter() < deadline:
         op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
-        r = spec.solve(op, None, random_state=seed, **opts, penalty=float(rho))
+        r = spec.trusted(op, None, random_state=seed, **opts, penalty=float(rho))
         solves += 1
     info = dict(r.info) if isinstance(r.info, dict) else {}
     info["penalty"] = float(rho)

@@ -67,6 +67,7 @@ from numbers import Integral, Real
 
 from ..._validation import Interval, InvalidParameterError, StrOptions
 from ...operators import Operator
+from ...registry import BoundedSolve
 from .. import register
 from .engine import AM_DEFAULT_STARTS, _greedy_and_coordinate_starts, _run_am
 from .formulations import FORMULATIONS, INITS, STRATEGIES, Formulation, SparsityPiece, VariancePiece
@@ -229,7 +230,7 @@ def am(op: Operator, cardinality=None, *, formulation: str = "l2_l0_con", penalt
 
 @register("tpower", cost="O(p·b) per iteration for b starts (one Σ·V block product)",
           summary="Truncated power method (Yuan & Zhang): AM for l2_l0_con.",
-          constraints=_ITERATION_CONSTRAINTS, bounded=True)
+          constraints=_ITERATION_CONSTRAINTS, bounded=BoundedSolve(starts=True))
 def tpower(op: Operator, cardinality, *, n_starts=None, init="auto", strategy: str = "otf",
            batch_size=None, max_iter: int = 200, tol: float = 1e-7, polish: bool = True,
            screen="auto", record_path: bool = False, random_state=None):
