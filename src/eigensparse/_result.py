@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ._summary import (MINUS, component_columns, component_repr, format_summary, result_repr,
-                       summary_html)
+from ._summary import (MINUS, bound_note, component_columns, component_repr, format_summary,
+                       result_repr, shows_deflated, summary_html)
 
 __all__ = ["ComponentResult", "NeedsFeatures", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable"]
 
@@ -256,6 +256,7 @@ class SparsePCAResult:
             "features": [self.feature_label(i) for i in order],
             "loadings": [float(self.components[j, i]) for i in order],
             "variance": float(self.variances[j]),
+            "solved_variance": None if r is None else float(r.variance),
             "explained_variance": float(self.explained_variance[j]),
             "explained_variance_ratio": float(self.explained_variance_ratio[j]),
             "penalty": self.penalty_of(j),
@@ -308,7 +309,9 @@ class SparsePCAResult:
         component, its loadings by decreasing |loading| (``+name 0.500``, ``−name
         0.400``), then its cardinality, variance, explained %, penalty, upper bound,
         relative gap, ``certified`` and stability — the cells of every table
-        (:func:`eigensparse._summary.component_columns`).
+        (:func:`eigensparse._summary.component_columns`). A later component of a deflation
+        whose bound is about the deflated matrix also shows its variance there
+        (``deflated var.``), and the legend gives the gap's formula on the printed numbers.
 
         Parameters
         ----------
@@ -333,6 +336,9 @@ class SparsePCAResult:
         one = unit[:-1] if unit.endswith("s") else unit
         lines = [component_columns(comps, heads, n_loadings=max_words, minus=minus), "",
                  f"+{one} / {minus}{one}: sign of the loading, then its magnitude"]
+        if any(c["upper_bound"] is not None for c in comps):
+            note = bound_note(shows_deflated(comps))
+            lines.append(note if not ascii else note.replace("Σ", "Sigma"))
         if self.cardinality_choices:
             lines += ["", f"cardinality ({self.info.get('cardinality_rule')} rule):"]
             lines += ["  " + line for line in self.choice_lines()]

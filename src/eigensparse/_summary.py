@@ -31,21 +31,37 @@ MINUS = "−"
 
 #: column heads of the summary table, in order (``penalty`` and ``stability`` only when
 #: some component has one, as the rows of the same names in the column tables)
-SUMMARY_COLUMNS = ("PC", "card", "variance", "explained %", "cum. %", "penalty", "bound",
-                   "rel. gap", "certified", "stability", "top loadings")
+SUMMARY_COLUMNS = ("PC", "card", "variance", "explained %", "cum. %", "penalty",
+                   "deflated var.", "bound", "rel. gap", "certified", "stability", "top loadings")
 
 #: the rows under the loadings of a column table (:func:`component_columns`), in order;
 #: each is a key of :func:`component_cells`
-FOOTER_ROWS = ("cardinality", "variance", "explained %", "penalty", "bound", "rel. gap",
-               "certified", "stability")
+FOOTER_ROWS = ("cardinality", "variance", "explained %", "penalty", "deflated var.", "bound",
+               "rel. gap", "certified", "stability")
 
 #: cells shown only when some component has a value (a penalized method, ``stability=B``)
 _OPTIONAL = ("penalty", "stability")
 
-_BOUND_NOTE = ("bound, rel. gap: the solver's upper bound on the problem it solved and "
-               "(bound - variance) / bound, on the operator it saw (the original Σ for the "
-               "component found first, the deflated Σ for later ones: info['found_at']); "
-               "certified: the support is proven optimal")
+#: the variance on the matrix the bound is about (the deflated Σ of a later component),
+#: shown when it differs from the variance on the original Σ for some component
+DEFLATED = "deflated var."
+
+
+def bound_note(deflated: bool) -> str:
+    """What ``bound``, ``rel. gap`` and ``certified`` mean, with the gap's formula on the
+    printed numbers (``deflated``: the table shows the ``deflated var.`` row), wrapped
+    at 96 characters."""
+    import textwrap
+
+    if deflated:
+        return textwrap.fill("bound: the solver's upper bound on the matrix it solved (the original Σ for "
+                "the component found first, the deflated Σ for later ones: info['found_at']); "
+                "deflated var.: the component's variance on that matrix; rel. gap: "
+                "(bound - deflated var.) / bound; certified: the support is proven optimal "
+                "on that matrix", 96)
+    return textwrap.fill("bound: the solver's upper bound on the matrix it solved; rel. gap: "
+                         "(bound - variance) / bound; certified: the support is proven optimal",
+                         96)
 
 
 def _fmt(v: float) -> str:
@@ -109,10 +125,17 @@ def result_repr(res) -> str:
 def signed_label(name, v: float, minus: str = MINUS) -> str:
     """``+name`` for a positive (or zero) loading, ``−name`` for a negative one.
 
+    The name prints safely (:func:`eigensparse._printable.printable`: control characters
+    escaped; ASCII only with ``minus="-"``).
+
     >>> signed_label("kerry", -0.5), signed_label("bush", 0.8, minus="-")
     ('−kerry', '+bush')
+    >>> signed_label("a\\nb", 1.0), signed_label("café", -1.0, minus="-")
+    ('+a\\\\nb', '-caf\\\\xe9')
     """
-    return ("+" if float(v) >= 0 else minus) + str(name)
+    from ._printable import printable
+
+    return ("+" if float(v) >= 0 else minus) + printable(name, ascii=minus != MINUS)
 
 
 def _magnitude(v: float) -> str:
@@ -175,8 +198,8 @@ def component_cells(comp: dict, *, n_loadings: int | None = None, minus: str = M
         The component in the JSON schema (:meth:`eigensparse.SparsePCAResult.component_dict`):
         ``features`` and ``loadings`` by decreasing |loading|, ``cardinality``,
         ``variance``, ``explained_variance``, ``explained_variance_ratio``, ``penalty``,
-        ``upper_bound``, ``relative_gap``, ``certified`` and ``stability`` (missing keys
-        read as unknown).
+        ``solved_variance`` (on the matrix the bound is about), ``upper_bound``,
+        ``relative_gap``, ``certified`` and ``stability`` (missing keys read as unknown).
     n_loadings : int, optional
         Loadings kept (the largest by |.|; all by default).
     minus : str, default="−"
@@ -186,7 +209,8 @@ def component_cells(comp: dict, *, n_loadings: int | None = None, minus: str = M
     -------
     dict
         ``loadings`` (list of :func:`loading_cell`), ``more`` (loadings not shown) and one
-        string per key of :data:`FOOTER_ROWS` and ``explained_variance``; ``-`` where unknown.
+        string per key of :data:`FOOTER_ROWS` and ``explained_variance``; ``-`` where unknown;
+        ``_deflated``: whether the ``deflated var.`` differs from the variance as printed.
 
     Examples
     --------
@@ -205,6 +229,7 @@ def component_cells(comp: dict, *, n_loadings: int | None = None, minus: str = M
         shown = shown[:n_loadings]
     ratio = comp.get("explained_variance_ratio")
     stability = comp.get("stability")
+    solved = comp.get("solved_variance")
     return {
         "loadings": [loading_cell(name, v, minus) for name, v in shown],
         "more": int(comp.get("cardinality", len(features))) - len(shown),
@@ -213,6 +238,9 @@ def component_cells(comp: dict, *, n_loadings: int | None = None, minus: str = M
         "explained_variance": _num(comp.get("explained_variance")),
         "explained %": "-" if ratio is None else f"{100 * float(ratio):.2f}",
         "penalty": _num(comp.get("penalty")),
+        DEFLATED: _num(solved) if comp.get("upper_bound") is not None else "-",
+        "_deflated": comp.get("upper_bound") is not None and _num(solved) != "-"
+                     and _num(solved) != _num(comp.get("variance")),
         "bound": _num(comp.get("upper_bound")),
         "rel. gap": _percent(comp.get("relative_gap")) if comp.get("upper_bound") is not None else "-",
         "certified": certified_cell(comp),
@@ -266,7 +294,16 @@ def render_table(rows, *, align: str = "", rule_after: int | None = 0, sep: str 
 
 
 def _shown(cells: list, key: str) -> bool:
+    if key == DEFLATED:  # only where a bound is about another matrix than the variance
+        return any(c["_deflated"] for c in cells)
     return key not in _OPTIONAL or any(c[key] != "-" for c in cells)
+
+
+def shows_deflated(comps) -> bool:
+    """Whether the tables of these components (JSON entries) show the ``deflated var.``
+    row: some component's bound is about a deflated matrix on which its variance differs
+    (as printed) from its variance on the original one."""
+    return _shown([component_cells(c, n_loadings=0) for c in comps], DEFLATED)
 
 
 def component_columns(comps, heads, *, labels: dict | None = None, n_loadings: int | None = None,
@@ -396,7 +433,7 @@ def format_summary(res, n_loadings: int = 5, title: str | None = None) -> str:
                  else render_table([heads], align=align) + "\n(no components)")
     bound = heads.index("bound")
     if any(r[bound] != "-" for r in rows):
-        lines.append(_BOUND_NOTE)
+        lines.append(bound_note(DEFLATED in heads))
     lines += _notes(res)
     return "\n".join(lines)
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .._summary import MINUS, component_columns, signed_label
+from .._summary import DEFLATED, MINUS, component_columns, shows_deflated, signed_label
 from .._validation import InvalidParameterError
 
 __all__ = ["format_topics", "signed_words", "LEGEND"]
@@ -30,6 +30,8 @@ LEGEND = (
                     "(sum of all word variances)."),
     ("penalty", "the penalty ρ at which a penalized method found the topic (words of "
                 "variance <= ρ cannot enter); '-' for exact-cardinality methods."),
+    ("deflated var.", "the topic's variance on the deflated covariance its bound is about "
+                      "(shown when it differs from the variance on Σ)."),
     ("bound", "the solver's upper bound on the variance any topic of that many words can "
               "reach (on the covariance it saw: deflated after the first topic); '-' when "
               "the method gives none."),
@@ -44,8 +46,8 @@ LEGEND = (
 _LABELS = {"cardinality": "words"}
 
 #: the attributes (or keys) of a topic read into its component entry
-_FIELDS = ("variance", "explained_variance", "explained_variance_ratio", "penalty",
-           "upper_bound", "relative_gap", "certified", "stability")
+_FIELDS = ("variance", "solved_variance", "explained_variance", "explained_variance_ratio",
+           "penalty", "upper_bound", "relative_gap", "certified", "stability")
 
 
 def _get(topic, name, default=None):
@@ -172,9 +174,12 @@ def format_topics(topics: Sequence, *, corpus: str | None = None, n_docs: int | 
         out.append("")
         kw = max(len(k) for k, _ in LEGEND)
         penalized = any(c.get("penalty") is not None for c in comps)
+        deflated = shows_deflated(comps)
         for k, v in LEGEND:
-            if k == "penalty" and not penalized:  # no penalty row to explain
-                continue
+            if (k == "penalty" and not penalized) or (k == DEFLATED and not deflated):
+                continue  # no such row to explain
+            if k == "rel. gap" and deflated:  # the formula on the printed numbers
+                v = v.replace("(bound - variance)", "(bound - deflated var.)")
             out.extend(textwrap.wrap(v, width=max(40, 96 - kw), initial_indent=f"  {k.ljust(kw)}  ",
                                      subsequent_indent=" " * (kw + 4)))
     text = "\n".join(out)

@@ -46,7 +46,8 @@ class Topic:
     True when ρ >= the largest variance left out of the working set (safe elimination
     proves no other word can enter), None when the method has no penalty (a heuristic
     check was used), False when the working set could not be made large enough.
-    ``upper_bound``, ``gap``, ``relative_gap`` and ``certified`` are the component's.
+    ``upper_bound``, ``gap``, ``relative_gap`` and ``certified`` are the component's, on
+    the covariance it was solved on, where its variance is ``solved_variance``.
 
     Examples
     --------
@@ -94,6 +95,12 @@ class Topic:
     @property
     def variance(self) -> float:
         return float(self._res.variances[self._j])
+
+    @property
+    def solved_variance(self) -> float:
+        """xᵀΣ'x on the covariance Σ' the topic was solved on (deflated after the first
+        topic): the variance its ``upper_bound`` is about."""
+        return float(self.result.variance)
 
     @property
     def explained_variance(self) -> float:

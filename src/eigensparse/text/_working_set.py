@@ -39,6 +39,10 @@ __all__ = ["WorkingSet", "TopicSolve", "TopicBudget", "select_working_set", "coa
 #: working set can add more than this fraction of its variance (see ``WorkingSet.check``)
 _SWAP_RTOL = 0.01
 
+#: what the swap test shows, in the log (local optimality against the words left out;
+#: only the table's ``certified`` says that a topic is proven the best: a global bound)
+LOCAL_OPTIMUM = "no swap with a word left out improves it"
+
 
 def auto_working_set(n_topics: int, smax: int) -> int:
     """Initial working-set size: 1,000 words (the scaling study's choice: planted-topic
@@ -400,8 +404,7 @@ class TopicSolve:
         info = r.info
         m, size = wset.ws.size, info["solve_set_sizes"][-1]
         head = f"topic {t + 1}: {s} words in {info['seconds']:.2f} s (solve set {size} of {m} words"
-        phase_line(head + (", exact by the swap test)" if info["working_set_safe"] else ")"),
-                   self.mode)
+        phase_line(head + (f", {LOCAL_OPTIMUM})" if info["working_set_safe"] else ")"), self.mode)
         if info["timed_out"]:
             msg = (f"topic {t + 1}: stopped at its time budget ({self.max_time:g} s) on "
                    f"{size} words; the best answer so far is returned (a swap with a word "
@@ -409,8 +412,9 @@ class TopicSolve:
             say(msg, self.mode != "off", wset.messages)
             warnings.warn(msg, TopicBudgetWarning, stacklevel=2)
         elif not info["working_set_safe"]:
-            wset.messages.append(f"topic {t + 1}: not proven exact on {size} words (a swap "
-                                 f"could add up to {info['swap_gain']:.3g}).")
+            wset.messages.append(f"topic {t + 1}: a swap with a word left out of its solve set "
+                                 f"of {size} words could add up to {info['swap_gain']:.3g} to "
+                                 "its variance.")
         return r
 
     def __call__(self, sub_op, s, t, init=None):
@@ -487,7 +491,8 @@ class TopicSolve:
             self.m_solve = new_m
         if not ok:
             say(f"topic {t + 1}: the working set reached its limit ({self.m_solve} words) or its "
-                f"time; the component is not proven exact ({why}).", wset.progress, wset.messages)
+                f"time; a word left out might still improve the topic ({why}).", wset.progress,
+                wset.messages)
             safe = False
         info = dict(r.info) if isinstance(r.info, dict) else {}
         info.update(working_set_safe=safe, seconds=time.perf_counter() - t0, penalty=pen)
