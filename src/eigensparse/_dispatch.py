@@ -470,6 +470,12 @@ def _solve_components(op, plan, solve, found, progress, rows, alternatives):
     own = solve is None
     if alternatives is None:
         alternatives = own  # the chain portfolio only with the method's own solve
+    if own and found is None:  # many features: the topic pipeline's working-set search
+        from .multi._wide import solve_wide
+
+        wide = solve_wide(op, plan, progress)
+        if wide is not None:
+            return wide
     if own:
         if not plan.needs_data:  # a formed Gram matrix serves every deflated product
             op = formed_gram(op)

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..bounds import _lambda_max_upper_bound, _partner_sums, _small_bounds
 
-__all__ = ["PartnerRanking", "rank_by_partners", "sample_covariance", "full_vocabulary_bound",
+__all__ = ["PartnerRanking", "rank_by_partners", "rank_pool", "sample_covariance", "full_vocabulary_bound",
            "working_set_bounds", "BOUND_VOCABULARY", "DEFAULT_POOL_SIZE", "DEFAULT_SAMPLE_DOCS"]
 
 #: candidate pool: the kept words of largest variance whose partner scores are computed
@@ -192,7 +192,24 @@ def rank_by_partners(passes, var, m: int, cardinality: int, *, unit=None,
     if unit is not None:
         d = 1.0 / np.asarray(unit, dtype=float)[pool]
         S = S * d[:, None] * d[None, :]
-    dS, Psum = _partner_sums(S, int(cardinality))
+    return rank_pool(var, pool, S, m, cardinality, sample_docs=n_read, t0=t0)
+
+
+def rank_pool(var, pool, S, m: int, cardinality: int, *, sample_docs: int = 0,
+              t0: float | None = None) -> PartnerRanking:
+    """The priority order of :func:`rank_by_partners` from the covariance ``S`` of the
+    candidate ``pool`` (sorted ids): the pool by the better of each feature's ranks by
+    partner score and by variance ``var``, then the features outside the pool by
+    variance. ``sample_docs``: the documents ``S`` was measured on (0: all of them)."""
+    t0 = time.perf_counter() if t0 is None else t0
+    var = np.asarray(var, dtype=float)
+    pool = np.asarray(pool)
+    P = pool.size
+    by_var = np.argsort(-var, kind="stable")
+    inpool = np.zeros(var.size, dtype=bool)
+    inpool[pool] = True
+    score = np.full(var.size, np.nan)
+    dS, Psum = _partner_sums(np.asarray(S, dtype=float), int(cardinality))
     sc = dS + (Psum[:, int(cardinality) - 2] if int(cardinality) > 1 else 0.0)
     score[pool] = sc
     # a word's priority: the better of its ranks by partner score and by variance, so
@@ -203,10 +220,10 @@ def rank_by_partners(passes, var, m: int, cardinality: int, *, unit=None,
     r_var = np.empty(P, dtype=np.int64)
     r_var[np.argsort(-var[pool], kind="stable")] = np.arange(P)
     first = pool[np.lexsort((r_sc, np.minimum(r_sc, r_var)))]
-    order = np.concatenate([first, by_var[P:]])
+    order = np.concatenate([first, by_var[~inpool[by_var]]])
     info = {"rule": "partner", "pool_size": int(P),
             "variance_words_kept": int(np.intersect1d(order[:m], by_var[:m]).size)}
-    return PartnerRanking(order, pool, score, int(n_read), time.perf_counter() - t0, info)
+    return PartnerRanking(order, pool, score, int(sample_docs), time.perf_counter() - t0, info)
 
 
 def working_set_bounds(S, cardinality: int, used=None, lam_max=None) -> np.ndarray:
