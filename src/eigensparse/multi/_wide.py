@@ -90,10 +90,12 @@ def wide_applies(op, plan) -> bool:
 def _pool(op, var, m: int) -> np.ndarray:
     """The candidate pool: the ``POOL_SIZE`` (at least ``m``) features of largest
     variance, fewer when their covariance would cost more than ``POOL_FLOPS``."""
+    from ..operators import Covariance
+
     by_var = np.argsort(-var, kind="stable")
     n_pos = int(np.count_nonzero(var > 0))
     P = min(max(POOL_SIZE, m), n_pos)
-    while P > m:
+    while P > m and not isinstance(op, Covariance):  # a held Σ: the pool is a slice
         sub = op.restrict(np.sort(by_var[:P]))
         form = getattr(sub, "_form_cost", None)
         cost = float(form()) if callable(form) else float(sub.n_samples or P) * P * P
