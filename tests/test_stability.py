@@ -132,14 +132,40 @@ def test_weighted_distinct_rows_give_the_bootstrap_covariance(enough, sparse):
     X = enough[0][:200]
     X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0)) if sparse else X
     rows = np.sort(np.random.default_rng(4).integers(0, 200, 200))
-    kw = {"center": False, "scale": False}
+    from types import SimpleNamespace
+
+    kw = SimpleNamespace(center=False, scale=False)
     plain = as_operator(X[rows], center=False).to_dense()
     weighted = _resampled(X, rows, kw)
     assert weighted.shape[0] == np.unique(rows).size
     # same covariance up to n / n_distinct, hence the same sparse components
     np.testing.assert_allclose(as_operator(weighted, center=False).to_dense()
                                * weighted.shape[0] / 200, plain, rtol=1e-10, atol=1e-12)
-    assert _resampled(X, rows, {"center": True, "scale": False}).shape[0] == 200
+    assert _resampled(X, rows, SimpleNamespace(center=True, scale=False)).shape[0] == 200
+
+
+@pytest.mark.parametrize("refine", [False, True])
+def test_every_refit_is_the_reference_request_reseeded(refine, monkeypatch):
+    """sparse_pca(..., refine=R, stability=B): each refit solves the reference's plan with
+    only its seeds changed (refine=False stays off in the refits: the refinement never runs)."""
+    from eigensparse import _dispatch
+
+    X, _, _ = make_spiked_covariance(200, 30, 6, 4.0, random_state=1)
+    plans, refined = [], []
+    solve = _dispatch.solve_components
+    refine_plan = _dispatch.refine_plan
+    monkeypatch.setattr(_dispatch, "solve_components",
+                        lambda op, plan, **kw: plans.append(plan) or solve(op, plan, **kw))
+    monkeypatch.setattr(_dispatch, "refine_plan",
+                        lambda *a, **kw: refined.append(1) or refine_plan(*a, **kw))
+    res = es.sparse_pca(X, n_components=2, cardinality=[4, 3], method="greedy", refine=refine,
+                        order="deflation", stability=3, random_state=0)
+    assert len(plans) == 4 and plans[0] is res.plan and res.plan.refine is refine
+    for plan in plans[1:]:
+        assert plan.seeds != res.plan.seeds
+        assert (plan.refine, plan.cardinalities, plan.deflation, plan.options, plan.method) == \
+            (refine, [4, 3], "schur", {}, "greedy")
+    assert len(refined) == (4 if refine else 0)
 
 
 def test_front_doors_auto_then_stable_planted_support():

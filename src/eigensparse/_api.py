@@ -4,7 +4,7 @@ from __future__ import annotations
 import inspect
 
 from ._dispatch import (COMPONENT_CONSTRAINTS, DEFAULT_CARDINALITY, DEFAULT_DEFLATION,
-                        DEFAULT_ORDER, adjusted_variance, fit_data)
+                        DEFAULT_ORDER, adjusted_variance, fit_plan, plan_fit)
 from ._result import SparsePCAResult
 from ._validation import validate_params
 from .registry import DEFAULT_METHOD, method_names
@@ -131,12 +131,13 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
         check_resamplable(data, "data")  # before the fit
     method_options = dict(method_options)
     names = _feature_names_of(data)  # blank or repeated names refused before the fit
-    res = fit_data(data, n_components=n_components, cardinality=cardinality, method=method,
-                   deflation=deflation, penalty=penalty, center=center, scale=scale,
-                   random_state=random_state, progress=progress, client=client, device=device,
-                   order=order, refine=refine,
-                   cardinality_rule=cardinality_rule, cardinality_fraction=cardinality_fraction,
-                   method_options=method_options, parameters=_PARAMETERS)
+    op, plan = plan_fit(data, n_components=n_components, cardinality=cardinality, method=method,
+                        deflation=deflation, penalty=penalty, center=center, scale=scale,
+                        random_state=random_state, client=client, device=device, order=order,
+                        refine=refine, cardinality_rule=cardinality_rule,
+                        cardinality_fraction=cardinality_fraction, method_options=method_options,
+                        parameters=_PARAMETERS)
+    res = fit_plan(data, plan, op=op, progress=progress)
     if res.feature_names is None:
         if names is not None and len(names) == res.components.shape[1]:
             from dataclasses import replace
@@ -145,10 +146,8 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
     if stability is not None:
         from .stability import support_stability
 
-        res.info["stability"] = support_stability(
-            data, n_resamples=stability, n_jobs=n_jobs, reference=res, random_state=random_state,
-            center=center, scale=scale, penalty=penalty, client=client, device=device,
-            **method_options)
+        res.info["stability"] = support_stability(data, n_resamples=stability, n_jobs=n_jobs,
+                                                  reference=res, random_state=random_state)
     return res
 
 

@@ -22,7 +22,6 @@ The topic pipeline adds its passes and working set around steps 2–3 (its own
 per-component ``solve`` through :func:`solve_components`); it resolves nothing itself.
 """
 from __future__ import annotations
-import time
 import warnings
 from dataclasses import dataclass, field, replace
 from typing import Callable
@@ -41,11 +40,12 @@ from .diagnostics import (_adjusted_variance, _adjusted_variance_of_gram, adjust
 from .multi import DEFLATIONS, run_deflation
 from .multi._refine import formed_gram, refine_plan, resolve_refine
 from .operators import Operator
+from ._budget import ComponentBudget
 from .registry import DEFAULT_METHOD, MethodSpec, get_method, method_names
 from .selection import RULES
 
 __all__ = ["Plan", "resolve_method", "plan_components", "require_data", "solve_components", "assemble",
-           "fit_data", "adjusted_variance", "adjusted_variance_of_gram", "component_order",
+           "plan_fit", "fit_plan", "adjusted_variance", "adjusted_variance_of_gram", "component_order",
            "DEFAULT_DEFLATION", "DEFAULT_CARDINALITY", "DEFAULT_ORDER", "ORDERS", "AUTO",
            "COMPONENT_CONSTRAINTS"]
 
@@ -109,6 +109,14 @@ class Plan:
     auto : dict or None
         ``cardinality="auto"``: the rule's options (``rule``, ``fraction``); the
         cardinalities are then placeholders (None) until the rule chooses them.
+    center, scale : bool
+        How data are turned into the operator (:func:`fit_plan`; ignored for an operator).
+    client, device : optional
+        Where the operator lives (a Dask client, an array-API device).
+
+    A plan is checked once, by the front door that made it (:func:`plan_fit`, the topic
+    pipeline); everything that takes a plan trusts it. A refit of the same request (support
+    stability) takes :meth:`reseeded`.
     """
 
     spec: MethodSpec
@@ -120,6 +128,10 @@ class Plan:
     refine: bool = False
     auto: dict | None = None
     trade_first: bool = False
+    center: bool = True
+    scale: bool = False
+    client: object = None
+    device: object = None
 
     @property
     def method(self) -> str:
@@ -140,6 +152,10 @@ class Plan:
     @property
     def needs_data(self) -> bool:
         return self.spec.requires_data(self.options)
+
+    def __getstate__(self):
+        # a pickled plan (inside a pickled result) leaves its Dask client behind
+        return {**self.__dict__, "client": None}
 
     def reseeded(self, random_state, cardinalities=None) -> "Plan":
         """The same plan with fresh seeds (and fixed ``cardinalities`` when given, e.g. the
@@ -370,48 +386,6 @@ def require_data(plan: Plan, op: Operator, *, factor: bool = False) -> Operator:
         f"data matrix (A·x products); a {op.kind} only gives Σ. Pass the data, or op.factor().")
 
 
-class ComponentBudget:
-    """Each component's time: ``max_time`` seconds of solving, shared by every solve of
-    the component (its solve in the deflation chain and the refinement's re-solves; for a
-    topic also its solves on a growing working set), so that k components take about
-    k·``max_time`` in all.
-
-    Examples
-    --------
-    >>> from eigensparse._dispatch import ComponentBudget
-    >>> b = ComponentBudget(5.0)
-    >>> b.start(0); 4.9 < b.left(0) <= 5.0
-    True
-    >>> b.stop(0); sorted(b.used)
-    [0]
-    """
-
-    #: the least time a solve is given once the component's time is spent (it returns
-    #: its first answer)
-    FLOOR = 1e-3
-
-    def __init__(self, max_time: float):
-        self.max_time = float(max_time)
-        self.used: dict = {}
-        self._since: dict = {}
-
-    def start(self, t: int) -> None:
-        """A solve of component t begins (its time runs)."""
-        self._since[t] = time.perf_counter()
-
-    def stop(self, t: int) -> None:
-        """The solve of component t ended: its time is charged to the component."""
-        since = self._since.pop(t, None)
-        if since is not None:
-            self.used[t] = self.used.get(t, 0.0) + time.perf_counter() - since
-
-    def left(self, t: int) -> float:
-        """Seconds left to component t (at least :attr:`FLOOR`)."""
-        since = self._since.get(t)
-        running = 0.0 if since is None else time.perf_counter() - since
-        return max(self.max_time - self.used.get(t, 0.0) - running, self.FLOOR)
-
-
 def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
                      found: list | None = None, progress=None, rows: dict | None = None,
                      alternatives: bool | None = None) -> list:
@@ -593,19 +567,18 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
         components=C, variances=np.asarray(variances, dtype=float), explained_variance=expl,
         supports=[np.flatnonzero(c) for c in C], results=list(results),
         total_variance=float(op.trace()) if total_variance is None else float(total_variance),
-        method=plan.method, deflation=plan.deflation, info=base, **fields)
+        method=plan.method, deflation=plan.deflation, info=base, plan=plan, **fields)
 
 
-def fit_data(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD,
+def plan_fit(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD,
              deflation=DEFAULT_DEFLATION, penalty=None, center=True, scale=False,
-             random_state=None, progress=False, client=None, device=None,
-             order=DEFAULT_ORDER, refine="auto", cardinality_rule="fraction",
-             cardinality_fraction=0.9, method_options=None, caller="sparse_pca",
-             parameters=None) -> SparsePCAResult:
-    """The components of ``data``: steps 1–4 above for a data matrix or an operator
-    (the body of :func:`eigensparse.sparse_pca`, whose parameters these are, checked
-    there; the refits of :func:`eigensparse.stability.support_stability` call it too).
-    ``caller`` and ``parameters`` name the function the user called (for its errors)."""
+             random_state=None, client=None, device=None, order=DEFAULT_ORDER, refine="auto",
+             cardinality_rule="fraction", cardinality_fraction=0.9, method_options=None,
+             caller="sparse_pca", parameters=None) -> tuple:
+    """``(op, plan)``: step 1 above for a data matrix or an operator, the request of
+    :func:`eigensparse.sparse_pca` (whose parameters these are, checked there) checked
+    once; :func:`fit_plan` solves it. ``caller`` and ``parameters`` name the function
+    the user called (for its errors)."""
     from .operators import as_operator
 
     resolved = resolve_method(method, method_options, penalty, caller=caller,
@@ -613,9 +586,7 @@ def fit_data(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD
     spec, options = resolved
     if (client is not None and options.get("backend") == "dask" and "client" in spec.constraints
             and options.get("client") is None):  # the cluster that holds the data searches too
-        options = {**options, "client": client}
-        resolved = (spec, options)
-        method_options = {**(method_options or {}), "client": client}
+        resolved = (spec, {**options, "client": client})
     if scale and isinstance(data, Operator):
         raise InvalidParameterError(
             f"parameter 'scale=True' cannot be applied to a {data.kind} ({type(data).__name__}): "
@@ -623,13 +594,26 @@ def fit_data(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD
     op = as_operator(data, center=center, scale=scale, client=client, device=device)
     plan = plan_components(method, n_features=op.n_features, n_components=n_components,
                            cardinality=cardinality, penalty=penalty, deflation=deflation,
-                           options=method_options, random_state=random_state, order=order,
-                           refine=refine, cardinality_rule=cardinality_rule,
+                           random_state=random_state, order=order, refine=refine,
+                           cardinality_rule=cardinality_rule,
                            cardinality_fraction=cardinality_fraction, resolved=resolved)
-    op = require_data(plan, op)
+    plan = replace(plan, center=bool(center), scale=bool(scale), client=client, device=device)
+    return require_data(plan, op), plan
+
+
+def fit_plan(data, plan: Plan, *, op: Operator | None = None, progress=False) -> SparsePCAResult:
+    """Steps 2–4 above: the components of ``data`` for a checked ``plan`` (``op``: the
+    operator :func:`plan_fit` built of ``data``; otherwise built here, as the plan says).
+    The result keeps the plan (``result.plan``): a refit of the same request takes
+    ``result.plan.reseeded(seed)``."""
+    from .operators import as_operator
+
+    if op is None:
+        op = require_data(plan, as_operator(data, center=plan.center, scale=plan.scale,
+                                            client=plan.client, device=plan.device))
     rows = None
     if plan.auto is not None and plan.auto["rule"] == "cv" and not isinstance(data, Operator):
-        rows = {"data": data, "center": center, "scale": scale}
+        rows = {"data": data, "center": plan.center, "scale": plan.scale}
     bar = progress_bar(plan) if progress else None
     try:
         results = solve_components(op, plan, progress=bar, rows=rows)

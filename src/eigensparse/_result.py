@@ -158,6 +158,10 @@ class SparsePCAResult:
         :class:`eigensparse.stability.StabilityResult`).
     feature_names : list of str or None
         One name per feature, when known (words of a corpus, DataFrame columns).
+    plan : eigensparse._dispatch.Plan or None
+        The checked request the components answer (method, options, cardinalities,
+        deflation, seeds): a refit of the same request (support stability) takes
+        ``plan.reseeded(seed)``.
 
     Examples
     --------
@@ -180,6 +184,7 @@ class SparsePCAResult:
     deflation: str
     info: dict[str, Any] = field(default_factory=dict)
     feature_names: list | None = None
+    plan: Any = field(default=None, repr=False, compare=False)
 
     #: what a feature is called in tables
     feature_unit = "features"

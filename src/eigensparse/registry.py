@@ -203,6 +203,10 @@ class MethodSpec:
             doc = (self.func.__doc__ or "").strip()
             object.__setattr__(self, "description", doc.split("\n")[0] if doc else "")
 
+    def __reduce__(self):
+        # a registered method pickles by name (its functions are the registry's)
+        return get_method, (self.name,)
+
     @property
     def alternative_solves(self) -> tuple:
         """:attr:`alternatives` as functions."""

@@ -198,13 +198,13 @@ def _draw_rows(rng, n, resampling, subsample_fraction):
     return np.sort(rng.choice(n, size=m, replace=False))
 
 
-def _resampled(X, rows, fit_kwargs):
+def _resampled(X, rows, plan):
     """The resampled data set. Uncentered, unscaled bootstrap data are passed as their
     distinct rows each weighted by √(count): the covariance is the same up to the factor
     n/n_distinct (the same components), with about 63% of the rows."""
     if hasattr(X, "iloc"):  # a pandas DataFrame: rows by position
-        return _resampled(X.to_numpy(dtype=float), rows, fit_kwargs)
-    if fit_kwargs["center"] or fit_kwargs["scale"] or _is_dask(X):
+        return _resampled(X.to_numpy(dtype=float), rows, plan)
+    if plan.center or plan.scale or _is_dask(X):
         return X[rows]
     u, counts = np.unique(rows, return_counts=True)
     if np.all(counts == 1):
@@ -215,11 +215,22 @@ def _resampled(X, rows, fit_kwargs):
     return np.asarray(X[u], dtype=float) * w[:, None]
 
 
-def _refit(X, rows, seed, fit_kwargs):
-    from ._dispatch import fit_data
+def _refit(X, rows, seed, plan):
+    from ._dispatch import fit_plan
 
-    return fit_data(_resampled(X, rows, fit_kwargs), random_state=int(seed),
-                    **fit_kwargs).components
+    return fit_plan(_resampled(X, rows, plan), plan.reseeded(int(seed))).components
+
+
+def _refit_plan(reference):
+    """The plan of the refits of ``reference``: its own plan, with the cardinalities it
+    found fixed (in the order the deflation found them) when a rule chose them."""
+    plan = reference.plan
+    if plan.auto is None:
+        return plan
+    cards = [0] * plan.n_components
+    for row, at in enumerate(reference.info["found_at"]):
+        cards[at] = int(reference.info["cardinalities"][row])
+    return plan.reseeded(plan.seeds[0], cards)
 
 
 #: keyword arguments of :func:`eigensparse.sparse_pca` that are not method options
@@ -262,8 +273,10 @@ def support_stability(X, n_components=None, cardinality=None, *, n_resamples=20,
         gives the same result whatever ``n_jobs`` and ``backend``.
     reference : SparsePCAResult, optional
         The fit on the full data when already done (``sparse_pca(..., stability=B)``,
-        ``SparsePCA.support_stability``): the refits then use its method, deflation and
-        cardinalities (the ones chosen, after ``cardinality="auto"``).
+        ``SparsePCA.support_stability``): every refit is then its request
+        (``reference.plan.reseeded(seed)``: method, options, deflation, refinement,
+        cardinalities, the ones chosen after ``cardinality="auto"``), and the other fit
+        parameters here are not used.
 
     Returns
     -------
@@ -281,29 +294,34 @@ def support_stability(X, n_components=None, cardinality=None, *, n_resamples=20,
     >>> np.flatnonzero(st.frequencies[0] >= 0.8).tolist()  # the planted block, every time
     [0, 1, 2]
     """
-    from ._dispatch import fit_data
+    from ._dispatch import fit_plan, plan_fit
 
     _check(X, n_jobs)
-    if reference is not None:
-        if reference.components.shape[1] != X.shape[1]:
-            raise InvalidParameterError(
-                f"parameter 'reference' was fitted on {reference.components.shape[1]} features "
-                f"but X has {X.shape[1]}; pass the fit of this X.")
-        n_components, method, deflation = len(reference.supports), reference.method, \
-            reference.deflation
-        cards = reference.info.get("cardinalities") or [None]
-        cardinality = None if all(c is None for c in cards) else [int(c) for c in cards]
-    fit_kwargs = dict(n_components=n_components, cardinality=cardinality, deflation=deflation,
-                      center=center, scale=scale,
-                      **{k: fit_options.pop(k) for k in _FIT_KEYWORDS if k in fit_options},
-                      method_options=fit_options)
-    if method is not None:
-        fit_kwargs["method"] = method
+    if reference is not None and reference.components.shape[1] != X.shape[1]:
+        raise InvalidParameterError(
+            f"parameter 'reference' was fitted on {reference.components.shape[1]} features "
+            f"but X has {X.shape[1]}; pass the fit of this X.")
     rng = check_random_state(random_state)
-    if reference is None:
-        reference = fit_data(X, random_state=int(rng.integers(2**31 - 1)), **fit_kwargs)
+    if reference is not None and reference.plan is not None:
+        plan = _refit_plan(reference)
+    else:
+        if reference is not None:  # a result without its plan: its method and cardinalities
+            n_components, method, deflation = len(reference.supports), reference.method, \
+                reference.deflation
+            cards = reference.info.get("cardinalities") or [None]
+            cardinality = None if all(c is None for c in cards) else [int(c) for c in cards]
+        fit_kwargs = dict(n_components=n_components, cardinality=cardinality,
+                          deflation=deflation, center=center, scale=scale,
+                          **{k: fit_options.pop(k) for k in _FIT_KEYWORDS if k in fit_options},
+                          method_options=fit_options)
+        if method is not None:
+            fit_kwargs["method"] = method
+        seed = int(rng.integers(2**31 - 1)) if reference is None else 0
+        op, plan = plan_fit(X, random_state=seed, **fit_kwargs)
+        if reference is None:
+            reference = fit_plan(X, plan, op=op)
     return resample_stability(
-        reference, int(X.shape[0]), lambda rows, seed: _refit(X, rows, seed, fit_kwargs),
+        reference, int(X.shape[0]), lambda rows, seed: _refit(X, rows, seed, plan),
         n_resamples=n_resamples, resampling=resampling, subsample_fraction=subsample_fraction,
         n_jobs=n_jobs, backend="threads" if _is_dask(X) else backend, random_state=rng)
 

@@ -24,7 +24,8 @@ from dataclasses import replace
 import numpy as np
 from sklearn import config_context
 
-from .._dispatch import ComponentBudget, require_data
+from .._budget import ComponentBudget
+from .._dispatch import require_data
 from .._result import NeedsFeatures
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
