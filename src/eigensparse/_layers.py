@@ -11,7 +11,7 @@ from __future__ import annotations
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("eigensparse._validation", "eigensparse._linalg", "eigensparse._result", "eigensparse._summary",
      "eigensparse._layers", "eigensparse._printable", "eigensparse.io._atomic", "eigensparse.io._vocab",
-     "eigensparse.registry"),
+     "eigensparse.registry", "eigensparse._budget"),
     ("eigensparse.operators",),
     ("eigensparse.io", "eigensparse.datasets"),
     ("eigensparse.screening",),
@@ -20,7 +20,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("eigensparse.solvers",),
     ("eigensparse.diagnostics",),
     ("eigensparse.multi",),
-    ("eigensparse.selection", "eigensparse.plotting"),
+    ("eigensparse.selection", "eigensparse._cardinality_rules", "eigensparse.plotting"),
     ("eigensparse._dispatch",),
     ("eigensparse.stability",),
     ("eigensparse._api",),

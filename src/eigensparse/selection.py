@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import inspect
 from numbers import Integral, Real
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ._cardinality_rules import (_RTOL, TOPIC_CARDINALITY_MAX, TOPIC_CARDINALITY_MIN,
-                                 TOPIC_GRID, _choose_cv, _choose_fraction, _choose_knee,
+                                 TOPIC_GRID, CardinalityChoice, _choose_cv, _choose_fraction, _choose_knee,
                                  _choose_topics, _refiner)
 from ._validation import (Interval, IntInterval, InvalidParameterError, StrOptions, closest,
                           validate_params)
@@ -52,139 +52,6 @@ __all__ = ["RULES", "TOPIC_CARDINALITY_MIN", "TOPIC_CARDINALITY_MAX", "TOPIC_GRI
            "resolve_auto_cardinalities"]
 
 RULES = ("fraction", "knee", "cv", "topics")
-
-
-@dataclass(frozen=True)
-class CardinalityChoice:
-    """The cardinality chosen for one component, with the evidence.
-
-    Attributes
-    ----------
-    cardinality : int
-        The chosen s.
-    rule : str
-    dense_variance : float
-        λmax of the operator (the dense leading component's variance).
-    cardinalities : ndarray (K,)
-        1..K, the cardinalities on the path.
-    variances : ndarray (K,)
-        Variance reached at each cardinality (a lower bound on v(s)): the path method's,
-        improved where the refining solver was run, made nondecreasing (a support of
-        size j < s counts for s; its entry in ``supports`` is then of size j).
-    upper_bounds : ndarray (K,)
-        Best upper bound on v(s) computed (NaN where none was computed).
-    supports : list of K ndarrays
-    result : ComponentResult
-        The component at the chosen cardinality (loadings optimal on its support).
-    fraction : float or None
-        The rule's fraction (``"fraction"`` rule).
-    proven : bool or None
-        ``"fraction"`` rule: True when the bounds prove that no support of size s−1 reaches
-        the threshold (s is then the exact minimum), False when they cannot.
-    s_lower : int or None
-        ``"fraction"`` rule: a proven lower bound on the minimal cardinality (1 + the largest
-        k whose upper bound is below the threshold).
-    scores : dict
-        ``"cv"`` rule: ``"mean"`` and ``"se"`` arrays (K,) of the held-out score.
-    reason : str
-        Why this s, in words.
-
-    Examples
-    --------
-    >>> import eigensparse as es
-    >>> P = es.Covariance(es.datasets.load_pitprops().data)
-    >>> from eigensparse.selection import choose_cardinality
-    >>> choice = choose_cardinality(P, fraction=0.8)
-    >>> choice.cardinality, choice.rule, choice.proven
-    (5, 'fraction', True)
-    >>> print(choice.line())
-    s=5 chosen: reaches 0.81 >= 0.80 of λ1; s=4 cannot (bound 0.7... of λ1)
-    """
-
-    cardinality: int
-    rule: str
-    dense_variance: float
-    cardinalities: np.ndarray
-    variances: np.ndarray
-    upper_bounds: np.ndarray
-    supports: list
-    result: object
-    fraction: float | None = None
-    proven: bool | None = None
-    s_lower: int | None = None
-    scores: dict = field(default_factory=dict)
-    reason: str = ""
-    #: ``solver(op, s) -> ComponentResult``, the request's method (the default method when
-    #: a front door passed its own solve), and the operator the choice was made on: what
-    #: :meth:`solver_variances` runs (for the plot)
-    solver: object = field(default=None, repr=False, compare=False)
-    operator: object = field(default=None, repr=False, compare=False)
-    _solved: dict = field(default_factory=dict, repr=False, compare=False)
-
-    def solver_variances(self, max_cardinality=None) -> np.ndarray:
-        """What the request's solver reaches at s = 1..max_cardinality (default: the path's
-        length), never below the path (a support of the path counts), NaN where no
-        solver is known. The rule's path may be a cheaper method's (greedy, whose first
-        pick on standardized data is arbitrary); this is what a fit at that s returns.
-
-        Examples
-        --------
-        >>> import eigensparse as es
-        >>> from eigensparse.selection import choose_cardinality
-        >>> X = es.datasets.load_pitprops().data
-        >>> ch = choose_cardinality(es.Covariance(X), fraction=0.8)
-        >>> v = ch.solver_variances(4)
-        >>> bool((v >= ch.variances[:4] - 1e-12).all()), v.shape
-        (True, (4,))
-        """
-        K = len(self.cardinalities) if max_cardinality is None else int(max_cardinality)
-        K = min(K, len(self.cardinalities))
-        base = np.asarray(self.variances[:K], dtype=float)
-        if self.solver is None or self.operator is None:
-            return base.copy()
-        out = np.empty(K)
-        for s in range(1, K + 1):
-            if s not in self._solved:
-                try:
-                    self._solved[s] = float(self.solver(self.operator, s).variance)
-                except Exception:  # a solver that cannot do this s: the path's value
-                    self._solved[s] = np.nan
-            out[s - 1] = np.fmax(self._solved[s], base[s - 1])
-        return out
-
-    @property
-    def explained_fraction(self) -> np.ndarray:
-        """variances / dense_variance, per cardinality."""
-        return self.variances / max(self.dense_variance, 1e-300)
-
-    def line(self) -> str:
-        """The choice in one line, for tables: ``"s=20 chosen: reaches 0.91 >= 0.90 of λ1;
-        s=19 cannot (bound 0.89 of λ1)"``, or ``"…; not proven: minimum in [15, 20]"``."""
-        s, lam = self.cardinality, max(self.dense_variance, 1e-300)
-        if self.rule != "fraction":
-            return f"s={s} chosen ({self.rule}): reaches {self.variances[s - 1] / lam:.2f} of λ1"
-        head = (f"s={s} chosen: reaches {self.variances[s - 1] / lam:.2f} >= "
-                f"{self.fraction:.2f} of λ1")
-        if s >= 2 and self.proven:
-            return head + f"; s={s - 1} cannot (bound {self.upper_bounds[s - 2] / lam:.2f} of λ1)"
-        if self.proven is False and self.s_lower is not None:
-            return head + f"; not proven: minimum in [{self.s_lower}, {s}]"
-        return head
-
-    def to_dict(self) -> dict:
-        """The choice as plain values (JSON): rule, s, the path and its bounds, the reason."""
-        return {"rule": self.rule, "cardinality": int(self.cardinality),
-                "fraction": self.fraction, "proven": self.proven, "s_lower": self.s_lower,
-                "dense_variance": float(self.dense_variance),
-                "variances": [float(v) for v in self.variances],
-                "upper_bounds": [float(v) for v in self.upper_bounds],
-                "reason": self.reason, "line": self.line()}
-
-    def plot(self, ax=None, **kwargs):
-        """The path, its bounds and the chosen s (see :mod:`eigensparse.plotting`)."""
-        from .plotting import plot_cardinality_path
-
-        return plot_cardinality_path(self, ax=ax, **kwargs)
 
 
 @dataclass(frozen=True)
