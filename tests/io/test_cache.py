@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 from eigensparse.io import UCICorpus
-from eigensparse.io.cache import BowCache, BowCacheWriter, cache_dir_for
+from eigensparse.io.cache import BowCache, BowCacheWriter, CacheWarning, cache_dir_for
 from eigensparse.io import cache as cache_mod
 
 
@@ -127,3 +127,25 @@ def test_cache_chunks_stream_offsets_with_empty_documents(tmp_path, bow):
                 rows[ch.doc_start:last] = sp.csr_matrix(
                     (ch.data.astype(float), ch.indices, ch.indptr), shape=(ch.n_docs, X.shape[1])).toarray()
             assert last == X.shape[0] and np.array_equal(rows, X.toarray())
+
+
+def test_arrays_checked_before_the_first_pass_reads_them(tmp_path, bow):
+    """Opening a corpus reads no array; its first pass checks them, and a cache damaged
+    in place (same sizes, one count altered) is reported, discarded and rebuilt."""
+    rng = np.random.default_rng(11)
+    X = bow.random(rng)
+    f = bow.write(tmp_path / "d.txt", bow.uci_text(X))
+    bow.consume(UCICorpus(f, cache_dir=tmp_path))
+    d = cache_dir_for(f, tmp_path)
+    with open(os.path.join(d, "data.u32"), "r+b") as fh:
+        fh.seek(4)
+        fh.write(np.array([77], dtype="<u4").tobytes())
+    c = UCICorpus(f, cache_dir=tmp_path)
+    assert c.cache_status == "hit" and not c.cache.verified
+    with pytest.warns(CacheWarning, match="does not match its CRC-32"):
+        parts = bow.consume(c)
+    assert c.cache_status == "written" and c.last_source == "text"
+    assert abs(sp.vstack(parts) - X[: sum(p.shape[0] for p in parts)]).max() == 0
+    again = UCICorpus(f, cache_dir=tmp_path)
+    bow.consume(again)
+    assert again.cache.verified and again.last_source == "cache"

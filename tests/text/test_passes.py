@@ -26,3 +26,28 @@ def test_low_level_passes(kos):
     assert _rel(S, SparseData(kos.data).block(ws)) < 1e-12
     with pytest.raises(InvalidParameterError, match="working_set"):
         working_set_covariance(kos.data, [5, 3], mean=st["s1"])
+
+
+@pytest.mark.parametrize("scaling", ["count", "binary", "log", "tfidf"])
+def test_statistics_of_every_scaling_equal_the_scaled_matrix(kos, tmp_path, scaling):
+    """The fused kernel (values computed entry by entry) against the scaled matrix, from
+    memory (float counts) and from the binary cache (uint32 counts)."""
+    from eigensparse.io import UCICorpus
+    from eigensparse.text._passes import _idf, scale_matrix
+
+    from .conftest import _write_uci
+
+    X = kos.data[:700].tocsr()
+    path = tmp_path / "docword.k.txt.gz"
+    _write_uci(X, path)
+    idf = _idf(np.diff(X.tocsc().indptr), X.shape[0]) if scaling == "tfidf" else None
+    Y = scale_matrix(X, scaling)
+    ref = {"s1": np.asarray(Y.sum(axis=0)).ravel(),
+           "s2": np.asarray(Y.multiply(Y).sum(axis=0)).ravel(), "df": np.diff(Y.tocsc().indptr)}
+    corpus = UCICorpus(path, cache_dir=tmp_path)
+    word_statistics(corpus, "count")  # builds the cache
+    for src in (X, corpus):
+        st = word_statistics(src, scaling, idf=idf, chunk_nnz=3000)
+        assert np.array_equal(st["df"], ref["df"])
+        assert _rel(st["s1"], ref["s1"]) < 1e-12 and _rel(st["s2"], ref["s2"]) < 1e-12
+    assert corpus.last_source == "cache"

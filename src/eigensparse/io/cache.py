@@ -20,11 +20,13 @@ which is never read (and is removed by the next build). A cache is trusted only 
 recorded size. Anything else is treated as absent.
 
 Verification: ``meta.json`` also records a CRC-32 of each array file (computed while
-writing, at no extra cost). Before a cache is used, :meth:`BowCache.open` reads the
-arrays once and checks the CRCs and the structure (offsets start at 0, never decrease
-and end at NNZ; word ids in [0, W); counts positive), so that no damaged cache reaches
-a compiled kernel. A cache that fails is reported in one line (a
-:class:`CacheWarning`), deleted and rebuilt from the source by the next pass.
+writing, at no extra cost). Before its arrays are first read in a process
+(:meth:`BowCache.verify_arrays`; :meth:`BowCache.open` by default, or the first pass of
+a :class:`~eigensparse.io.UCICorpus`, so that a run served by the cached statistics
+reads no array), they are read once and the CRCs and the structure checked (offsets
+start at 0, never decrease and end at NNZ; word ids in [0, W); counts positive), so
+that no damaged cache reaches a compiled kernel. A cache that fails is reported in one
+line (a :class:`CacheWarning`), deleted and rebuilt from the source by the next pass.
 
 Temporary directories carry the PID of the process writing them
 (``.tmp-<pid>-…``); a build removes those whose process is gone (an interrupted run,
@@ -48,7 +50,7 @@ from typing import Iterator
 import numpy as np
 
 from ._atomic import atomic_open, pid_is_dead
-from ._source import file_crc32
+from ._source import crc32, file_crc32
 from .._validation import InvalidParameterError
 
 __all__ = ["default_cache_dir", "cache_dir_for", "source_signature", "BowCache", "BowCacheWriter",
@@ -206,7 +208,7 @@ def _scan_array(path, dtype, check_block, block_bytes=_VERIFY_BLOCK):
             a = np.fromfile(f, dtype=dtype, count=count)
             if a.size == 0:
                 return crc, None
-            crc = zlib.crc32(a, crc)
+            crc = crc32(a, crc)
             problem = check_block(a, pos)
             if problem is not None:
                 return crc, problem
@@ -313,8 +315,10 @@ class BowCache:
     >>> caches.cleanup()
     """
 
-    def __init__(self, directory: str, meta: dict):
+    def __init__(self, directory: str, meta: dict, *, verified: bool = False):
         self.directory = directory
+        #: the arrays were checked (or written) by this process
+        self.verified = bool(verified)
         self.meta = meta
         self.n_docs = int(meta["n_docs"])
         self.n_words = int(meta["n_words"])
@@ -330,9 +334,10 @@ class BowCache:
 
         ``verify="hash"`` (default) also compares the CRC-32 of the source's bytes;
         ``"stat"`` trusts size and mtime. ``check_arrays`` (default) verifies the
-        arrays' CRC-32 and structure (:func:`verify_cache_arrays`); a damaged cache is
+        arrays' CRC-32 and structure now (:meth:`verify_arrays`); a damaged cache is
         reported with a :class:`CacheWarning`, deleted, and None is returned so that
-        the caller rebuilds it.
+        the caller rebuilds it. With ``check_arrays=False`` the caller calls
+        :meth:`verify_arrays` before reading the arrays.
         """
         if verify not in ("hash", "stat"):
             raise InvalidParameterError(f"parameter 'verify' must be 'hash' or 'stat'; got {verify!r}.")
@@ -349,12 +354,22 @@ class BowCache:
             return None
         if verify == "hash" and src.get(_HASH) != file_digest(source):
             return None
-        if check_arrays:
-            problem = verify_cache_arrays(d, meta)
-            if problem is not None:
-                discard_cache(d, f"{problem}", os.fspath(source))
-                return None
-        return cls(d, meta)
+        cache = cls(d, meta)
+        if check_arrays and not cache.verify_arrays(source):
+            return None
+        return cache
+
+    def verify_arrays(self, source=None) -> bool:
+        """Check the arrays once (:func:`verify_cache_arrays`); a damaged cache is
+        reported (:class:`CacheWarning`) and deleted, and False returned."""
+        if self.verified:
+            return True
+        problem = verify_cache_arrays(self.directory, self.meta)
+        if problem is not None:
+            discard_cache(self.directory, problem, None if source is None else os.fspath(source))
+            return False
+        self.verified = True
+        return True
 
     @staticmethod
     def _read_meta(d: str) -> dict | None:
@@ -539,8 +554,8 @@ class BowCacheWriter:
     def _write(self, key, arr: np.ndarray) -> None:
         f = {"indptr": self._fp, "indices": self._fi, "data": self._fd}[key]
         b = np.ascontiguousarray(arr, dtype=_ARRAYS[key][1])
-        self._crc[key] = zlib.crc32(b, self._crc[key])
-        f.write(b.tobytes())
+        self._crc[key] = crc32(b, self._crc[key])
+        f.write(memoryview(b).cast("B"))
 
     @staticmethod
     def _clean_stale(root):
@@ -615,7 +630,7 @@ class BowCacheWriter:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
         self.committed = True
-        return BowCache(self.final, meta)
+        return BowCache(self.final, meta, verified=True)
 
     def abort(self) -> None:
         for f in (self._fi, self._fd, self._fp):

@@ -120,7 +120,9 @@ class UCICorpus(Corpus):
         self.cache: BowCache | None = None
         self.cache_status = "off"
         if self.use_cache:
-            self.cache = BowCache.open(self.path, cache_dir, verify=verify)
+            # the arrays are checked before the first pass reads them (a run served by the
+            # cached statistics reads none)
+            self.cache = BowCache.open(self.path, cache_dir, verify=verify, check_arrays=False)
             self.cache_status = "hit" if self.cache is not None else "miss"
         if self.cache is not None:
             self.n_docs, self.n_words, self.nnz = self.cache.n_docs, self.cache.n_words, self.cache.nnz
@@ -140,6 +142,8 @@ class UCICorpus(Corpus):
 
     def iter_chunks(self, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ, progress: bool = False,
                     desc: str = "pass") -> Iterator[CSRChunk]:
+        if self.cache is not None and not self.cache.verify_arrays(self.path):
+            self.cache, self.cache_status = None, "damaged"
         if self.cache is not None:
             self.last_source = "cache"
             bar = _tqdm(self.nnz, "nz", f"{desc} (cache)", progress)

@@ -104,7 +104,7 @@ class TopicConfig:
     cache_dir: object = None
     verify: str = "hash"
     chunk_nnz: int = DEFAULT_CHUNK_NNZ
-    n_jobs: int = 1
+    n_jobs: int = 2
     random_state: object = 0
     progress: bool | None = None
     method_options: dict | None = None

@@ -20,14 +20,13 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-import numba
 import numpy as np
 
 from .._validation import InvalidParameterError
 from ..io.corpus import open_corpus
 from ..io.uci import DEFAULT_CHUNK_NNZ
 from ._config import PASS_SCALINGS
-from ._kernels import accumulate_gram, row_sums
+from ._kernels import accumulate_gram, row_sums, scaled_moments
 
 __all__ = ["SCALINGS", "word_statistics", "working_set_covariance", "scale_matrix",
            "CorpusPasses", "Clock", "say", "progress_mode", "phase_line"]
@@ -81,21 +80,22 @@ def scale_matrix(X, scaling: str):
     return Y
 
 
-@numba.njit(cache=True, nogil=True)
-def _moments(indices, values, s1, s2, df):
-    for t in range(indices.size):
-        w = indices[t]
-        v = values[t]
-        s1[w] += v
-        s2[w] += v * v
-        df[w] += 1
+_MODES = {"count": 0, "binary": 1, "log": 2, "tfidf": 3}
+
+
+def _chunk_moments(ch, scaling, idf, s1, s2, df) -> None:
+    """Add one chunk's Σv, Σv², df per word (values v after ``scaling``) to the sums."""
+    if scaling == "tfidf" and idf is None:
+        raise InvalidParameterError("scaling='tfidf' needs the idf of the words.")
+    scaled_moments(ch.indptr, ch.indices, ch.data, _MODES[scaling],
+                   idf if idf is not None else np.ones(1), s1, s2, df)
 
 
 def _chunk_statistics(ch, scaling, idf, W) -> dict:
     """Σv, Σv², df per word of one chunk (a block of a distributed corpus)."""
     s1, s2 = np.zeros(W), np.zeros(W)
     df = np.zeros(W, dtype=np.int64)
-    _moments(ch.indices, _values(ch, scaling, idf), s1, s2, df)
+    _chunk_moments(ch, scaling, idf, s1, s2, df)
     return {"s1": s1, "s2": s2, "df": df}
 
 
@@ -130,7 +130,7 @@ def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAU
     s1, s2 = np.zeros(W), np.zeros(W)
     df = np.zeros(W, dtype=np.int64)
     for ch in corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc):
-        _moments(ch.indices, _values(ch, scaling, idf), s1, s2, df)
+        _chunk_moments(ch, scaling, idf, s1, s2, df)
     return {"s1": s1, "s2": s2, "df": df}
 
 
@@ -286,6 +286,30 @@ class CorpusPasses:
 
     def _cache(self):
         return getattr(self.corpus, "cache", None)
+
+    def memo(self, name: str, key: list, compute) -> tuple:
+        """``(compute(), False)``, or ``(arrays, True)`` when the corpus cache holds the
+        arrays of ``name`` computed for the same ``key`` (numbers, strings, arrays,
+        None): results that depend only on the corpus, its scaling and ``key`` are
+        computed once per cache."""
+        import zlib
+
+        tag = []
+        for k in key:
+            if isinstance(k, np.ndarray):
+                a = np.ascontiguousarray(k)
+                tag.append(f"{a.dtype.str}{a.shape}:{zlib.crc32(a.view(np.uint8).reshape(-1)):08x}")
+            else:
+                tag.append(repr(k))
+        tag = f"{self.scaling}|" + "|".join(tag)
+        cache = self._cache()
+        got = cache.load_stats(name) if cache is not None else None
+        if got is not None and str(got.get("__key__", "")) == tag:
+            return {k: v for k, v in got.items() if k != "__key__"}, True
+        out = compute()
+        if cache is not None:
+            cache.save_stats(name, {**out, "__key__": np.array(tag)})
+        return out, False
 
     def statistics(self) -> dict:
         """Pass 1 (or the cache): ``{"s1", "s2", "df"}`` per word after scaling; for

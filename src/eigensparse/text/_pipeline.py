@@ -131,8 +131,8 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
         pass writes it, later passes and runs read it.
     chunk_nnz : int
         Entries per streamed chunk (memory per chunk about 40 bytes × chunk_nnz).
-    n_jobs : int, default=1
-        Threads for pass 2.
+    n_jobs : int, default=2
+        Threads for pass 2 (and stability refits run at a time).
     random_state : int, None or Generator
         Seeds the solvers.
     progress : bool or None, default=None

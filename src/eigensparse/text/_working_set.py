@@ -131,11 +131,24 @@ class WorkingSet:
     def rank(self, cardinality: int, m: int) -> None:
         """The partner rule's priority order (:func:`~eigensparse.text._screen.rank_by_partners`,
         one partial pass over a document sample), kept for every later :meth:`load`."""
-        from ._screen import rank_by_partners
+        import json
 
-        r = rank_by_partners(self.passes, self.score, m, cardinality, unit=self.unit)
-        self.ranking = r.order if r.info["rule"] == "partner" else None
-        self.rank_info = {**r.info, "sample_docs": r.sample_docs, "seconds": r.seconds}
+        from ._screen import DEFAULT_POOL_SIZE, DEFAULT_SAMPLE_DOCS, rank_by_partners
+
+        def compute():
+            r = rank_by_partners(self.passes, self.score, m, cardinality, unit=self.unit)
+            info = {**r.info, "sample_docs": r.sample_docs, "seconds": r.seconds}
+            return {"order": r.order, "info": np.array(json.dumps(info))}
+
+        # the ranking is a function of these (and of the corpus and its scaling): kept
+        # with the corpus cache, so that a second run reads no sample
+        key = [cardinality, m, DEFAULT_POOL_SIZE, DEFAULT_SAMPLE_DOCS, self.score, self.unit]
+        out, cached = self.passes.memo("partner-ranking", key, compute)
+        info = json.loads(str(out["info"]))
+        self.ranking = out["order"] if info["rule"] == "partner" else None
+        self.rank_info = {**info, "cached": cached}
+        if cached:
+            self.passes._note("screening: the partner ranking read from the cache (no sample read)")
 
     def threshold(self, m: int) -> float:
         """τ of the m top words of the working set: the largest variance left out."""
