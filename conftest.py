@@ -1,14 +1,26 @@
-"""Repository-wide pytest set-up for the docstring examples (``--doctest-modules`` over
-``src/eigensparse``, see ``pyproject.toml``).
+"""Repository-wide pytest set-up.
+
+Docstring examples (``--doctest-modules`` over ``src/eigensparse``, see ``pyproject.toml``):
 
 - A module that imports an optional dependency (Dask, matplotlib, CuPy, ...) at top level is
   not collected when that dependency is missing, and an example that imports one is
   skipped, so a minimal installation still runs.
 - ``__main__`` modules are never imported.
 - Docstring examples never touch the user's caches or data folder.
+
+Test time (``docs/developer/contributing.rst``, "Test time"):
+
+- Tests marked ``slow`` run last, while the time budget lasts: a slow test starts only if
+  the seconds since the session started, plus its expected seconds
+  (``@pytest.mark.slow(seconds=20)``, 0 when not given), fit in ``EIGENSPARSE_TEST_BUDGET``
+  (default 180). ``EIGENSPARSE_SLOW=1`` runs every slow test, ``EIGENSPARSE_SLOW=0`` none.
+  A slow test not run is reported as skipped with its reason, and the terminal summary
+  lists every one.
 """
 import importlib.util
+import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -37,7 +49,10 @@ def pytest_ignore_collect(collection_path, config):
 
 def pytest_collection_modifyitems(config, items):
     """Skip a docstring example that imports an optional dependency which is missing
-    (e.g. ``import dask.array as da`` without the ``dask`` extra)."""
+    (e.g. ``import dask.array as da`` without the ``dask`` extra); move the slow tests
+    to the end (in their collected order)."""
+    items[:] = ([i for i in items if i.get_closest_marker("slow") is None]
+                + [i for i in items if i.get_closest_marker("slow") is not None])
     for item in items:
         test = getattr(item, "dtest", None)
         if test is None:
@@ -55,3 +70,77 @@ def _doctest_private_folders(request, tmp_path_factory, monkeypatch):
     if type(request.node).__name__ == "DoctestItem":
         monkeypatch.setenv("EIGENSPARSE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
         monkeypatch.setenv("EIGENSPARSE_DATA", str(tmp_path_factory.mktemp("data")))
+
+
+# ------------------------------------------------------------------ test time
+class _SlowTests:
+    """The budget for the tests marked ``slow`` (see the module docstring)."""
+
+    def __init__(self):
+        slow = os.environ.get("EIGENSPARSE_SLOW", "")
+        if slow not in ("", "0", "1"):
+            raise pytest.UsageError(
+                f"EIGENSPARSE_SLOW must be 1 (run every slow test), 0 (run none) or unset "
+                f"(run them while EIGENSPARSE_TEST_BUDGET lasts); got {slow!r}.")
+        raw = os.environ.get("EIGENSPARSE_TEST_BUDGET", "180")
+        try:
+            budget = float(raw)
+        except ValueError:
+            budget = -1.0
+        if not budget >= 0:
+            raise pytest.UsageError(f"EIGENSPARSE_TEST_BUDGET must be a number of seconds "
+                                    f">= 0; got {raw!r}.")
+        self.mode, self.budget = slow, budget
+        self.start = time.monotonic()
+        self.ran = {}  # nodeid -> seconds of its call
+        self.not_run = {}  # nodeid -> reason
+
+    def reason_to_skip(self, item):
+        marker = item.get_closest_marker("slow")
+        if marker is None or self.mode == "1":
+            return None
+        if self.mode == "0":
+            return "slow test not run: EIGENSPARSE_SLOW=0"
+        expected = float(marker.kwargs.get("seconds", 0))
+        elapsed = time.monotonic() - self.start
+        if elapsed + expected <= self.budget:
+            return None
+        return (f"slow test deferred: {elapsed:.0f} s since the session started + {expected:.0f} s "
+                f"expected > EIGENSPARSE_TEST_BUDGET={self.budget:g} s (EIGENSPARSE_SLOW=1 runs it)")
+
+
+_SLOW = []
+
+
+def pytest_configure(config):
+    _SLOW[:] = [_SlowTests()]
+
+
+def pytest_sessionstart(session):
+    _SLOW[0].start = time.monotonic()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    reason = _SLOW[0].reason_to_skip(item)
+    if reason is not None:
+        _SLOW[0].not_run[item.nodeid] = reason
+        pytest.skip(reason)
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" and "slow" in report.keywords:
+        _SLOW[0].ran[report.nodeid] = report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    slow = _SLOW[0]
+    if not (slow.ran or slow.not_run):
+        return
+    tr = terminalreporter
+    tr.write_sep("-", "slow tests")
+    tr.write_line(f"{len(slow.ran)} slow tests ran ({sum(slow.ran.values()):.0f} s), "
+                  f"{len(slow.not_run)} not run; budget {slow.budget:g} s from the session start "
+                  f"(EIGENSPARSE_TEST_BUDGET), EIGENSPARSE_SLOW={slow.mode or 'unset'}")
+    for nodeid, reason in slow.not_run.items():
+        tr.write_line(f"NOT RUN {nodeid}: {reason}", yellow=True)

@@ -704,43 +704,35 @@ _WHAT = {"complex": "complex numbers", "complex-zero-imag": "complex numbers", "
          "dates": "dates", "time spans": "time spans"}
 
 
-def _cli_fit(path, *extra):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"),
-         os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-W", "error", "-m", "eigensparse", "fit", str(path),
-                           "-s", "2", *extra], capture_output=True, text=True, env=env, timeout=120)
-
-
 @pytest.mark.parametrize("case", sorted(UNREAL))
-def test_unreal_npy_is_refused_in_one_line(tmp_path, case):
+def test_unreal_npy_is_refused_in_one_line(tmp_path, case, run_cli):
     path = tmp_path / "bad.npy"
     np.save(path, UNREAL[case])
-    p = _cli_fit(path)
-    lines = p.stderr.strip().splitlines()
-    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    status, _, err = run_cli(["fit", path, "-s", "2"], warnings_as_errors=True)
+    lines = err.strip().splitlines()
+    assert status == 2 and len(lines) == 1, err
     assert "bad.npy" in lines[0] and _WHAT[case] in lines[0] and "discards" not in lines[0]
 
 
 @pytest.mark.parametrize("fmt", ["npz", "mtx", "npy-covariance"])
-def test_complex_sparse_and_covariance_files_are_refused(tmp_path, fmt):
+def test_complex_sparse_and_covariance_files_are_refused(tmp_path, fmt, run_cli):
     import scipy.io
 
     C = _X.T @ _X
+    extra = []
     if fmt == "npz":
         path = tmp_path / "bad.npz"
         sp.save_npz(path, sp.csr_matrix(_X + 1j))
-        p = _cli_fit(path)
     elif fmt == "mtx":
         path = tmp_path / "bad.mtx"
         scipy.io.mmwrite(str(path), sp.coo_matrix(_X + 1j))
-        p = _cli_fit(path)
     else:
         path = tmp_path / "bad.npy"
         np.save(path, C + 0j)
-        p = _cli_fit(path, "--covariance")
-    lines = p.stderr.strip().splitlines()
-    assert p.returncode == 2 and len(lines) == 1, p.stderr
+        extra = ["--covariance"]
+    status, _, err = run_cli(["fit", path, "-s", "2", *extra], warnings_as_errors=True)
+    lines = err.strip().splitlines()
+    assert status == 2 and len(lines) == 1, err
     assert path.name in lines[0] and "complex numbers" in lines[0]
 
 

@@ -9,10 +9,12 @@ import pytest
 from eigensparse.cli import build_parser, main
 
 
-def test_help_on_every_command():
-    for argv in (["--help"], ["topics", "--help"], ["methods", "--help"]):
-        r = subprocess.run([sys.executable, "-m", "eigensparse", *argv], capture_output=True, text=True)
-        assert r.returncode == 0 and "usage:" in r.stdout
+def test_help_on_every_command(run_cli):
+    r = subprocess.run([sys.executable, "-m", "eigensparse", "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "usage:" in r.stdout
+    for argv in (["topics", "--help"], ["methods", "--help"], ["fit", "--help"]):
+        status, out, _ = run_cli(argv)
+        assert status == 0 and "usage:" in out
 
 
 def test_bad_option_value_exits_nonzero():

@@ -2,7 +2,6 @@
 JSON, the plots and the one-line errors."""
 import json
 import re
-import subprocess
 import sys
 from dataclasses import replace
 
@@ -217,7 +216,7 @@ def test_fit_bad_files(data, tmp_path, capsys):
     assert "unknown format" in _one_line_error([str(odd)], capsys)
 
 
-def test_fit_bad_options(data, tmp_path, capsys):
+def test_fit_bad_options(data, tmp_path, capsys, run_cli):
     np.save(tmp_path / "x.npy", data)
     x = str(tmp_path / "x.npy")
     assert "method" in _one_line_error([x, "--method", "nope"], capsys)
@@ -233,18 +232,16 @@ def test_fit_bad_options(data, tmp_path, capsys):
                         (["--deflation", "nope"], "--deflation: invalid choice"),
                         (["--scaling", "log"], "--scaling: invalid choice"),
                         (["--delimiter", "ab"], "--delimiter")):
-        r = subprocess.run([sys.executable, "-m", "eigensparse", "fit", x, *argv],
-                           capture_output=True, text=True)
-        assert r.returncode == 2 and r.stdout == ""
-        assert r.stderr.count("\n") == 1 and r.stderr.startswith("eigensparse fit: error:")
-        assert match in r.stderr
+        status, out, err = run_cli(["fit", x, *argv])
+        assert status == 2 and out == ""
+        assert err.count("\n") == 1 and err.startswith("eigensparse fit: error:")
+        assert match in err
 
 
-def test_fit_help_documents_the_formats():
-    r = subprocess.run([sys.executable, "-m", "eigensparse", "fit", "--help"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0 and r.stdout.startswith("usage: eigensparse fit")
+def test_fit_help_documents_the_formats(run_cli):
+    status, out, _ = run_cli(["fit", "--help"])
+    assert status == 0 and out.startswith("usage: eigensparse fit")
     for word in (".csv", ".tsv", ".npy", ".npz", "Matrix Market", "--covariance", "header",
                  "--method", "--deflation", "--scaling", "--no-center", "--json", "--plot",
                  "--n-starts", "line N"):
-        assert word in r.stdout, word
+        assert word in out, word

@@ -4,7 +4,6 @@ naming the option."""
 import argparse
 import json
 import re
-import subprocess
 import sys
 
 import numpy as np
@@ -108,10 +107,9 @@ def test_topics_stability_row_and_json(tmp_path, capsys):
     (["-s", "auto", "--cardinality-rule", "best"], "cardinality-rule"),
     (["--stability", "1"], "--stability"),
 ])
-def test_auto_and_stability_bad_values_name_the_option(argv, match):
-    r = subprocess.run([sys.executable, "-m", "eigensparse", "topics", "--dataset", "kos", *argv],
-                       capture_output=True, text=True)
-    assert r.returncode == 2 and match in r.stderr
+def test_auto_and_stability_bad_values_name_the_option(argv, match, run_cli):
+    status, _, err = run_cli(["topics", "--dataset", "kos", *argv])
+    assert status == 2 and match in err
 
 
 def test_topics_auto_cardinality_prints_the_choice(tmp_path, capsys):

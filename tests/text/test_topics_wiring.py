@@ -86,21 +86,18 @@ def test_bca_through_the_dispatcher_and_the_bounded_solve(kos):
     assert not set(res.topics[0].words) & set(res.topics[1].words)
 
 
-def test_no_progress_bar_in_non_terminal_stderr(tmp_path):
+def test_no_progress_bar_in_non_terminal_stderr(tmp_path, run_cli):
     out = tmp_path / "t.json"
-    r = subprocess.run([sys.executable, "-m", "eigensparse", "topics", "--dataset", "kos", "-k", "2",
-                        "-s", "5", "--json", str(out)], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    err = r.stderr
+    status, _, err = run_cli(["topics", "--dataset", "kos", "-k", "2", "-s", "5", "--json", out])
+    assert status == 0, err
     for bar in ("\r", "it/s", "nz/s", "█", "%|", "\x1b["):
         assert bar not in err
     # one line per phase instead
     assert "eigensparse: pass 1: word statistics" in err and "eigensparse: topic 2:" in err
     doc = _strict(out.read_text())
     assert doc["corpus"] == "kos" and doc["scaling"] == "tfidf" and doc["pruning"]["min_df"] == 5
-    r = subprocess.run([sys.executable, "-m", "eigensparse", "topics", "--dataset", "kos", "-k", "1",
-                        "-s", "3", "--no-progress"], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and r.stderr == ""
+    status, _, err = run_cli(["topics", "--dataset", "kos", "-k", "1", "-s", "3", "--no-progress"])
+    assert status == 0 and err == ""
 
 
 def _table(text):
