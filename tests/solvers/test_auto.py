@@ -149,7 +149,7 @@ def test_partner_key_finds_a_group_that_variances_and_eigenvectors_miss(monkeypa
 def test_partner_key_streams_the_partners_of_the_whole_matrix(monkeypatch):
     """The key's partners, from blocks of a few columns, equal those of the formed Σ
     (dense and sparse data), and its cost gate turns it off."""
-    from eigensparse.solvers._auto_kernels import row_partners
+    from eigensparse.solvers._auto_select import row_partners
     import scipy.sparse as sp
 
     cfg = with_settings(monkeypatch, partner_key_bytes=8 * 300 * 7)  # 7 columns per block

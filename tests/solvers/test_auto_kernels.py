@@ -5,8 +5,8 @@ import pytest
 import eigensparse as es
 from eigensparse.solvers import get_solver
 from eigensparse.solvers._auto import two_start_tpower
-from eigensparse.solvers._auto_kernels import (_top_eigpair, approx_greedy_order, selection_buffer, top_s,
-                                               tpower_from_supports)
+from eigensparse.solvers._auto_kernels import _top_eigpair, approx_greedy_order, tpower_from_supports
+from eigensparse.solvers._auto_select import selection_buffer, top_s
 from eigensparse.solvers._greedy import _path
 
 
@@ -148,7 +148,7 @@ def test_refinement_re_solves_start_from_the_current_component(monkeypatch):
 @pytest.mark.parametrize("m,k,seed", [(5, 0, 0), (300, 0, 1), (300, 7, 2), (1000, 49, 3),
                                       (1000, 400, 4), (2000, 3, 5)])
 def test_sampled_pivot_selection_equals_a_sort(m, k, seed):
-    from eigensparse.solvers._auto_kernels import SAMPLE, _kth_largest_of
+    from eigensparse.solvers._auto_select import SAMPLE, _kth_largest_of
 
     rng = np.random.default_rng(seed)
     for a in (rng.standard_normal(m), np.round(rng.standard_normal(m), 1),
@@ -160,7 +160,7 @@ def test_sampled_pivot_selection_equals_a_sort(m, k, seed):
 
 @pytest.mark.parametrize("m,t,seed", [(6, 1, 0), (40, 7, 1), (400, 49, 2)])
 def test_row_partners_equal_a_numpy_reference(m, t, seed):
-    from eigensparse.solvers._auto_kernels import row_partners
+    from eigensparse.solvers._auto_select import row_partners
 
     rng = np.random.default_rng(seed)
     B = np.round(_wishart(m, m + 5, seed), 1)  # ties
@@ -176,7 +176,8 @@ def test_row_partners_equal_a_numpy_reference(m, t, seed):
 
 
 def test_neighbourhood_scores_equal_power_steps_in_numpy():
-    from eigensparse.solvers._auto_kernels import neighbourhood_scores, row_partners
+    from eigensparse.solvers._auto_kernels import neighbourhood_scores
+    from eigensparse.solvers._auto_select import row_partners
 
     B = _wishart(60, 80, 7)
     J, _ = row_partners(B, 5)
@@ -195,7 +196,7 @@ def test_neighbourhood_scores_equal_power_steps_in_numpy():
 
 @pytest.mark.parametrize("N,s,seed", [(1, 3, 0), (50, 2, 1), (400, 5, 2)])
 def test_first_distinct_rows_equals_a_python_reference(N, s, seed):
-    from eigensparse.solvers._auto_kernels import first_distinct_rows
+    from eigensparse.solvers._auto_select import first_distinct_rows
 
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, 4, (N, s)).astype(np.int64)  # many repeated rows

@@ -77,8 +77,9 @@ from ..registry import BoundedSolve
 from . import _auto_settings, register
 from .am import tpower
 from ._auto_bound import certify, should_certify, upper_bound
-from ._auto_kernels import (first_distinct_rows, gather_block_single, support_values,
-                            swap_search, tpower_from_supports)
+from ._auto_kernels import (gather_block_single, support_values, swap_search,
+                            tpower_from_supports)
+from ._auto_select import first_distinct_rows
 from ._auto_settings import AutoSettings
 from ._auto_starts import (drop_null, init_supports, n_starts_for, neighbourhoods, partners,
                            start_supports)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import InvalidParameterError, check_start_vectors
-from ._auto_kernels import (first_distinct_rows, neighbourhood_scores, row_partners,
-                            rows_with_nonzero)
+from ._auto_kernels import neighbourhood_scores, rows_with_nonzero
+from ._auto_select import first_distinct_rows, row_partners
 from ._auto_settings import AutoSettings
 
 __all__ = ["n_starts_for", "init_supports", "start_supports", "drop_null", "partners",

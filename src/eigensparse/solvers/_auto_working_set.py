@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..operators import Covariance, Operator
-from ._auto_kernels import approx_greedy_order, rows_partners
+from ._auto_kernels import approx_greedy_order
+from ._auto_select import rows_partners
 from ._auto_settings import AutoSettings
 from ._greedy import _path
 
@@ -76,7 +77,7 @@ def spectral_scores(op: Operator, k: int) -> np.ndarray:
 
 
 def partner_key(op: Operator, s: int, cfg: AutoSettings):
-    """``(J, V)`` of :func:`~eigensparse.solvers._auto_kernels.row_partners` for every
+    """``(J, V)`` of :func:`~eigensparse.solvers._auto_select.row_partners` for every
     feature of the whole Σ (each feature's s − 1 strongest partners and their |Σ_ij|),
     from Σ streamed in blocks of rows (``Operator.rows``) of at most ``partner_key_bytes``; None when
     that costs more than ``partner_key_flops`` multiply-adds (:func:`block_cost`, or
