@@ -134,6 +134,109 @@ if _HAVE_NUMBA:
         gi[a, b] = arg
 
     @numba.njit(cache=True)
+    def _augment(T, order, caps, tol, owner, where, members, load, ptr, g, gi, f, fi, dist, pred,
+                 act, nxt, moves_a, moves_u, moves_from):  # pragma: no cover - compiled
+        """Phase 2 for one candidate: S successive largest-gain augmenting paths, each found
+        by Bellman–Ford over the k columns on the best gains g (a takes gi[a, b] from b).
+        Returns False on a numerical inconsistency (no path, or a cycle)."""
+        k = caps.size
+        S = order.shape[1]
+        NEG = -np.inf
+        ok = True
+        for _step in range(S):
+            for a in range(k):  # best free variable of each column
+                f[a] = NEG
+                fi[a] = -1
+                while ptr[a] < S and owner[order[a, ptr[a]]] >= 0:
+                    ptr[a] += 1
+                if ptr[a] < S:
+                    u = order[a, ptr[a]]
+                    f[a] = T[u, a]
+                    fi[a] = u
+            for a in range(k):
+                dist[a] = 0.0 if load[a] < caps[a] else NEG
+                pred[a] = -1
+                act[a] = dist[a] > NEG  # relax only from nodes improved last pass
+            for _it in range(k):
+                changed = False
+                for a in range(k):
+                    nxt[a] = False
+                for a in range(k):
+                    if not act[a]:
+                        continue
+                    for b in range(k):
+                        if gi[a, b] >= 0:
+                            v = dist[a] + g[a, b]
+                            if v > dist[b] + tol:
+                                dist[b] = v
+                                pred[b] = a
+                                nxt[b] = True
+                                changed = True
+                if not changed:
+                    break
+                for a in range(k):
+                    act[a] = nxt[a]
+            best = NEG
+            e = -1
+            for a in range(k):
+                if dist[a] > NEG and fi[a] >= 0:
+                    v = dist[a] + f[a]
+                    if v > best:
+                        best = v
+                        e = a
+            if e < 0:
+                ok = False
+                break
+            # augment: e takes its free variable; pred[e] takes gi[pred[e], e] from e; ...
+            nm = 0
+            cur = e
+            while pred[cur] >= 0:
+                if nm >= k:
+                    ok = False
+                    break
+                a = pred[cur]
+                moves_a[nm] = a
+                moves_u[nm] = gi[a, cur]
+                moves_from[nm] = cur
+                nm += 1
+                cur = a
+            if not ok:
+                break
+            u = fi[e]
+            owner[u] = e
+            where[u] = load[e]
+            members[e, load[e]] = u
+            load[e] += 1
+            for a2 in range(k):
+                if a2 != e:
+                    v = T[u, a2] - T[u, e]
+                    if v > g[a2, e]:
+                        g[a2, e] = v
+                        gi[a2, e] = u
+            for t in range(nm):
+                a = moves_a[t]
+                u = moves_u[t]
+                src = moves_from[t]
+                pos = where[u]  # remove u from src (swap with its last member)
+                last = members[src, load[src] - 1]
+                members[src, pos] = last
+                where[last] = pos
+                load[src] -= 1
+                owner[u] = a
+                where[u] = load[a]
+                members[a, load[a]] = u
+                load[a] += 1
+                for a2 in range(k):
+                    if a2 != src and gi[a2, src] == u:
+                        _recompute_g(T, members, load, src, a2, g, gi)
+                    if a2 != a:
+                        v = T[u, a2] - T[u, a]
+                        if v > g[a2, a]:
+                            g[a2, a] = v
+                            gi[a2, a] = u
+        return ok
+
+    @numba.njit(cache=True)
     def _ssp_batch(Vs, nrm2, C, caps, out, okflag, scanned):  # pragma: no cover - compiled
         """Supports of a batch of candidates by exact maximum-weight matchings.
 
@@ -142,19 +245,17 @@ if _HAVE_NUMBA:
         top-S variables (S = Σ caps) are found scanning rows in norm order with a min-heap,
         stopping once the heap's minimum reaches the next row's norm bound (exact). The
         matching on the union of these lists — a transportation problem with k sources of
-        capacity caps[a] — is solved by successive largest-gain augmenting paths: a column
-        with a free slot takes a variable from column b, b takes one from c, ..., the last
-        takes a free variable. Only the best variable per ordered pair of columns matters
-        (kept incrementally in g), so each path search is Bellman–Ford over k nodes.
+        capacity caps[a] — is solved by successive largest-gain augmenting paths
+        (:func:`_augment`): a column with a free slot takes a variable from column b, b
+        takes one from c, ..., the last takes a free variable. Only the best variable per
+        ordered pair of columns matters (kept incrementally in g), so each path search is
+        Bellman–Ford over k nodes.
 
         ``out[b]``: matched row positions (into Vs), grouped by column; ``okflag[b]`` 0 if
         candidate b hit a numerical inconsistency (the caller redoes it with scipy);
-        ``scanned[b]``: rows scanned.
-
-        Long (about 200 lines) on purpose: one numba-compiled kernel whose phases (heap
-        scan of the rows, shortest augmenting paths, potential updates) share a dozen
-        work arrays; compiled helpers would take them all as arguments and cost a call per
-        augmentation in the innermost loop.
+        ``scanned[b]``: rows scanned. The work arrays are allocated once per batch; the
+        phases share them, so the heap scan stays inline and the augmentations are one
+        compiled call per candidate.
         """
         B = C.shape[0]
         r = C.shape[1]
@@ -191,7 +292,6 @@ if _HAVE_NUMBA:
         moves_a = np.empty(k + 1, dtype=np.int64)
         moves_u = np.empty(k + 1, dtype=np.int64)
         moves_from = np.empty(k + 1, dtype=np.int64)
-        NEG = -np.inf
         for bidx in range(B):
             # 1. top-S rows of each column (early stop on the norm bound)
             nu = 0
@@ -248,101 +348,11 @@ if _HAVE_NUMBA:
                 ptr[a] = 0
                 load[a] = 0
                 for b in range(k):
-                    g[a, b] = NEG
+                    g[a, b] = -np.inf
                     gi[a, b] = -1
-            ok = True
             # 2. successive largest-gain augmenting paths
-            for _step in range(S):
-                for a in range(k):  # best free variable of each column
-                    f[a] = NEG
-                    fi[a] = -1
-                    while ptr[a] < S and owner[order[a, ptr[a]]] >= 0:
-                        ptr[a] += 1
-                    if ptr[a] < S:
-                        u = order[a, ptr[a]]
-                        f[a] = T[u, a]
-                        fi[a] = u
-                for a in range(k):
-                    dist[a] = 0.0 if load[a] < caps[a] else NEG
-                    pred[a] = -1
-                    act[a] = dist[a] > NEG  # relax only from nodes improved last pass
-                for _it in range(k):
-                    changed = False
-                    for a in range(k):
-                        nxt[a] = False
-                    for a in range(k):
-                        if not act[a]:
-                            continue
-                        for b in range(k):
-                            if gi[a, b] >= 0:
-                                v = dist[a] + g[a, b]
-                                if v > dist[b] + tol:
-                                    dist[b] = v
-                                    pred[b] = a
-                                    nxt[b] = True
-                                    changed = True
-                    if not changed:
-                        break
-                    for a in range(k):
-                        act[a] = nxt[a]
-                best = NEG
-                e = -1
-                for a in range(k):
-                    if dist[a] > NEG and fi[a] >= 0:
-                        v = dist[a] + f[a]
-                        if v > best:
-                            best = v
-                            e = a
-                if e < 0:
-                    ok = False
-                    break
-                # augment: e takes its free variable; pred[e] takes gi[pred[e], e] from e; ...
-                nm = 0
-                cur = e
-                while pred[cur] >= 0:
-                    if nm >= k:
-                        ok = False
-                        break
-                    a = pred[cur]
-                    moves_a[nm] = a
-                    moves_u[nm] = gi[a, cur]
-                    moves_from[nm] = cur
-                    nm += 1
-                    cur = a
-                if not ok:
-                    break
-                u = fi[e]
-                owner[u] = e
-                where[u] = load[e]
-                members[e, load[e]] = u
-                load[e] += 1
-                for a2 in range(k):
-                    if a2 != e:
-                        v = T[u, a2] - T[u, e]
-                        if v > g[a2, e]:
-                            g[a2, e] = v
-                            gi[a2, e] = u
-                for t in range(nm):
-                    a = moves_a[t]
-                    u = moves_u[t]
-                    src = moves_from[t]
-                    pos = where[u]  # remove u from src (swap with its last member)
-                    last = members[src, load[src] - 1]
-                    members[src, pos] = last
-                    where[last] = pos
-                    load[src] -= 1
-                    owner[u] = a
-                    where[u] = load[a]
-                    members[a, load[a]] = u
-                    load[a] += 1
-                    for a2 in range(k):
-                        if a2 != src and gi[a2, src] == u:
-                            _recompute_g(T, members, load, src, a2, g, gi)
-                        if a2 != a:
-                            v = T[u, a2] - T[u, a]
-                            if v > g[a2, a]:
-                                g[a2, a] = v
-                                gi[a2, a] = u
+            ok = _augment(T, order, caps, tol, owner, where, members, load, ptr, g, gi, f, fi,
+                          dist, pred, act, nxt, moves_a, moves_u, moves_from)
             for a in range(k):
                 if load[a] != caps[a]:
                     ok = False
