@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._util import draw_seed
 from ._validation import InvalidParameterError, check_random_state
 from .bounds import _gershgorin_bounds, certify_support, monotone_upper_bounds
 from .diagnostics import _adjusted_variance, variance_cardinality_path
@@ -368,7 +369,7 @@ def _choose_cv(X, op, lam1, K, method, random_state, n_folds, select, previous, 
             f"parameter 'n_folds' must be <= n_samples // 2 = {n // 2} (each held-out fold "
             f"needs 2 samples); got {n_folds}.")
     prev = np.zeros((0, op.n_features)) if previous is None else np.atleast_2d(previous)
-    seed = check_random_state(random_state).integers(2**31 - 1)
+    seed = draw_seed(check_random_state(random_state))
     scores = np.zeros((n_folds, K))
     for f, (tr, te) in enumerate(KFold(n_folds, shuffle=True, random_state=int(seed)).split(
             np.arange(n))):

@@ -33,6 +33,7 @@ from sklearn import config_context
 
 from ._linalg import fix_sign
 from ._result import NeedsFeatures, SparsePCAResult
+from ._util import draw_seed
 from ._validation import (Interval, IntInterval, InvalidParameterError, StrOptions,
                           check_cardinalities, closest)
 from .diagnostics import (_adjusted_variance, _adjusted_variance_of_gram, adjusted_variance,
@@ -169,7 +170,7 @@ def _seeds(random_state, k: int) -> tuple:
     from .solvers import check_random_state
 
     rng = check_random_state(random_state)
-    return tuple(int(s) for s in rng.integers(0, 2**31 - 1, size=k))
+    return tuple(int(s) for s in draw_seed(rng, size=k))
 
 
 def _check_options(spec: MethodSpec, options: dict, penalty, caller: str, parameters) -> dict:

@@ -25,6 +25,8 @@ from sklearn.utils._param_validation import InvalidParameterError as _SklearnInv
 from sklearn.utils._param_validation import validate_parameter_constraints
 from sklearn.utils._param_validation import validate_params as _sklearn_validate_params
 
+from ._util import draw_seed
+
 # scikit-learn's HasMethods, Interval, Options and StrOptions are imported here for the
 # modules that declare constraints; they are scikit-learn's API, not this module's
 __all__ = [
@@ -529,7 +531,7 @@ def check_random_state(random_state, name: str = "random_state") -> np.random.Ge
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+        return np.random.default_rng(draw_seed(random_state))
     if random_state is None or (isinstance(random_state, numbers.Integral)
                                 and not isinstance(random_state, bool) and random_state >= 0):
         return np.random.default_rng(None if random_state is None else int(random_state))

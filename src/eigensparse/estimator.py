@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._api import sparse_pca
+from ._util import draw_seed
 from ._dispatch import (COMPONENT_CONSTRAINTS, DEFAULT_DEFLATION, DEFAULT_ORDER,
                         adjusted_variance_of_gram)
 from ._validation import (Interval, InvalidParameterError, check_params,
@@ -497,7 +498,7 @@ def _centered_total_variance(X, mean, scale) -> float:
 def _seed(random_state):
     """An int, None or Generator from scikit-learn's random_state (a RandomState draws one)."""
     if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(0, 2**31 - 1))
+        return draw_seed(random_state)
     return random_state
 
 

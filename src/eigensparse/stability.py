@@ -27,6 +27,7 @@ from scipy.optimize import linear_sum_assignment
 from ._validation import (IntInterval, Interval, InvalidParameterError, StrOptions,
                           check_random_state, validate_params)
 from ._result import SparsePCAResult
+from ._util import draw_seed
 
 __all__ = ["StabilityResult", "support_stability", "resample_stability", "match_components"]
 
@@ -316,7 +317,7 @@ def support_stability(X, n_components=None, cardinality=None, *, n_resamples=20,
                           method_options=fit_options)
         if method is not None:
             fit_kwargs["method"] = method
-        seed = int(rng.integers(2**31 - 1)) if reference is None else 0
+        seed = draw_seed(rng) if reference is None else 0
         op, plan = plan_fit(X, random_state=seed, **fit_kwargs)
         if reference is None:
             reference = fit_plan(X, plan, op=op)
@@ -366,7 +367,7 @@ def resample_stability(reference, n_samples, refit, *, n_resamples=20, resamplin
     rng = check_random_state(random_state)
     draws = [_draw_rows(rng, n_samples, resampling, subsample_fraction)
              for _ in range(n_resamples)]
-    seeds = rng.integers(2**31 - 1, size=n_resamples)
+    seeds = draw_seed(rng, size=n_resamples)
     comps = _run_refits(refit, draws, seeds, n_jobs, backend)
     C = reference.components
     k, p = C.shape

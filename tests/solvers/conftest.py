@@ -61,3 +61,40 @@ def spiked_cov():
 def low_rank_noise():
     """``low_rank_noise(rng, n, p)``: data of rank 1 to 3 with sparse loadings, plus noise."""
     return _low_rank_noise
+
+
+def _hidden_spike(seed, p=1000, k=10, loud=300, n=5000, rho=0.12, loud_var=1.7):
+    """k unit-variance features with pairwise correlation rho (λmax ≈ 1 + (k−1)·rho ≈
+    2.08) hidden among p − k unit-variance features, ``loud`` of them louder
+    (variance ``loud_var``) and independent: the planted support is not among the
+    features of largest variance, and no single statistic of a feature reveals it."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    X[:, :loud] *= np.sqrt(loud_var)
+    support = np.sort(rng.choice(np.arange(loud, p), k, replace=False))
+    f = rng.standard_normal(n)
+    X[:, support] = np.sqrt(1 - rho) * X[:, support] + np.sqrt(rho) * f[:, None]
+    return X, support
+
+
+@pytest.fixture
+def hidden_spike():
+    """``hidden_spike(seed, ...)``: (X, support) with k correlated features hidden among
+    louder independent ones."""
+    return _hidden_spike
+
+
+@pytest.fixture
+def auto_settings(monkeypatch):
+    """``auto_settings(**changes)``: run the default method with some of its settings
+    replaced (for this test only); returns the settings in force."""
+    import dataclasses
+
+    from eigensparse.solvers import _auto_settings
+
+    def change(**changes):
+        monkeypatch.setattr(_auto_settings, "SETTINGS",
+                            dataclasses.replace(_auto_settings.SETTINGS, **changes))
+        return _auto_settings.SETTINGS
+
+    return change

@@ -6,7 +6,6 @@ import eigensparse as es
 from eigensparse.solvers import get_solver
 from eigensparse.solvers._auto import two_start_tpower
 from eigensparse.solvers._auto_kernels import _top_eigpair, approx_greedy_order, tpower_from_supports
-from eigensparse.solvers._auto_select import selection_buffer, top_s
 from eigensparse.solvers._greedy import _path
 
 
@@ -37,21 +36,6 @@ def _reference_tpower(B, x, s, max_iter, tol):
             break
         f_prev = f
     return np.flatnonzero(x), x @ B @ x
-
-
-@pytest.mark.parametrize("m,s", [(7, 1), (7, 3), (40, 5), (40, 40), (200, 17), (700, 30), (700, 200), (1000, 1)])
-def test_top_s_keeps_the_largest_and_breaks_ties_to_the_lower_index(m, s):
-    rng = np.random.default_rng(m + s)
-    w = np.round(rng.standard_normal(m), 1)  # many ties
-    out = np.empty(s, dtype=np.int64)
-    thr = top_s(w, s, out, *selection_buffer(m))
-    expected = np.sort(np.lexsort((np.arange(m), -np.abs(w)))[:s])
-    assert out.tolist() == expected.tolist()
-    assert thr == np.sort(np.abs(w))[::-1][s - 1]
-    for hint in (0.5 * thr, thr, 2.0 * thr + 1.0):  # a pivot hint below, at or above it
-        hinted = np.empty(s, dtype=np.int64)
-        top_s(w, s, hinted, *selection_buffer(m), hint)
-        assert hinted.tolist() == expected.tolist()
 
 
 @pytest.mark.parametrize("p,s,seed", [(12, 3, 0), (30, 5, 1), (80, 12, 2)])
@@ -145,36 +129,6 @@ def test_refinement_re_solves_start_from_the_current_component(monkeypatch):
     assert seen and not any(seen)  # other methods keep their own starts
 
 
-@pytest.mark.parametrize("m,k,seed", [(5, 0, 0), (300, 0, 1), (300, 7, 2), (1000, 49, 3),
-                                      (1000, 400, 4), (2000, 3, 5)])
-def test_sampled_pivot_selection_equals_a_sort(m, k, seed):
-    from eigensparse.solvers._auto_select import SAMPLE, _kth_largest_of
-
-    rng = np.random.default_rng(seed)
-    for a in (rng.standard_normal(m), np.round(rng.standard_normal(m), 1),
-              np.sort(rng.standard_normal(m)), -np.sort(rng.standard_normal(m))):
-        before = a.copy()
-        assert _kth_largest_of(a, k, np.empty(m + SAMPLE)) == np.sort(a)[::-1][k]
-        assert np.array_equal(a, before)
-
-
-@pytest.mark.parametrize("m,t,seed", [(6, 1, 0), (40, 7, 1), (400, 49, 2)])
-def test_row_partners_equal_a_numpy_reference(m, t, seed):
-    from eigensparse.solvers._auto_select import row_partners
-
-    rng = np.random.default_rng(seed)
-    B = np.round(_wishart(m, m + 5, seed), 1)  # ties
-    J, V = row_partners(B, t)
-    for i in range(m):
-        a = np.abs(B[i]).astype(float)
-        a[i] = -1.0
-        ref = np.lexsort((np.arange(m), -a))[:t]  # |B_ij| descending, index ascending
-        assert J[i].tolist() == ref.tolist()
-        assert np.array_equal(V[i], a[ref])
-    J2, P = row_partners(B, t, True)  # running sums, bit for bit those of np.cumsum
-    assert np.array_equal(J2, J) and np.array_equal(P, np.cumsum(V, axis=1))
-
-
 def test_neighbourhood_scores_equal_power_steps_in_numpy():
     from eigensparse.solvers._auto_kernels import neighbourhood_scores
     from eigensparse.solvers._auto_select import row_partners
@@ -192,25 +146,6 @@ def test_neighbourhood_scores_equal_power_steps_in_numpy():
         assert rq[i] == pytest.approx(x @ M @ x, rel=1e-12)
         np.testing.assert_allclose(V[i], x, rtol=1e-10, atol=1e-14)
         assert rq[i] <= np.linalg.eigvalsh(M)[-1] * (1 + 1e-12)
-
-
-@pytest.mark.parametrize("N,s,seed", [(1, 3, 0), (50, 2, 1), (400, 5, 2)])
-def test_first_distinct_rows_equals_a_python_reference(N, s, seed):
-    from eigensparse.solvers._auto_select import first_distinct_rows
-
-    rng = np.random.default_rng(seed)
-    rows = rng.integers(0, 4, (N, s)).astype(np.int64)  # many repeated rows
-    order = rng.permutation(N)
-    for limit in (1, 3, N):
-        seen, ref = set(), []
-        for r in order:
-            key = tuple(rows[r])
-            if key not in seen:
-                seen.add(key)
-                ref.append(int(r))
-                if len(ref) == limit:
-                    break
-        assert first_distinct_rows(rows, order, limit).tolist() == ref
 
 
 @pytest.mark.parametrize("s", [3, 12, 40])

@@ -34,6 +34,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .._linalg import fix_sign
 from .._result import ComponentResult
 from .._validation import Interval, InvalidParameterError, StrOptions, check_params
 from ..operators import Covariance, Operator
@@ -292,8 +293,7 @@ def bounded_solve(cov, spec: MethodSpec, s: int, *, used=None, tau_outside: floa
     ids, lv, var, used_method = best
     x = np.zeros(cov.n_features)
     x[ids] = lv
-    if x[np.argmax(np.abs(x))] < 0:
-        x = -x
+    x = fix_sign(x)
     info = {"working_set_safe": bool(gain <= 0), "capped": capped, "timed_out": timed_out,
             "fallback": fell_back, "solve_set_sizes": sizes, "seconds": time.perf_counter() - t0,
             "swap_gain": float(gain), "tau": float(tau), "n_solves": n_solves, "penalty": None}

@@ -15,6 +15,7 @@ from numbers import Integral, Real
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ..._util import draw_seed
 from ..._validation import (HasMethods, Interval, InvalidParameterError, Options, StrOptions,
                              validate_params)
 from ...operators import Operator
@@ -360,8 +361,7 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         max_time = 1e18
     deadline = t0 + float(max_time)
     max_nodes = math.inf if max_nodes is None else int(max_nodes)
-    seed = int(np.random.default_rng(random_state).integers(2**31 - 1)) \
-        if not isinstance(random_state, np.random.RandomState) else int(random_state.randint(2**31 - 1))
+    seed = draw_seed(random_state)
     S = np.asarray(op.to_dense(), dtype=float)
     S = 0.5 * (S + S.T)
     # one BLAS thread per worker: the node problems are small, and a multi-threaded LAPACK

@@ -28,19 +28,12 @@ import numba
 from scipy import linalg as sla
 from scipy.linalg import lapack
 
-__all__ = ["gershgorin_bound", "trace_bound", "soft_eig_bound", "block_split_bound", "top_eig",
+from ..._linalg import top_eigh
+
+__all__ = ["gershgorin_bound", "trace_bound", "soft_eig_bound", "block_split_bound",
            "schur_prunes",
            "block_lmax", "enumerate_completions", "free_block_bound", "shifted_block",
            "proves_below", "partner_order", "top_eig_upper"]
-
-
-def top_eig(M: np.ndarray) -> tuple[float, np.ndarray]:
-    """Largest eigenvalue and unit eigenvector of a small symmetric matrix (LAPACK evr)."""
-    m = M.shape[0]
-    if m == 1:
-        return float(M[0, 0]), np.ones(1)
-    w, v = sla.eigh(M, subset_by_index=[m - 1, m - 1], driver="evr", check_finite=False)
-    return float(w[0]), v[:, 0]
 
 
 #: blocks at least this large get a Lanczos estimate proven by a Cholesky factor instead of
@@ -103,22 +96,22 @@ def top_eig_upper(B: np.ndarray, v0: np.ndarray | None = None,
                   cut: float | None = None, ritz=None) -> tuple[float, np.ndarray]:
     """(u, v) with u >= λmax(B) proven and v an (approximate) top unit eigenvector.
 
-    Below ``LANCZOS_MIN`` rows, or without a start ``v0``: :func:`top_eig` (u = λmax).
+    Below ``LANCZOS_MIN`` rows, or without a start ``v0``: :func:`~eigensparse._linalg.top_eigh` (u = λmax).
     Above: the top Ritz pair (θ, x) of a short Lanczos run from ``v0``, u = θ + ‖Bx − θx‖
     (plus a relative 1e-10), accepted only when :func:`proves_below` proves λmax(B) <= u
     (a Cholesky factor, a fraction of the cost of a dense eigensolve); otherwise, and when
-    [θ, u] contains ``cut`` (the prune decision needs the exact value), :func:`top_eig`.
+    [θ, u] contains ``cut`` (the prune decision needs the exact value), the exact pair.
     ``ritz``: that Lanczos run's (θ, x) when the caller already made it.
     Proof: u is returned only with the Cholesky proof of λmax(B) <= u. ∎"""
     n = B.shape[0]
     if n < LANCZOS_MIN or v0 is None or not np.any(v0):
-        return top_eig(B)
+        return top_eigh(B, small=0, check_finite=False)
     theta, x = _lanczos(B, v0, LANCZOS_STEPS) if ritz is None else ritz
     res = float(np.linalg.norm(B @ x - theta * x))
     scale = max(abs(theta), float(np.abs(np.diag(B)).max()), 1e-300)
     u = theta + res + 1e-10 * scale
     if (cut is not None and theta <= cut < u) or not proves_below(B, u):
-        return top_eig(B)
+        return top_eigh(B, small=0, check_finite=False)
     return u, x
 
 

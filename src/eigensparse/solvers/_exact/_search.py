@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..._linalg import top_eigh
 from ._bounds import (LANCZOS_MIN, block_lmax, block_split_bound, enumerate_completions,
                       free_block_bound, gershgorin_bound, partner_order, schur_prunes,
-                      soft_eig_bound, top_eig, trace_bound)
+                      soft_eig_bound, trace_bound)
 
 __all__ = ["Search", "SubtreePool", "ProcessNodePool", "expand_subtree", "merge_subtrees"]
 
@@ -179,7 +180,7 @@ class Search:
         if F.size + R.size < LANCZOS_MIN:
             return None
         if self._v_top is None:
-            w = np.abs(top_eig(self.S)[1])
+            w = np.abs(top_eigh(self.S, small=0, check_finite=False)[1])
             self._v_top = w + 1e-2 * w.max()
         return self._v_top[np.concatenate([F, R])]
 
@@ -190,7 +191,7 @@ class Search:
         if lam is None:
             if len(self._lam_cache) > 4096:
                 self._lam_cache.clear()
-            lam = self._lam_cache[key] = top_eig(self.S[np.ix_(F, F)])[0]
+            lam = self._lam_cache[key] = top_eigh(self.S[np.ix_(F, F)], small=0, check_finite=False)[0]
         return lam
 
     def _eig_bound(self, F, R, k, rho, cut):
