@@ -225,6 +225,8 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                          stability=self.stability, n_jobs=self.n_jobs, **opts)
         if names is not None:
             res = replace(res, feature_names=[str(n) for n in names])
+            if res.info.get("stability") is not None:  # its rows named by the columns too
+                res.info["stability"] = replace(res.info["stability"], reference=res)
         self.result_ = res
         self.components_ = res.components
         self.n_components_ = res.components.shape[0]

@@ -100,6 +100,19 @@ def interrupted() -> int:
     return INTERRUPTED
 
 
+def _one_line(exc, argv) -> str:
+    """The first line of the error's message, every argument that names a path (or any
+    text) with a line break or another control character escaped first, so that the line
+    names it whole (:func:`eigensparse._printable.printable`)."""
+    from .._printable import printable
+
+    text = str(exc) or type(exc).__name__
+    for arg in sys.argv[1:] if argv is None else argv:
+        if isinstance(arg, str) and not arg.isprintable() and arg in text:
+            text = text.replace(arg, printable(arg))
+    return printable(text.splitlines()[0] if text.strip() else type(exc).__name__)
+
+
 def main(argv=None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit
     status (0; 2 after a one-line error on stderr; 130 after Ctrl-C at any moment).
@@ -137,8 +150,7 @@ def _main(argv) -> int:
         check_output_paths(args)
         return args.run(args)
     except (CLIError, InvalidParameterError, ValueError, OSError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"eigensparse: error: {msg}", file=sys.stderr)
+        print(f"eigensparse: error: {_one_line(exc, argv)}", file=sys.stderr)
         return 2
     finally:
         warnings.showwarning = old_showwarning

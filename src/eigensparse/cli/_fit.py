@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from ._options import (CLIError, add_center_options, add_component_options, add_method_options,
                        add_output_options, solver_arguments)
+from .._printable import printable
 from ._report import print_timings, report
 
 __all__ = ["add_parser", "run", "SCALINGS"]
@@ -108,7 +109,7 @@ def run(args) -> int:
         from ._plot import plot_fit_diagnostics
 
         for path in plot_fit_diagnostics(res, data, args, name=name):
-            print(f"wrote {path}", file=sys.stderr)
+            print(f"wrote {printable(path)}", file=sys.stderr)
     return 0
 
 

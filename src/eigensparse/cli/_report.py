@@ -18,9 +18,10 @@ def report(res, args, *, header: str, extra_json: dict | None = None, note: str 
     column layout of every component table; the topics table for a
     :class:`~eigensparse.text.TopicsResult`), ASCII only when the terminal cannot print
     ``−`` — and write ``--json`` when asked."""
+    from .._printable import printable
     from .._result import write_json
 
-    print(header)
+    print(printable(header))
     print(res.format_table(ascii=_ascii()))
     total = f"total: explained (adjusted) {100 * float(np.sum(res.explained_variance_ratio)):.2f}% " \
             f"of {res.total_variance:.4g}"
@@ -30,12 +31,12 @@ def report(res, args, *, header: str, extra_json: dict | None = None, note: str 
         doc.update(extra_json or {})
         write_json(args.json, doc)
         if args.verbose:
-            print(f"wrote {args.json}", file=sys.stderr)
+            print(f"wrote {printable(args.json)}", file=sys.stderr)
     if getattr(args, "plot", None):  # the figures of -s auto and --stability; each
         from ..plotting import plot_result  # command writes its own diagnostics besides
 
-        for path in plot_result(res, args.plot, loadings=False):
-            print(f"wrote {path}", file=sys.stderr)
+        for path in plot_result(res, path=args.plot, loadings=False):
+            print(f"wrote {printable(path)}", file=sys.stderr)
 
 
 def _ascii() -> bool:

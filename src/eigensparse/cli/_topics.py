@@ -16,6 +16,7 @@ import sys
 from ._options import (CLIError, DeprecatedFlag, add_center_options, add_component_options,
                        add_method_options, add_output_options, cardinality_options,
                        method_options, positive_int)
+from .._printable import printable
 from ._report import report
 
 __all__ = ["add_parser", "run"]
@@ -217,8 +218,8 @@ def _pipeline(args, X=None, words=None, name=None, corpus=None) -> int:
     if args.verbose:
         print(res.phase_table(), file=sys.stderr)
     if args.plot:
-        for p in plot_topics_diagnostics(res, args.plot):
-            print(f"wrote {p}", file=sys.stderr)
+        for p in plot_topics_diagnostics(res, path=args.plot):
+            print(f"wrote {printable(p)}", file=sys.stderr)
     return 0
 
 

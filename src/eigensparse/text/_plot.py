@@ -113,8 +113,10 @@ def pyplot(caller: str):
     return plt
 
 
-def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = None) -> list[str]:
-    """Write PNG diagnostics of ``result`` into ``outdir`` and return their paths.
+def plot_topics_diagnostics(result, path=None, *, max_cardinality: int | None = None,
+                            outdir=None) -> list[str]:
+    """Write PNG diagnostics of ``result`` into the folder ``path`` and return their paths
+    (``outdir=`` is the deprecated spelling of ``path``, with a FutureWarning).
 
     - ``word_variances.png``: the sorted word variances (log scale; Zhang & El Ghaoui
       2011, Fig. 2), with the working set, the elimination threshold and the topic
@@ -136,12 +138,14 @@ def plot_topics_diagnostics(result, outdir, *, max_cardinality: int | None = Non
     >>> import os, tempfile
     >>> from eigensparse.text import plot_topics_diagnostics
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     paths = plot_topics_diagnostics(res, d, max_cardinality=4)
+    ...     paths = plot_topics_diagnostics(res, path=d, max_cardinality=4)
     ...     print(sorted(os.path.basename(p) for p in paths))
     ['topics.png', 'variance_vs_cardinality.png', 'word_variances.png']
     """
+    from ..plotting import _output_path
+
     plt = pyplot("plot_topics_diagnostics")
-    outdir = os.fspath(outdir)
+    outdir = os.fspath(_output_path(path, outdir, "plot_topics_diagnostics"))
     os.makedirs(os.path.realpath(outdir), exist_ok=True)  # a dangling link: its target
     paths = []
 
