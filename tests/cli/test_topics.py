@@ -172,3 +172,19 @@ def test_pruning_options_reach_the_engine(tmp_path, capsys):
     words = {w for c in json.loads(out.read_text())["components"] for w in c["words"]}
     assert not {"w9", "w10"} & words and len(words) == 6
     capsys.readouterr()
+
+
+def test_topics_of_a_csv_column_and_missing_column(tmp_path, capsys):
+    from eigensparse.cli import main
+    from eigensparse.datasets.synthetic_text import write_text_corpus
+
+    path = tmp_path / "docs.csv"
+    write_text_corpus(path, 600, n_topics=2, topic_size=4, prevalence=0.1, random_state=2)
+    argv = [str(path), "--text-column", "text", "--id-column", "id", "-k", "2", "-s", "4",
+            "--show-docs", "1", "--cache-dir", str(tmp_path / "c"), "--no-progress"]
+    assert main(["topics", *argv]) == 0
+    out = capsys.readouterr().out
+    assert "600 documents" in out and "topic 1 (" in out
+    assert main(["topics", str(path), "--text-column", "body", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"eigensparse: error: {path}: no column 'body'; the columns are: 'id', 'text'."]

@@ -39,8 +39,10 @@ def _df_bound(text: str):
 
 
 def _stop_words(text: str):
-    """``english``, or comma-separated words."""
-    return "english" if text == "english" else [w for w in text.split(",") if w]
+    """``english``, ``none``, ``auto``, or comma-separated words."""
+    if text in ("english", "none", "auto"):
+        return text
+    return [w for w in text.split(",") if w]
 
 
 def add_parser(sub):
@@ -49,10 +51,15 @@ def add_parser(sub):
                         SCALINGS)
 
     t = sub.add_parser(
-        "topics", help="topics of a bag-of-words corpus (UCI docword/vocab files or a bundled dataset)",
+        "topics", help="topics of documents (CSV/TSV, JSON Lines, Parquet, a folder of files, "
+                       "one document per line) or of a bag-of-words corpus (UCI files, a bundled "
+                       "dataset)",
         description="Find k sparse principal components of a document-term matrix and print each "
                     "as a topic: its words ordered by |loading|, cardinality and variance explained.")
-    t.add_argument("docword", nargs="?", help="UCI docword.NAME.txt[.gz] file")
+    t.add_argument("docword", nargs="?", metavar="FILE",
+                   help="documents: a .csv/.tsv (with --text-column), .jsonl, .parquet file, a "
+                        "directory (one document per file) or a text file (one document per line), "
+                        "optionally .gz/.zst/.bz2; or a UCI docword.NAME.txt[.gz] file")
     t.add_argument("vocab", nargs="?", help="UCI vocab.NAME.txt file (one word per line)")
     t.add_argument("--dataset", choices=["kos", "20news"], help="use a bundled dataset instead of files")
     add_component_options(t, default_cardinality=DEFAULT_TOPIC_CARDINALITY,
@@ -82,11 +89,13 @@ def add_parser(sub):
                         f"a float in [0, 1] is a proportion (default {DEFAULT_MIN_DF})")
     v.add_argument("--max-df", type=_df_bound, default=DEFAULT_MAX_DF, metavar="N|P",
                    help=f"words in more documents cannot enter a topic (default {DEFAULT_MAX_DF})")
-    v.add_argument("--stop-words", type=_stop_words, default=None, metavar="english|W1,W2",
-                   help="words that cannot enter a topic: 'english' (scikit-learn's list) or a "
-                        "comma-separated list (default none)")
+    v.add_argument("--stop-words", type=_stop_words, default="auto", metavar="english|none|W1,W2",
+                   help="words that cannot enter a topic: 'english' (scikit-learn's list), 'none' "
+                        "or a comma-separated list (default: english for documents, none for a "
+                        "count matrix)")
     v.add_argument("--max-features", type=positive_int, default=None, metavar="N",
                    help="keep only the N most frequent words after the other rules")
+    _add_text_options(t)
     o = t.add_argument_group("topic pipeline options (files are streamed twice with bounded memory)")
     o.add_argument("--topic-time-budget", dest="max_time", type=float, action=DeprecatedFlag,
                    new="--max-time", default=argparse_suppress(), help=argparse_suppress())
@@ -113,6 +122,30 @@ def add_parser(sub):
     return t
 
 
+def _add_text_options(t):
+    d = t.add_argument_group("documents (scikit-learn's CountVectorizer meaning; the defaults give "
+                             "its default tokens)")
+    d.add_argument("--text-column", metavar="NAME",
+                   help="the CSV/TSV column, JSON field or Parquet column holding the documents")
+    d.add_argument("--id-column", metavar="NAME",
+                   help="the column naming each document (default: its line or row number)")
+    d.add_argument("--token-pattern", default=r"(?u)\b\w\w+\b", metavar="REGEX",
+                   help="what a token is (default: runs of 2 or more word characters)")
+    d.add_argument("--ngram-range", type=positive_int, nargs=2, default=(1, 1),
+                   metavar=("MIN", "MAX"), help="word n-grams (default 1 1)")
+    d.add_argument("--strip-accents", choices=["ascii", "unicode"],
+                   help="remove accents before tokenizing")
+    d.add_argument("--no-lowercase", dest="lowercase", action="store_false",
+                   help="keep upper case")
+    d.add_argument("--encoding", default="utf-8", help="the files' encoding (default utf-8)")
+    d.add_argument("--decode-error", default="strict", choices=["strict", "replace", "ignore"],
+                   help="bytes that are not valid in the encoding: an error naming the file and "
+                        "line (default), or replaced, or ignored")
+    d.add_argument("--show-docs", type=int, default=0, metavar="N",
+                   help="print each topic's N most representative documents (their id and first "
+                        "characters; the JSON holds 3 unless N is given)")
+
+
 def argparse_suppress():
     import argparse
 
@@ -125,8 +158,14 @@ def run(args) -> int:
                        "to unit variance)")
     if args.cardinality_tolerance < 0:
         raise CLIError(f"--cardinality-tolerance must be >= 0; got {args.cardinality_tolerance}")
-    if args.dataset is None and (not args.docword or not args.vocab):
-        raise CLIError("topics needs DOCWORD and VOCAB files, or --dataset NAME")
+    if args.show_docs < 0:
+        raise CLIError(f"--show-docs must be >= 0; got {args.show_docs}")
+    if args.dataset is None and not args.docword:
+        raise CLIError("topics needs DOCWORD and VOCAB files, a FILE or DIR of documents, or "
+                       "--dataset NAME")
+    if args.dataset is None and not args.vocab and not _is_text(args):
+        raise CLIError(f"{args.docword}: a UCI docword file needs its VOCAB file; for documents "
+                       "give a .csv/.tsv/.jsonl/.parquet file, a directory or a text file")
     if args.dataset is not None:
         files = _bundled_files(args)
         if files is not None:  # streamed with the binary cache, like any UCI file
@@ -138,6 +177,12 @@ def run(args) -> int:
 
 #: bundled datasets kept as UCI files: streamed (and cached) instead of parsed into memory
 _BUNDLED_UCI = {"kos": ("docword.kos.txt.gz", "vocab.kos.txt")}
+
+
+def _is_text(args) -> bool:
+    from ..io.documents import is_text_source
+
+    return is_text_source(args.docword, args.vocab, args.text_column)
 
 
 def _bundled_files(args):
@@ -213,6 +258,8 @@ def _pipeline(args, X=None, words=None, name=None, corpus=None) -> int:
             client.close()
     report(res, args, header=_header(res.name, res.n_docs, res.n_words, res, args, _where(args)),
            note=f"working set {res.working_set.size} of {res.n_words} words")
+    if args.show_docs and res.documents is not None:
+        print(documents_block(res, args.show_docs))
     for msg in res.rereads:
         print(f"note: {msg}", file=sys.stderr)
     if args.verbose:
@@ -234,5 +281,20 @@ def _extract(extract_topics, args, source, vocab, client, name):
         working_set=args.working_set, cache=not args.no_cache, cache_dir=args.cache_dir,
         n_jobs=args.n_jobs, random_state=args.random_state, progress=args.progress,
         method_options=method_options(args) or None, device=args.device,
+        text_column=args.text_column, id_column=args.id_column,
+        token_pattern=args.token_pattern, ngram_range=tuple(args.ngram_range),
+        strip_accents=args.strip_accents, lowercase=args.lowercase, encoding=args.encoding,
+        decode_error=args.decode_error, show_docs=args.show_docs or 3,
         **cardinality_options(args))
+
+
+def documents_block(res, n: int) -> str:
+    """Each topic's most representative documents: id and first characters, one a line."""
+    out = []
+    for j, (topic, docs) in enumerate(zip(res.topics, res.documents)):
+        out.append(f"topic {j + 1} ({' '.join(topic.words[:5])}): documents")
+        for d in docs[:n]:
+            text = " ".join(str(d["text"]).split())
+            out.append(f"  {str(d['id'])[:40]:<40}  {text[:70]}")
+    return "\n".join(out)
 

@@ -66,6 +66,14 @@ TOPIC_CONSTRAINTS = {
     "progress": ["boolean", None],
     "device": [str, None],
     "name": [str, None],
+    "text_column": [str, None],
+    "id_column": [str, None],
+    "lowercase": ["boolean"],
+    "token_pattern": [str],
+    "strip_accents": [StrOptions({"ascii", "unicode"}), None],
+    "encoding": [str],
+    "decode_error": [StrOptions({"strict", "replace", "ignore"})],
+    "show_docs": [IntInterval(0, None, closed="left")],
 }
 
 
@@ -93,7 +101,7 @@ class TopicConfig:
     scaling: str = DEFAULT_TOPIC_SCALING
     min_df: object = DEFAULT_MIN_DF
     max_df: object = DEFAULT_MAX_DF
-    stop_words: object = None
+    stop_words: object = "auto"
     max_features: int | None = None
     max_time: float = DEFAULT_MAX_TIME
     refine: object = "auto"
@@ -114,6 +122,15 @@ class TopicConfig:
     cardinality_rule: str = "topics"
     cardinality_fraction: float = 0.9
     stability: int | None = None
+    text_column: str | None = None
+    id_column: str | None = None
+    lowercase: bool = True
+    token_pattern: str = r"(?u)\b\w\w+\b"
+    ngram_range: tuple = (1, 1)
+    strip_accents: str | None = None
+    encoding: str = "utf-8"
+    decode_error: str = "strict"
+    show_docs: int = 3
 
     @classmethod
     def from_options(cls, config: "TopicConfig | None" = None, **options) -> "TopicConfig":

@@ -21,6 +21,7 @@ Memory never grows with the number of documents.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -29,6 +30,8 @@ from .._dispatch import (assemble, plan_components, progress_bar, resolve_method
 from .._result import NeedsFeatures
 from .._validation import InvalidParameterError
 from ..io.corpus import Corpus, open_corpus
+from ._documents import (is_text_source, open_text_corpus, representative_documents,
+                         resolve_stop_words)
 from ._config import (DEFAULT_MAX_DF, DEFAULT_MAX_TIME, DEFAULT_MIN_DF, DEFAULT_TOPIC_CARDINALITY,
                       DEFAULT_TOPIC_DEFLATION, DEFAULT_TOPIC_SCALING, PARAMETERS, SCALINGS,
                       TopicConfig)
@@ -186,6 +189,10 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
     mode = progress_mode(cfg.progress)
     clock, messages = Clock(), []
     corpus = _open(docword, vocab, cfg)
+    cfg = replace(cfg, stop_words=resolve_stop_words(cfg.stop_words, corpus))
+    if getattr(corpus, "n_skipped", 0):
+        messages.append(f"{corpus.n_skipped} empty or missing documents skipped")
+        phase_line(messages[-1], mode)
     min_df, max_df = _default_pruning_for(corpus.n_docs, cfg.min_df, cfg.max_df)
     pruning = dict(min_df=min_df, max_df=max_df, stop_words=cfg.stop_words,
                    max_features=cfg.max_features)
@@ -245,6 +252,10 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
                                                       n_jobs=cfg.n_jobs,
                                                       random_state=cfg.random_state)
         clock.lap("stability")
+    if cfg.show_docs and hasattr(corpus, "document_snippets"):
+        object.__setattr__(res, "documents",  # the frozen result, completed here
+                           representative_documents(res, corpus, cfg.show_docs, cfg.chunk_nnz))
+        clock.lap("documents")
     return res
 
 
@@ -374,6 +385,8 @@ def _open(docword, vocab, cfg: TopicConfig) -> Corpus:
         from ._cluster import cluster_corpus
 
         corpus = cluster_corpus(docword, vocab, client=cfg.client, name=cfg.name)
+    elif is_text_source(docword, vocab, cfg):
+        corpus = open_text_corpus(docword, cfg)
     else:
         corpus = open_corpus(docword, vocab, cache=cfg.cache, cache_dir=cfg.cache_dir,
                              verify=cfg.verify)

@@ -246,6 +246,7 @@ class TopicsResult(SparsePCAResult):
     pruning: dict = field(default_factory=dict)
     device: str | None = None
     word_df: np.ndarray | None = None
+    documents: list | None = None
 
     feature_unit = "words"
 
@@ -273,6 +274,8 @@ class TopicsResult(SparsePCAResult):
         t = self.topics[j]
         d.update(words=d["features"], word_ids=d["feature_ids"],
                  working_set_safe=t.working_set_safe, seconds=float(t.seconds), method=self.method)
+        if self.documents is not None:
+            d["documents"] = self.documents[j]
         return d
 
     def to_dict(self) -> dict:

@@ -1,0 +1,316 @@
+"""Documents to token counts with scikit-learn's tokens, at the speed of compiled code.
+
+:class:`TokenCounter` turns batches of documents (pyarrow string arrays) into CSR rows
+of word counts over a vocabulary it grows as it goes (word ids in order of first
+appearance; :meth:`TokenCounter.vocabulary` gives the words in scikit-learn's sorted
+order and the id map). With the default options (``token_pattern=r"(?u)\\b\\w\\w+\\b"``,
+lowercase, unigrams, no accent stripping) the compiled kernel
+(:mod:`eigensparse.io._token_kernels`) reads the UTF-8 bytes directly; it gives exactly
+``CountVectorizer()``'s tokens because its tables come from Python's own ``str.lower``
+and ``re`` ``\\w`` on every code point, and the rare documents it cannot decide alone
+(``İ``, ``Σ``) go to the regular expression. Any other option (a custom pattern,
+n-grams, accent stripping) uses scikit-learn's analyzer itself for every document
+(exact, at scikit-learn's speed) and the same compiled counting.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+
+from . import _token_kernels as K
+
+__all__ = ["DEFAULT_TOKEN_PATTERN", "TokenCounter", "ParallelCounter", "merge_vocabularies",
+           "unicode_tables", "OWNER_SHIFT"]
+
+#: scikit-learn's ``CountVectorizer`` default
+DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+_N_CODE_POINTS = 0x110000
+
+
+@functools.lru_cache(maxsize=None)
+def unicode_tables():
+    """Per code point: ``isw_low`` (its lowercase is a word character), ``low`` (its
+    lowercase), ``special`` (lowercasing needs Python: several code points, or final
+    sigma), ``isw`` (the code point itself is a word character); from Python's
+    ``str.lower`` and ``re``'s ``\\w``."""
+    cps = np.arange(_N_CODE_POINTS, dtype=np.uint32)
+    cps[0xD800:0xE000] = 0x20  # surrogates are not text
+    text = cps.tobytes().decode("utf-32-le")
+    lowered = text.lower()
+    special = np.zeros(_N_CODE_POINTS, dtype=np.uint8)
+    special[[0x3A3]] = 1  # final sigma: σ or ς by context
+    if len(lowered) != len(text):  # some code points lower to several: found by blocks
+        multi = []
+        for b0 in range(0, _N_CODE_POINTS, 4096):
+            block = text[b0:b0 + 4096]
+            if len(block.lower()) != len(block):
+                multi += [b0 + i for i, ch in enumerate(block) if len(ch.lower()) != 1]
+        special[multi] = 1
+        parts, prev = [], 0
+        for i in multi:  # these keep their own code point in the table
+            parts += [text[prev:i].lower(), text[i]]
+            prev = i + 1
+        lowered = "".join(parts) + text[prev:].lower()
+    low = np.frombuffer(lowered.encode("utf-32-le"), dtype=np.uint32).astype(np.int32)
+
+    def word_chars(s):
+        out = np.zeros(_N_CODE_POINTS, dtype=np.uint8)
+        for m in re.finditer(r"(?u)\w+", s):
+            out[m.start():m.end()] = 1
+        return out
+
+    isw_low, isw = word_chars(lowered), word_chars(text)
+    ascii_low = np.where(isw_low[:128] == 1, low[:128], 0).astype(np.uint8)
+    ascii_raw = np.where(isw[:128] == 1, np.arange(128), 0).astype(np.uint8)
+    return isw_low, low, special, isw, ascii_low, ascii_raw
+
+
+def _string_buffers(arr):
+    """(data bytes as uint8, int64 offsets of the n strings) of a pyarrow string array."""
+    import pyarrow as pa
+
+    n = len(arr)
+    bufs = arr.buffers()
+    large = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
+    off = np.frombuffer(bufs[1], dtype=np.int64 if large else np.int32)[arr.offset:arr.offset + n + 1]
+    off = off.astype(np.int64)
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size else \
+        np.zeros(1, dtype=np.uint8)
+    return data, off
+
+
+class TokenCounter:
+    """Counts the tokens of batches of documents over a growing vocabulary.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from eigensparse.io._tokenize import TokenCounter
+    >>> tc = TokenCounter()
+    >>> indptr, indices, counts, blank = tc.count(pa.array(["Sparse PCA, sparse!", "  ", "pca x"]))
+    >>> indptr.tolist(), indices.tolist(), counts.tolist(), blank.tolist()
+    ([0, 2, 2, 3], [0, 1, 1], [2, 1, 1], [False, True, False])
+    >>> words, rank, df = tc.vocabulary()
+    >>> words, rank.tolist(), df.tolist()
+    (['pca', 'sparse'], [1, 0], [2, 1])
+    """
+
+    def __init__(self, *, lowercase: bool = True, token_pattern: str = DEFAULT_TOKEN_PATTERN,
+                 ngram_range=(1, 1), strip_accents=None):
+        self.lowercase = bool(lowercase)
+        self.fast = (token_pattern == DEFAULT_TOKEN_PATTERN and tuple(ngram_range) == (1, 1)
+                     and strip_accents is None)
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        self._analyzer = CountVectorizer(
+            lowercase=self.lowercase, token_pattern=token_pattern, ngram_range=tuple(ngram_range),
+            strip_accents=strip_accents).build_analyzer()
+        if self.fast:
+            isw_low, low, special, isw, ascii_low, ascii_raw = unicode_tables()
+            self._tables = ((ascii_low, isw_low, low, special) if self.lowercase else
+                            (ascii_raw, isw, low, special))
+        cap = 1 << 14
+        self.table = np.full(4 * cap, -1, dtype=np.int64)
+        self.arena = np.zeros(1 << 20, dtype=np.uint8)
+        self.rec = np.zeros(4 * cap, dtype=np.int64)
+        self.state = np.zeros(2, dtype=np.int64)
+        self.serial = 0
+
+    # -- growth ------------------------------------------------------------------
+    def _reserve(self, n_new_words: int, n_bytes: int) -> None:
+        need = int(self.state[0]) + int(n_new_words)
+        cap = self.rec.size // 4
+        if need > cap:
+            rec = np.zeros(4 * max(2 * cap, need), dtype=np.int64)
+            rec[:self.rec.size] = self.rec
+            self.rec = rec
+        need_bytes = int(self.state[1]) + int(n_bytes)
+        if need_bytes > self.arena.size:
+            a = np.zeros(max(2 * self.arena.size, need_bytes), dtype=np.uint8)
+            a[:self.arena.size] = self.arena
+            self.arena = a
+        if 4 * need > self.table.size:
+            size = self.table.size
+            while 4 * need > size:
+                size *= 2
+            self.table = np.full(size, -1, dtype=np.int64)
+            K.rehash(self.table, self.rec, self.arena, int(self.state[0]))
+
+    # -- counting ------------------------------------------------------------------
+    def count(self, texts):
+        """CSR rows of the documents ``texts`` (a pyarrow string array without nulls).
+
+        Returns ``indptr`` (int64), ``indices`` (int32 word ids in order of first
+        appearance in the corpus), ``counts`` (uint32) and ``blank`` (documents of only
+        white space; their rows are empty)."""
+        n = len(texts)
+        if not self.fast:
+            return self._count_python(texts.to_pylist())
+        data, off = _string_buffers(texts)
+        total = int(off[-1] - off[0])
+        out_ptr = np.zeros(n + 1, dtype=np.int64)
+        out_idx = np.zeros(total // 3 + n + 16, dtype=np.int32)
+        out_cnt = np.zeros(out_idx.size, dtype=np.uint32)
+        flags = np.zeros(n, dtype=np.uint8)
+        ascii_low, isw, low, special = self._tables
+        i = 0
+        while i < n:
+            i = K.tokenize_batch(data, off, i, n, self.serial, ascii_low, isw, low, special,
+                                 self.lowercase, self.table, self.arena, self.rec, self.state,
+                                 out_ptr, out_idx, out_cnt, flags)
+            if i < n:  # room for document i
+                L = int(off[i + 1] - off[i])
+                self._reserve(L // 3 + 1, L + L // 2 + 8)
+                need = int(out_ptr[i]) + L // 3 + 1
+                if need > out_idx.size:
+                    grow = max(need, 2 * out_idx.size)
+                    out_idx = np.concatenate([out_idx, np.zeros(grow - out_idx.size, np.int32)])
+                    out_cnt = np.concatenate([out_cnt, np.zeros(grow - out_cnt.size, np.uint32)])
+        self.serial += n
+        nnz = int(out_ptr[n])
+        out_idx, out_cnt = out_idx[:nnz], out_cnt[:nnz]
+        hard = np.flatnonzero(flags == 1)
+        if hard.size:
+            out_ptr, out_idx, out_cnt = self._splice(out_ptr, out_idx, out_cnt, hard,
+                                                     texts.take(hard).to_pylist())
+        return out_ptr, out_idx, out_cnt, flags == 2
+
+    def _count_lists(self, token_lists):
+        """CSR rows of documents given as lists of tokens."""
+        import pyarrow as pa
+
+        docptr = np.zeros(len(token_lists) + 1, dtype=np.int64)
+        np.cumsum([len(t) for t in token_lists], out=docptr[1:])
+        flat = pa.array([t for toks in token_lists for t in toks], type=pa.large_string())
+        tokdata, tokptr = _string_buffers(flat)
+        n_tok = int(docptr[-1])
+        self._reserve(n_tok, int(tokptr[-1] - tokptr[0]) + 8)
+        out_ptr = np.zeros(len(token_lists) + 1, dtype=np.int64)
+        out_idx = np.zeros(n_tok + 1, dtype=np.int32)
+        out_cnt = np.zeros(n_tok + 1, dtype=np.uint32)
+        nnz = K.count_token_lists(tokdata, tokptr - tokptr[0], docptr, self.serial, self.table,
+                                  self.arena, self.rec, self.state, out_ptr, out_idx, out_cnt)
+        self.serial += len(token_lists)
+        return out_ptr, out_idx[:nnz], out_cnt[:nnz]
+
+    def _count_python(self, docs):
+        blank = np.array([not d.strip() for d in docs], dtype=bool)
+        ptr, idx, cnt = self._count_lists([self._analyzer(d) for d in docs])
+        return ptr, idx, cnt, blank
+
+    def _splice(self, ptr, idx, cnt, rows, docs):
+        """Replace the (empty) rows ``rows`` by the regular expression's counts of ``docs``."""
+        p2, i2, c2 = self._count_lists([self._analyzer(d) for d in docs])
+        lengths = np.diff(ptr)
+        lengths[rows] = np.diff(p2)
+        new_ptr = np.zeros(ptr.size, dtype=np.int64)
+        np.cumsum(lengths, out=new_ptr[1:])
+        new_idx = np.empty(int(new_ptr[-1]), dtype=np.int32)
+        new_cnt = np.empty(new_idx.size, dtype=np.uint32)
+        src = np.ones(ptr.size - 1, dtype=bool)
+        src[rows] = False
+        take = np.repeat(src, lengths)  # entries from the kernel's rows
+        new_idx[take], new_cnt[take] = idx, cnt
+        new_idx[~take], new_cnt[~take] = i2, c2
+        return new_ptr, new_idx, new_cnt
+
+    # -- the vocabulary --------------------------------------------------------------
+    @property
+    def n_words(self) -> int:
+        return int(self.state[0])
+
+    def id_words(self):
+        """``(words, df)``: a pyarrow binary array of the words in id order and their
+        document frequencies."""
+        import pyarrow as pa
+
+        n = self.n_words
+        offsets = np.append(self.rec[0:4 * n:4] & ((1 << 40) - 1), self.state[1]).astype(np.int64)
+        arr = pa.Array.from_buffers(pa.large_binary(), n, [None, pa.py_buffer(offsets),
+                                                           pa.py_buffer(self.arena[:int(self.state[1])])])
+        return arr, self.rec[3:4 * n:4].copy()
+
+    def vocabulary(self):
+        """``(words, rank, df)``: the words that occur, sorted as scikit-learn sorts them
+        (by code point), ``rank[id]`` the sorted position of word ``id`` (-1 for none),
+        and their document frequencies in sorted order."""
+        words, ranks, df = merge_vocabularies([self])
+        return words, ranks[0], df
+
+
+def merge_vocabularies(counters):
+    """One sorted vocabulary of several counters (each counted its own documents):
+    ``(words, ranks, df)`` with ``ranks[t][id]`` the sorted position of counter t's word
+    ``id`` (-1 for a word whose documents were all taken back) and ``df`` summed."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    parts = [c.id_words() for c in counters]
+    live = [pa.array(df > 0) for _, df in parts]
+    every = pa.concat_arrays([a.filter(m) for (a, _), m in zip(parts, live)])
+    uniq = pc.unique(every) if len(parts) > 1 else every
+    words = uniq.take(pc.array_sort_indices(uniq))
+    ranks, df = [], np.zeros(len(words), dtype=np.int64)
+    for (arr, d), m in zip(parts, live):
+        pos = pc.index_in(arr, value_set=words)
+        r = np.asarray(pos.fill_null(-1), dtype=np.int64).astype(np.int32)
+        r[~np.asarray(m)] = -1
+        ranks.append(r)
+        ok = r >= 0
+        np.add.at(df, r[ok], d[ok])
+    return words.cast(pa.large_string()).to_pylist(), ranks, df
+
+
+class ParallelCounter:
+    """Several :class:`TokenCounter` on threads: each batch is cut into contiguous parts,
+    part t counted by counter t (the kernels release the GIL); word ids are then those of
+    counter t, tagged with t in their top bits (:data:`OWNER_SHIFT`)."""
+
+    def __init__(self, n_threads: int = 2, **options):
+        self.counters = [TokenCounter(**options) for _ in range(max(1, n_threads))]
+        self.pool = None
+        if len(self.counters) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.pool = ThreadPoolExecutor(len(self.counters), thread_name_prefix="tokenize")
+
+    def submit(self, texts):
+        """Start counting ``texts``; returns a function giving ``(ptr, idx, cnt, blank)``
+        (ids tagged with their counter) once done."""
+        n = len(texts)
+        k = len(self.counters) if n >= 64 * len(self.counters) else 1
+        cuts = [n * t // k for t in range(k + 1)]
+        if self.pool is None or k == 1:
+            out = [self.counters[0].count(texts)]
+            return lambda: _join(out)
+        futs = [self.pool.submit(self.counters[t].count, texts.slice(cuts[t], cuts[t + 1] - cuts[t]))
+                for t in range(k)]
+        return lambda: _join([f.result() for f in futs])
+
+    def vocabulary(self):
+        return merge_vocabularies(self.counters)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+
+
+#: bits of a tagged word id below its counter's number
+OWNER_SHIFT = 27
+
+
+def _join(results):
+    if len(results) == 1:
+        return results[0]
+    ptrs, idxs, cnts, blanks = [], [], [], []
+    base = 0
+    for t, (ptr, idx, cnt, blank) in enumerate(results):
+        ptrs.append(ptr[1:] + base if ptrs else ptr)
+        base += int(ptr[-1])
+        idxs.append(idx | np.int32(t << OWNER_SHIFT) if t else idx)
+        cnts.append(cnt)
+        blanks.append(blank)
+    return (np.concatenate(ptrs), np.concatenate(idxs), np.concatenate(cnts),
+            np.concatenate(blanks))

@@ -1,0 +1,480 @@
+"""Raw documents as a corpus: one streamed pass of tokenizing into the binary cache.
+
+:class:`TextCorpus` reads documents (a CSV/TSV column, a JSON Lines field, a Parquet
+column, a directory of files, a text file with one document per line, each optionally
+``.gz``/``.zst``/``.bz2``; or, in memory, strings, a pandas Series or a pyarrow array)
+in record batches (:mod:`eigensparse.io._text_readers`), counts their tokens with
+scikit-learn's ``CountVectorizer`` tokens (:mod:`eigensparse.io._tokenize`) and writes
+the counts into the corpus cache of :mod:`eigensparse.io.cache`, words sorted as
+scikit-learn sorts them. One pass over the text gives the vocabulary, the document
+frequencies and the counts (rows are written with first-appearance word ids to a
+scratch file, then renumbered into the cache); memory holds one batch, the vocabulary
+and a short prefix of each document. A second run with the same options reads only the
+cache. Documents that are missing or blank are skipped and counted
+(``n_skipped``); documents whose text has no token are kept as empty rows, as
+scikit-learn keeps them.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+import weakref
+import zlib
+
+import numpy as np
+
+from .._validation import InvalidParameterError
+from . import _token_kernels as K
+from ._text_readers import detect_format, iter_document_batches, list_files
+from ._tokenize import DEFAULT_TOKEN_PATTERN, OWNER_SHIFT, ParallelCounter
+from .cache import BowCache, BowCacheWriter, default_cache_dir, file_digest
+from .corpus import Corpus, _tqdm
+from .uci import DEFAULT_CHUNK_NNZ
+
+__all__ = ["TextCorpus", "is_text_source", "SNIPPET_CHARS"]
+
+#: characters of each document kept to show representative documents
+SNIPPET_CHARS = 100
+_TEXT_FILE = "text.npz"
+_TEXT_VERSION = 1
+_REMAP_ENTRIES = 1 << 22
+
+
+def is_text_source(docword, vocab=None, text_column=None) -> bool:
+    """True when ``docword`` holds raw documents rather than a count matrix.
+
+    Raw documents: a directory, a CSV/TSV/JSON Lines/Parquet file, a text file that is not
+    a UCI ``docword`` file (those start with three integer lines), ``text_column`` given,
+    or strings in memory (a list, a pandas Series, a pyarrow array).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from eigensparse.io.documents import is_text_source
+    >>> is_text_source("reviews.csv.gz"), is_text_source(["a text"]), is_text_source(sp.eye(2))
+    (True, True, False)
+    """
+    if isinstance(docword, (str, os.PathLike)):
+        path = os.fspath(docword)
+        if text_column is not None or os.path.isdir(path):
+            return True
+        fmt = detect_format(path)
+        if fmt != "lines":
+            return True
+        low = path.lower()
+        if low.endswith((".mtx", ".mtx.gz", ".npz")) or vocab is not None:
+            return False
+        return not _looks_uci(path)
+    if isinstance(docword, (list, tuple)):
+        return all(isinstance(d, str) for d in docword[:100]) and len(docword) > 0
+    mod = type(docword).__module__
+    return mod.startswith("pyarrow") or (mod.startswith("pandas") and hasattr(docword, "str"))
+
+
+def _looks_uci(path) -> bool:
+    """A UCI docword file starts with three lines of one integer each (D, W, NNZ)."""
+    from ._text_readers import _raw_bytes, split_compression
+
+    try:
+        with _raw_bytes(path, split_compression(path)[1]) as f:
+            head = f.read(256)
+    except OSError:
+        return True  # let the UCI reader report it
+    lines = head.split(b"\n")
+    return len(lines) >= 3 and all(ln.strip().isdigit() for ln in lines[:3])
+
+
+def _blob(strings):
+    """(UTF-8 bytes as uint8, int64 offsets) of a list or pyarrow array of strings."""
+    import pyarrow as pa
+
+    arr = strings if isinstance(strings, pa.Array) else pa.array(strings, type=pa.large_string())
+    arr = arr.cast(pa.large_string())
+    from ._tokenize import _string_buffers
+
+    data, off = _string_buffers(arr)
+    return data[int(off[0]):int(off[-1])].copy(), off - off[0]
+
+
+def _unblob(data, off):
+    import pyarrow as pa
+
+    arr = pa.Array.from_buffers(pa.large_string(), off.size - 1,
+                                [None, pa.py_buffer(np.ascontiguousarray(off, dtype=np.int64)),
+                                 pa.py_buffer(np.ascontiguousarray(data, dtype=np.uint8))])
+    return arr.to_pylist()
+
+
+def _crc(arrays: dict) -> int:
+    crc = 0
+    for k in sorted(arrays):
+        a = np.ascontiguousarray(arrays[k])
+        crc = zlib.crc32(f"{k}:{a.dtype.str}:{a.shape}".encode(), crc)
+        crc = zlib.crc32(a.view(np.uint8).reshape(-1) if a.size else b"", crc)
+    return crc
+
+
+class TextCorpus(Corpus):
+    """Raw documents as a documents × words count matrix (see the module docstring).
+
+    Parameters
+    ----------
+    source : path-like, iterable of str, pandas Series or pyarrow array
+    text_column : str, optional
+        The CSV/TSV column, JSON field or Parquet column holding the documents (needed
+        when the file has several and none is named ``text``).
+    id_column : str, optional
+        The column naming each document (default: the line or row number; a
+        directory's documents are named by their paths).
+    lowercase, token_pattern, ngram_range, strip_accents
+        scikit-learn's ``CountVectorizer`` meaning. The defaults give its default
+        tokens, read by the compiled tokenizer; other values use its analyzer.
+    encoding, decode_error : str
+        How bytes are decoded (``decode_error`` in strict, replace, ignore).
+    cache, cache_dir, verify
+        As :class:`eigensparse.io.UCICorpus`: the counts (and the words, document names
+        and first characters) are cached per source and options.
+
+    Examples
+    --------
+    >>> from eigensparse.io.documents import TextCorpus
+    >>> corpus = TextCorpus(["Sparse PCA finds topics.", "", "Topics of sparse text"])
+    >>> corpus.describe(), corpus.words, corpus.n_skipped
+    ('documents: 2 documents x 6 words, 8 nonzeros (cache: off)', ['finds', 'of', 'pca', 'sparse', 'text', 'topics'], 1)
+    >>> next(corpus.iter_chunks()).indices.tolist()
+    [0, 2, 3, 5, 1, 3, 4, 5]
+    """
+
+    def __init__(self, source, *, text_column=None, id_column=None, lowercase: bool = True,
+                 token_pattern: str = DEFAULT_TOKEN_PATTERN, ngram_range=(1, 1),
+                 strip_accents=None, encoding: str = "utf-8", decode_error: str = "strict",
+                 cache: bool = True, cache_dir=None, verify: str = "hash", progress=False,
+                 name: str | None = None):
+        self.options = _check_options(lowercase, token_pattern, ngram_range, strip_accents)
+        self.is_file = isinstance(source, (str, os.PathLike))
+        self.path = os.fspath(source) if self.is_file else None
+        if self.is_file and not os.path.exists(self.path):
+            raise InvalidParameterError(f"{self.path}: line 1: file does not exist.")
+        self.format = detect_format(self.path) if self.is_file else "memory"
+        self.name = name or (os.path.basename(os.path.normpath(self.path)) if self.is_file
+                             else "documents")
+        self.read = dict(text_column=text_column, id_column=id_column, encoding=encoding,
+                         decode_error=decode_error)
+        self.integer_counts = True
+        self.cache_status = "off"
+        self.cache = None
+        self._scratch = None
+        self._digest = None
+        key = {**self.options, **self.read, "format": self.format, "version": _TEXT_VERSION}
+        self._root = os.path.join(os.fspath(cache_dir) if cache_dir is not None else
+                                  default_cache_dir(), "text-" + hashlib.sha1(
+                                      json.dumps(key, sort_keys=True).encode()).hexdigest()[:12])
+        use_cache = bool(cache) and self.is_file
+        if use_cache:
+            self.cache = self._open_cache(verify)
+            self.cache_status = "hit" if self.cache is not None else "miss"
+        if self.cache is None:
+            self._build(source, use_cache, progress)
+        self.n_docs, self.n_words, self.nnz = self.cache.n_docs, self.cache.n_words, self.cache.nnz
+        self.last_source = "text" if self.cache_status in ("written", "off") else "cache"
+
+    # -- the cache -----------------------------------------------------------------------
+    def _manifest(self) -> str:
+        """A digest of a directory's file names, sizes and modification times."""
+        h = hashlib.sha256()
+        for fn in list_files(self.path):
+            st = os.stat(fn)
+            h.update(f"{os.path.relpath(fn, self.path)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode(
+                "utf-8", "surrogateescape"))
+        return h.hexdigest()
+
+    def _open_cache(self, verify):
+        is_dir = self.format == "dir"
+        cache = BowCache.open(self.path, self._root, verify="stat" if is_dir else verify)
+        if cache is None:
+            return None
+        text = self._load_text(cache.directory)
+        if text is None or (is_dir and str(text["manifest"]) != self._manifest()):
+            return None
+        self._text = text
+        return cache
+
+    @staticmethod
+    def _load_text(directory):
+        try:
+            with np.load(os.path.join(directory, _TEXT_FILE), allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files if k != "crc32"}
+                if int(z["crc32"]) != _crc(arrays):
+                    return None
+                return arrays
+        except (OSError, ValueError, KeyError, EOFError, zlib.error):
+            return None
+
+    # -- building ---------------------------------------------------------------------------
+    def _batches(self, source):
+        import pyarrow as pa
+
+        if self.is_file:
+            yield from iter_document_batches(self.path, self.format, **self.read)
+            return
+        arr = _memory_array(source)
+        step = 1 << 16
+        for a in range(0, len(arr), step):
+            yield arr.slice(a, step), pa.array(np.arange(a, min(a + step, len(arr))), type=pa.int64())
+
+    def _build(self, source, use_cache, progress):
+        import pyarrow as pa
+
+        hasher = _Digest(self.path) if self.is_file and self.format != "dir" and use_cache else None
+        scratch = tempfile.mkdtemp(prefix=f".tmp-{os.getpid()}-text-",
+                                   dir=_scratch_root(self._root if use_cache else None))
+        counter = ParallelCounter(_threads(), **self.options)
+        try:
+            with open(os.path.join(scratch, "idx"), "wb") as fi, \
+                    open(os.path.join(scratch, "cnt"), "wb") as fc:
+                kept = self._tokenize(source, counter, fi, fc, progress)
+            words, ranks, df = counter.vocabulary()
+            lengths = np.concatenate(kept["lengths"]) if kept["lengths"] else np.zeros(0, np.int64)
+            what = self.path or self.name
+            if lengths.size == 0:
+                raise InvalidParameterError(
+                    f"{what}: no documents ({kept['skipped']} empty or missing were skipped).")
+            if not words:
+                raise InvalidParameterError(
+                    f"{what}: no token in {lengths.size} documents (token_pattern "
+                    f"{self.options['token_pattern']!r}); nothing to find topics in.")
+            text = {"words": _blob(words), "ids": _blob(pa.concat_arrays(kept["ids"])),
+                    "snippets": _blob(pa.concat_arrays(kept["snippets"]))}
+            text = {f"{k}_{part}": v for k, pair in text.items()
+                    for part, v in zip(("data", "offsets"), pair)}
+            text.update(n_skipped=np.int64(kept["skipped"]), df=df,
+                        manifest=np.array(self._manifest() if self.format == "dir" else ""))
+            digest = hasher.result() if hasher is not None else "none"
+            self._write_cache(scratch, lengths, ranks, len(words), text, digest, use_cache)
+        finally:
+            counter.close()
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def _tokenize(self, source, counter, fi, fc, progress) -> dict:
+        """Count every batch (the next batch is read while the threads count this one);
+        rows go to the scratch files ``fi``/``fc``."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        kept = {"lengths": [], "ids": [], "snippets": [], "skipped": 0}
+        bar = _tqdm(None, "doc", f"tokenize ({self.name})", progress)
+
+        def finish(pending):
+            texts, names, result = pending
+            ptr, idx, cnt, blank = result()
+            kept["skipped"] += int(blank.sum())
+            fi.write(idx.tobytes())
+            fc.write(cnt.tobytes())
+            keep = ~blank
+            kept["lengths"].append(np.diff(ptr)[keep])
+            if not keep.all():
+                mask = pa.array(keep)
+                texts, names = texts.filter(mask), names.filter(mask)
+            kept["ids"].append(names.cast(pa.large_string()))
+            kept["snippets"].append(pc.utf8_slice_codeunits(texts, 0, SNIPPET_CHARS).cast(
+                pa.large_string()))
+            if bar is not None:
+                bar.update(len(texts))
+
+        pending = None
+        try:
+            for texts, names in self._batches(source):
+                if texts.null_count:
+                    valid = texts.is_valid()
+                    kept["skipped"] += texts.null_count
+                    texts, names = texts.filter(valid), names.filter(valid)
+                started = (texts, names, counter.submit(texts))
+                if pending is not None:
+                    finish(pending)
+                pending = started
+            if pending is not None:
+                finish(pending)
+                pending = None
+        finally:
+            if pending is not None:  # an error while reading: let the threads finish
+                try:
+                    pending[2]()
+                except Exception:  # noqa: BLE001 - the reading error is the one to report
+                    pass
+            if bar is not None:
+                bar.close()
+        return kept
+
+    def _write_cache(self, scratch, lengths, ranks, n_words, text, digest, use_cache):
+        """Renumber the scratch rows into the cache (sorted words, sorted within rows)."""
+        root = self._root if use_cache else tempfile.mkdtemp(
+            prefix="eigensparse-text-", dir=_scratch_root(None))
+        if not use_cache:
+            self._scratch = root
+            weakref.finalize(self, shutil.rmtree, root, True)
+        source = self.path if self.is_file else os.path.join(root, "documents")
+        if not self.is_file:
+            open(source, "wb").close()
+        indptr = np.zeros(lengths.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        rank = np.concatenate(ranks).astype(np.int32)
+        base = np.cumsum([0] + [r.size for r in ranks[:-1]]).astype(np.int64)
+        with BowCacheWriter(source, lengths.size, n_words, root) as w, \
+                open(os.path.join(scratch, "idx"), "rb") as fi, \
+                open(os.path.join(scratch, "cnt"), "rb") as fc:
+            d0 = 0
+            while d0 < lengths.size:
+                d1 = int(np.searchsorted(indptr, indptr[d0] + _REMAP_ENTRIES, side="right")) - 1
+                d1 = min(max(d1, d0 + 1), lengths.size)
+                m = int(indptr[d1] - indptr[d0])
+                idx = np.fromfile(fi, dtype=np.int32, count=m)
+                cnt = np.fromfile(fc, dtype=np.uint32, count=m)
+                ip = indptr[d0:d1 + 1] - indptr[d0]
+                oi, oc = np.empty_like(idx), np.empty_like(cnt)
+                K.remap_rows(ip, idx, cnt, rank, base, OWNER_SHIFT, oi, oc)
+                w.add(_chunk(d0, ip, oi, oc))
+                d0 = d1
+            text["crc32"] = np.int64(_crc(text))
+            with open(os.path.join(w.tmp, _TEXT_FILE), "wb") as f:
+                np.savez(f, **text)
+            self.cache = w.commit(digest)
+        self.cache_status = "written" if use_cache else "off"
+        self._text = {k: v for k, v in text.items() if k != "crc32"}
+
+    # -- what the pipeline reads ----------------------------------------------------------------
+    @property
+    def words(self):
+        if not hasattr(self, "_words"):
+            self._words = _unblob(self._text["words_data"], self._text["words_offsets"])
+        return self._words
+
+    @words.setter
+    def words(self, value):
+        self._words = value
+
+    @property
+    def n_skipped(self) -> int:
+        return int(self._text["n_skipped"])
+
+    @property
+    def cache_directory(self):
+        return None if self.cache is None or self._scratch else self.cache.directory
+
+    def document_names(self, rows) -> list:
+        """The names (ids) of documents ``rows``."""
+        return _pick(self._text["ids_data"], self._text["ids_offsets"], rows)
+
+    def document_snippets(self, rows) -> list:
+        """The first characters of documents ``rows``."""
+        return _pick(self._text["snippets_data"], self._text["snippets_offsets"], rows)
+
+    def iter_chunks(self, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ, progress: bool = False,
+                    desc: str = "pass"):
+        bar = _tqdm(self.nnz, "nz", f"{desc} (cache)", progress)
+        try:
+            yield from self.cache.iter_chunks(chunk_nnz, progress=bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        self.last_source = "cache"
+
+    def describe(self) -> str:
+        return super().describe() + f" (cache: {self.cache_status})"
+
+
+def _threads() -> int:
+    """Tokenizing threads: the cores this process may use (at most 4)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        n = os.cpu_count() or 1
+    return max(1, min(4, n))
+
+
+def _chunk(d0, ip, idx, cnt):
+    from .cache import CSRChunk
+
+    return CSRChunk(d0, ip, idx, cnt)
+
+
+def _pick(data, off, rows):
+    rows = np.asarray(rows, dtype=np.int64)
+    return [bytes(data[off[r]:off[r + 1]]).decode("utf-8", "replace") for r in rows]
+
+
+def _scratch_root(root):
+    if root is None:
+        return None
+    os.makedirs(root, exist_ok=True)
+    return root
+
+
+def _check_options(lowercase, token_pattern, ngram_range, strip_accents) -> dict:
+    import re
+
+    try:
+        ngram = tuple(int(n) for n in ngram_range)
+    except (TypeError, ValueError):
+        ngram = ()
+    if len(ngram) != 2 or not 1 <= ngram[0] <= ngram[1]:
+        raise InvalidParameterError(f"parameter 'ngram_range' must be (min_n, max_n) with "
+                                    f"1 <= min_n <= max_n; got {ngram_range!r}.")
+    if strip_accents not in (None, "ascii", "unicode"):
+        raise InvalidParameterError(f"parameter 'strip_accents' must be None, 'ascii' or "
+                                    f"'unicode'; got {strip_accents!r}.")
+    try:
+        if re.compile(token_pattern).groups > 1:
+            raise InvalidParameterError(f"parameter 'token_pattern' has more than one group: "
+                                        f"{token_pattern!r}.")
+    except (re.error, TypeError) as exc:
+        raise InvalidParameterError(f"parameter 'token_pattern' is not a regular expression "
+                                    f"({exc}): {token_pattern!r}.") from None
+    return dict(lowercase=bool(lowercase), token_pattern=token_pattern, ngram_range=list(ngram),
+                strip_accents=strip_accents)
+
+
+def _memory_array(source):
+    """Documents in memory as a pyarrow large_string array (nulls for missing ones)."""
+    import pyarrow as pa
+
+    if isinstance(source, pa.ChunkedArray):
+        source = source.combine_chunks()
+    if isinstance(source, pa.Array):
+        if not (pa.types.is_string(source.type) or pa.types.is_large_string(source.type)):
+            raise InvalidParameterError(f"parameter 'docword': a pyarrow array of strings is "
+                                        f"needed; got {source.type}.")
+        return source.cast(pa.large_string())
+    if hasattr(source, "to_numpy") and hasattr(source, "str"):  # a pandas Series
+        source = source.tolist()
+    docs = list(source)
+    bad = next((d for d in docs if d is not None and not isinstance(d, str)), None)
+    if bad is not None:
+        raise InvalidParameterError(f"parameter 'docword': documents must be strings; got "
+                                    f"{type(bad).__name__}.")
+    return pa.array(docs, type=pa.large_string())
+
+
+class _Digest:
+    """SHA-256 of a file computed on a background thread."""
+
+    def __init__(self, path):
+        self._path, self._value, self._stop = path, None, False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        try:
+            self._value = file_digest(self._path)
+        except OSError:
+            self._value = None
+
+    def result(self) -> str:
+        self._thread.join()
+        if self._value is None:
+            raise InvalidParameterError(f"{self._path}: cannot be read to the end.")
+        return self._value
+
