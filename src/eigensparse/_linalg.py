@@ -8,7 +8,11 @@ from scipy import linalg as sla
 #: call there, whose Python wrapper costs tens of microseconds)
 SMALL_EIGH = 16
 
-__all__ = ["fix_sign", "top_eigh", "lambda_max_symmetric", "support_of", "normalize_on_support"]
+#: up to this many rows :func:`lambda_max_op` is one dense eigenvalue solve; above, Lanczos
+LAMBDA_MAX_DENSE = 2000
+
+__all__ = ["fix_sign", "top_eigh", "lambda_max_symmetric", "lambda_max_op", "lambda_max_gram",
+           "support_of", "normalize_on_support"]
 
 
 def fix_sign(x: np.ndarray) -> np.ndarray:
@@ -83,6 +87,65 @@ def lambda_max_symmetric(M: np.ndarray) -> float:
     if n == 1:
         return float(M[0, 0])
     return float(sla.eigh(M, eigvals_only=True, subset_by_index=[n - 1, n - 1], driver="evr")[0])
+
+
+def lambda_max_op(op, *, dense_max: int = LAMBDA_MAX_DENSE, tol: float = 1e-10,
+                  v0=None) -> float:
+    """λmax of a symmetric operator (``n_features``, ``to_dense()`` and ``matvec``): one
+    dense eigenvalue solve up to ``dense_max`` rows (:func:`lambda_max_symmetric`), else
+    Lanczos (ARPACK) on its products to relative ``tol`` from ``v0`` (None: ARPACK's
+    random start). The one λmax routine of the package; its callers choose the cut-off
+    (a Gram matrix's 400, the topics rule's 64 with a loose ``tol``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse import Covariance
+    >>> from eigensparse._linalg import lambda_max_op
+    >>> S = Covariance(np.array([[2.0, 1.0], [1.0, 2.0]]))
+    >>> round(lambda_max_op(S), 6), round(lambda_max_op(S, dense_max=0, tol=1e-12), 6)
+    (3.0, 3.0)
+    """
+    from scipy.sparse import linalg as spla
+
+    p = int(op.n_features)
+    if p <= dense_max:
+        return lambda_max_symmetric(op.to_dense())
+    lin = spla.LinearOperator((p, p), matvec=op.matvec, dtype=float)
+    return float(spla.eigsh(lin, k=1, which="LA", tol=tol, v0=v0, return_eigenvectors=False)[0])
+
+
+class _SmallerGram:
+    """WᵀW or WWᵀ, whichever is smaller, as the operator :func:`lambda_max_op` reads (both
+    have the top eigenvalue σmax(W)²)."""
+
+    def __init__(self, W):
+        self.W, self.wide = W, W.shape[1] > W.shape[0]
+        self.n_features = min(W.shape)
+
+    def to_dense(self):
+        return self.W @ self.W.T if self.wide else self.W.T @ self.W
+
+    def matvec(self, v):
+        v = np.ravel(v)
+        return self.W @ (self.W.T @ v) if self.wide else self.W.T @ (self.W @ v)
+
+
+def lambda_max_gram(W, *, dense_max: int = 400, tol: float = 1e-12) -> float:
+    """λmax(W Wᵀ) = σmax(W)² >= 0 for a dense W (r × q), by :func:`lambda_max_op` on the
+    smaller Gram matrix (0 when W is empty).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse._linalg import lambda_max_gram
+    >>> round(lambda_max_gram(np.array([[3.0, 0.0, 0.0], [0.0, 1.0, 0.0]])), 6)
+    9.0
+    """
+    W = np.asarray(W, dtype=float)
+    if W.shape[0] == 0 or W.shape[1] == 0:
+        return 0.0
+    return max(lambda_max_op(_SmallerGram(W), dense_max=dense_max, tol=tol), 0.0)
 
 
 def support_of(x: np.ndarray) -> np.ndarray:

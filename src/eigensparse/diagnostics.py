@@ -10,7 +10,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .bounds import (_as_op, _check_card, _lambda_max_op, certify_support, _gershgorin_bounds,
+from ._linalg import lambda_max_op
+from .bounds import (_as_op, _check_card, certify_support, _gershgorin_bounds,
                      monotone_upper_bounds,
                      penalized_scaling_bound)
 from ._validation import (IntInterval, InvalidParameterError, check_square_matrix,
@@ -153,7 +154,7 @@ def variance_cardinality_path(data_or_op, max_cardinality, method="greedy", *,
     d = np.asarray(op.diag(), dtype=float)
     bp = Breakpoints.of(d)
     ds = bp.sorted_variances
-    bounds = {"lambda_max": np.full(K, _lambda_max_op(op)),
+    bounds = {"lambda_max": np.full(K, lambda_max_op(op)),
               "sum_top_variances": np.cumsum(ds[:K])}
     if p <= 3000:
         bounds["gershgorin"] = _gershgorin_bounds(op, K)

@@ -43,9 +43,9 @@ import numpy as np
 from ._cardinality_rules import (_RTOL, TOPIC_CARDINALITY_MAX, TOPIC_CARDINALITY_MIN,
                                  TOPIC_GRID, CardinalityChoice, _choose_cv, _choose_fraction, _choose_knee,
                                  _choose_topics, _refiner)
+from ._linalg import lambda_max_op
 from ._validation import (Interval, IntInterval, InvalidParameterError, StrOptions, closest,
                           validate_params)
-from .bounds import _lambda_max_op
 from .operators import Operator, as_operator
 
 __all__ = ["RULES", "TOPIC_CARDINALITY_MIN", "TOPIC_CARDINALITY_MAX", "TOPIC_GRID", "CardinalityChoice", "AutoCardinalities", "choose_cardinality",
@@ -193,7 +193,7 @@ def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None,
         data_or_op, center=center, scale=scale)
     p = op.n_features
     _check_common(rule, fraction, s_max, p, previous)
-    lam1 = _lambda_max_lanczos(op) if rule == "topics" else _lambda_max_op(op)
+    lam1 = _lambda_max_lanczos(op) if rule == "topics" else lambda_max_op(op)
     solver = _request_solver(method, method_options, random_state)
     choice = _choose(data_or_op, op, p, lam1, rule, fraction, s_max, method, method_options,
                      path_method, random_state, certify, relaxation, exact_supports, n_folds,
@@ -206,15 +206,8 @@ def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None,
 
 def _lambda_max_lanczos(op) -> float:
     """λmax by Lanczos on the operator's products (the topics rule only reports v/λmax)."""
-    import scipy.sparse.linalg as spla
-
-    p = op.n_features
-    if p <= 64:
-        return _lambda_max_op(op)
-    lin = spla.LinearOperator((p, p), matvec=op.matvec, dtype=float)
     v0 = np.sqrt(np.maximum(np.asarray(op.diag(), dtype=float), 0.0)) + 1e-12
-    return float(spla.eigsh(lin, k=1, which="LA", tol=1e-8, v0=v0,
-                            return_eigenvectors=False)[0])
+    return lambda_max_op(op, dense_max=64, tol=1e-8, v0=v0)
 
 
 @dataclass(frozen=True)

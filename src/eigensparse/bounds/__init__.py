@@ -30,7 +30,7 @@ from ._cheap import (BOUND_DENSE, BOUND_GERSHGORIN, BOUND_SPLIT, _full_problem_b
                      _gershgorin_bounds, _lambda_max_upper_bound, _partner_sums, _small_bounds,
                      cardinality_upper_bounds, full_problem_bound, gershgorin_bounds,
                      lambda_max_upper_bound, monotone_upper_bounds, partner_sums)
-from ._common import CERT_RTOL, _as_op, _check_card, _lambda_max_op
+from ._common import CERT_RTOL, _as_op, _check_card
 from ._dual import (Certificate, certify_support, dspca_cardinality_bound, dspca_dual_bound,
                     penalized_scaling_bound)
 

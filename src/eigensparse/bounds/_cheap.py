@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse import linalg as spla
 
+from .._linalg import lambda_max_op
 from .._validation import (IntInterval, InvalidParameterError, check_indices,
                            check_square_matrix, validate_params)
 from ..operators import Operator
-from ._common import (_POSITIVE_INT, _as_op, _check_card, _check_vector, _lambda_max_op,
-                      _matrix)
+from ._common import _POSITIVE_INT, _as_op, _check_card, _check_vector, _matrix
 from ._dual import penalized_scaling_bound
 
 __all__ = ["cardinality_upper_bounds", "full_problem_bound", "lambda_max_upper_bound",
@@ -307,7 +307,7 @@ def cardinality_upper_bounds(op, cardinality, *, penalized=True, gershgorin=None
     s = _check_card(cardinality, p)
     d = np.asarray(op.diag(), dtype=float)
     ds = np.sort(d)[::-1]
-    out = {"lambda_max": _lambda_max_op(op), "sum_top_variances": float(ds[:s].sum()),
+    out = {"lambda_max": lambda_max_op(op), "sum_top_variances": float(ds[:s].sum()),
            "s_max_variance": float(s * ds[0])}
     if gershgorin is None:
         gershgorin = p <= 3000

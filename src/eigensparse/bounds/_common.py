@@ -1,32 +1,16 @@
-"""What the bounds' modules share: parameter checks, the operator of data, λmax helpers."""
+"""What the bounds' modules share: parameter checks, the operator of data (λmax:
+:mod:`eigensparse._linalg`)."""
 from __future__ import annotations
 
 from numbers import Real
 
 import numpy as np
-from scipy.sparse import linalg as spla
 
-from .._linalg import lambda_max_symmetric
 from .._validation import IntInterval, Interval, InvalidParameterError, check_square_matrix
 from ..operators import Operator, as_operator
 
 #: certification tolerance (relative to the support's variance)
 CERT_RTOL = 1e-9
-#: above this size a λmax is computed by Lanczos instead of a dense eigensolver
-_DENSE_MAX = 400
-
-
-def _lam_max_gram(W) -> float:
-    """λmax(W Wᵀ) = σmax(W)² for a dense W (r × q)."""
-    r, q = W.shape
-    if r == 0 or q == 0:
-        return 0.0
-    if min(r, q) <= _DENSE_MAX:
-        G = W.T @ W if q <= r else W @ W.T
-        return max(lambda_max_symmetric(G), 0.0)
-    lin = spla.LinearOperator((q, q), matvec=lambda v: W.T @ (W @ v), dtype=float)
-    w = spla.eigsh(lin, k=1, which="LA", tol=1e-12, return_eigenvectors=False)
-    return max(float(w[0]), 0.0)
 
 
 def _as_op(data_or_op, center=True, scale=False) -> Operator:
@@ -89,12 +73,3 @@ def _default_grid(d, n=40):
     lo = d[-1] * 0.5
     g = np.geomspace(max(lo, d[0] * 1e-8), d[0], n)
     return np.unique(np.concatenate([[0.0], g, d[: min(d.size, 60)]]))
-
-
-
-def _lambda_max_op(op: Operator) -> float:
-    p = op.n_features
-    if p <= 2000:
-        return lambda_max_symmetric(op.to_dense())
-    lin = spla.LinearOperator((p, p), matvec=op.matvec, dtype=float)
-    return float(spla.eigsh(lin, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])

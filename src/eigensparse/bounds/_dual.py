@@ -7,13 +7,13 @@ from numbers import Real
 
 import numpy as np
 
-from .._linalg import lambda_max_symmetric
+from .._linalg import lambda_max_gram, lambda_max_symmetric
 from .._validation import (IntInterval, Interval, InvalidParameterError, check_indices,
                            check_square_matrix, validate_params)
 from ..operators import Operator
 from ..screening import Breakpoints
 from ._common import (CERT_RTOL, _PENALTY, _POSITIVE_INT, _as_op, _check_penalties,
-                      _default_grid, _lam_max_gram, _matrix)
+                      _default_grid, _matrix)
 
 __all__ = ["Certificate", "certify_support", "dspca_dual_bound", "dspca_cardinality_bound",
            "penalized_scaling_bound"]
@@ -297,7 +297,7 @@ def certify_support(op, support, *, penalty=None, n_grid=48, n_refine=30,
             good = (coef > 0) & (nrm2 > 0)
             cols.append(P[:, good] * np.sqrt(coef[good] / nrm2[good]))
         W = np.hstack(cols)
-        lhs = _lam_max_gram(W)
+        lhs = lambda_max_gram(W)
         rhs = float(np.sum(aI**2) - rho * s)
         return lhs, rhs
 

@@ -69,12 +69,13 @@ def first_component_variances(op, method, cardinalities, *, random_state=0) -> n
 def upper_bounds_by_cardinality(op, cardinalities) -> np.ndarray:
     """Upper bounds on the best variance v(s) of a support of each size s (the smallest of
     λmax, the sum of the s largest variances and Gershgorin's; nondecreasing in s)."""
-    from ..bounds import _gershgorin_bounds, _lambda_max_op, monotone_upper_bounds
+    from .._linalg import lambda_max_op
+    from ..bounds import _gershgorin_bounds, monotone_upper_bounds
 
     cards = np.asarray(list(cardinalities), dtype=int)
     K = int(cards.max())
     d = np.sort(np.asarray(op.diag(), dtype=float))[::-1]
-    ub = np.minimum(np.full(K, _lambda_max_op(op)), np.cumsum(d[:K]))
+    ub = np.minimum(np.full(K, lambda_max_op(op)), np.cumsum(d[:K]))
     if op.n_features <= 3000:
         ub = np.minimum(ub, _gershgorin_bounds(op, K))
     return monotone_upper_bounds(ub)[cards - 1]
