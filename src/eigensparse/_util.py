@@ -1,14 +1,19 @@
-"""Small helpers shared across layers: the seed drawn from a ``random_state``.
+"""Small helpers shared across layers: the seed drawn from a ``random_state``, and the
+time limit of a call.
 
 Every randomised step that hands a seed to another routine (a refit, a worker, a
 scikit-learn splitter) draws it here, so the same ``random_state`` gives the same seeds
-everywhere.
+everywhere. Every ``max_time`` of one call is a :class:`Deadline` (a component's time
+shared by several calls is :class:`eigensparse._budget.ComponentBudget`).
 """
 from __future__ import annotations
 
+import math
+import time
+
 import numpy as np
 
-__all__ = ["SEED_HIGH", "rng_or", "draw_seed"]
+__all__ = ["SEED_HIGH", "rng_or", "draw_seed", "Deadline"]
 
 #: seeds are drawn in [0, SEED_HIGH): the int32 range every consumer accepts
 SEED_HIGH = 2**31 - 1
@@ -43,3 +48,39 @@ def draw_seed(random_state, size=None):
     else:
         out = rng.integers(0, SEED_HIGH, size=size)
     return int(out) if size is None else out
+
+
+class Deadline:
+    """The time limit of one call: ``seconds`` from now on ``time.perf_counter`` (None:
+    no limit), with the time elapsed since it was set.
+
+    Examples
+    --------
+    >>> from eigensparse._util import Deadline
+    >>> d = Deadline(60.0)
+    >>> d.bounded, d.passed(), 59.0 < d.left() <= 60.0, d.elapsed() < 1.0
+    (True, False, True, True)
+    >>> Deadline(None).left(), Deadline(None).passed(), Deadline(0.0).left(floor=1e-3)
+    (inf, False, 0.001)
+    """
+
+    def __init__(self, seconds=None):
+        self.start = time.perf_counter()
+        self.at = math.inf if seconds is None else self.start + float(seconds)
+
+    @property
+    def bounded(self) -> bool:
+        """Whether there is a limit."""
+        return self.at < math.inf
+
+    def left(self, floor: float = -math.inf) -> float:
+        """Seconds left (inf without a limit; negative once passed), at least ``floor``."""
+        return max(self.at - time.perf_counter(), floor)
+
+    def passed(self) -> bool:
+        """Whether the limit is reached."""
+        return time.perf_counter() >= self.at
+
+    def elapsed(self) -> float:
+        """Seconds since the deadline was set."""
+        return time.perf_counter() - self.start

@@ -28,7 +28,6 @@ exactly {i : Σ_ii > ρ} (the rule of :func:`safe_elimination`).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -36,6 +35,7 @@ import numpy as np
 
 from numbers import Real
 
+from ._util import Deadline
 from ._validation import Interval, IntInterval, InvalidParameterError, validate_params
 from .operators import Operator, as_operator
 
@@ -334,8 +334,8 @@ class _Searcher:
     def __init__(self, solve, target, tolerance, breakpoints, lower, max_solves, max_time):
         self.solve, self.target, self.tol = solve, int(target), int(tolerance)
         self.bp, self.lower = breakpoints, float(lower)
-        self.max_solves, self.max_time = max_solves, max_time
-        self.t0 = time.perf_counter()
+        self.max_solves = max_solves
+        self.deadline = Deadline(max_time)
         self.trials: list[PenaltyTrial] = []
         self.by_penalty: dict[float, PenaltyTrial] = {}
         self.state = None
@@ -344,7 +344,7 @@ class _Searcher:
     def out_of_budget(self) -> str | None:
         if self.n_solves >= self.max_solves:
             return "max_solves"
-        if self.max_time is not None and time.perf_counter() - self.t0 > self.max_time:
+        if self.deadline.passed():
             return "max_time"
         return None
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 import warnings
 from numbers import Real
 
 import numpy as np
 
+from .._util import Deadline
 from .._validation import Interval, InvalidParameterError
 from ..operators import Operator
 from . import register
@@ -112,14 +112,14 @@ def exhaustive(op: Operator, cardinality: int, *, random_state=None,
         cut = lower - 1e-12 * max(abs(lower), 1.0)  # keep ties (rounding slack)
         batch = max(1, _BATCH_ENTRIES // (s * s))
         best_val, best = -np.inf, None
-        deadline = math.inf if max_time is None else time.perf_counter() + float(max_time)
+        deadline = Deadline(max_time)
         scanned = 0
         bar = _bar(n_sup, progress)
         for idx in _combination_batches(p, s, batch):
             scanned += idx.shape[0]
             if bar is not None:
                 bar.update(idx.shape[0])
-            if time.perf_counter() > deadline:
+            if deadline.passed():
                 break
             rows, cols = idx[:, :, None], idx[:, None, :]
             # skip supports whose Gershgorin or Frobenius bound on λmax is below `lower`
@@ -139,7 +139,7 @@ def exhaustive(op: Operator, cardinality: int, *, random_state=None,
             bar.close()
         if best is None:  # stopped before a better support, or rounding defeated the slack
             best = np.sort(g_order)
-        if scanned < n_sup or time.perf_counter() > deadline:
+        if scanned < n_sup or deadline.passed():
             return _stopped(op, best, n_sup, scanned, max_time)
     x, var = polish_loadings(op, best)
     return make_result(op, x, "exhaustive", variance=var, n_iter=n_sup, converged=True,

@@ -19,7 +19,6 @@ with ψ the ℓ0-penalized value (weak duality), K the features surviving elimin
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -28,6 +27,7 @@ import numpy as np
 
 from .._linalg import fix_sign
 from .._result import ComponentResult
+from .._util import Deadline
 from .._validation import Interval, InvalidParameterError
 from ..bounds import certify_support
 from ..operators import Operator
@@ -67,12 +67,12 @@ class RelaxationTrial:
 
 class _RelaxationRun:
     """Every relaxation solved for one component (kept for the bounds), within the
-    call's ``deadline`` (``time.perf_counter()`` seconds), with an optional tqdm bar."""
+    call's ``deadline`` (a :class:`~eigensparse._util.Deadline`), with an optional tqdm bar."""
 
     def __init__(self, op: Operator, engine: str, tol, max_iter, solve_time, support_tol, *,
-                 deadline=math.inf, bar=None):
+                 deadline: Deadline | None = None, bar=None):
         self.blocks = PrefixBlocks(op)
-        self.deadline, self.bar = deadline, bar
+        self.deadline, self.bar = Deadline() if deadline is None else deadline, bar
         self.engine = engine
         self.solver, iter_name = _ENGINES[engine]
         self.options = {"tol": tol}
@@ -89,8 +89,8 @@ class _RelaxationRun:
         S = self.blocks.block(k)
         ws = None if warm_start is None else embed_warm_start(*warm_start, k)
         options = self.options
-        if self.deadline < math.inf:  # each relaxation gets the time left (at least 1e-3 s)
-            left = max(self.deadline - time.perf_counter(), 1e-3)
+        if self.deadline.bounded:  # each relaxation gets the time left (at least 1e-3 s)
+            left = self.deadline.left(floor=1e-3)
             options = dict(options, max_time=min(options.get("max_time", math.inf), left))
         sol = self.solver(S, rho, warm_start=ws, **options)
         z, supp = leading_support(sol.Z, self.support_tol)
@@ -103,10 +103,10 @@ class _RelaxationRun:
 
     def time_left(self) -> float | None:
         """Seconds left before the deadline (None without one)."""
-        return None if self.deadline == math.inf else self.deadline - time.perf_counter()
+        return self.deadline.left() if self.deadline.bounded else None
 
     def out_of_time(self) -> bool:
-        return time.perf_counter() >= self.deadline
+        return self.deadline.passed()
 
     def search_step(self, rho, warm_start, kept):
         """The ``solve`` callback of :func:`~eigensparse.screening.penalty_search`."""
@@ -160,8 +160,7 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
     shows a tqdm bar over the relaxations solved (penalty, working set, cardinality).
     ``solve_time``: seconds per relaxation solve (dspca's deprecated ``time_limit``)."""
     _check_args(op, cardinality, penalty, method)
-    t_start = time.perf_counter()
-    deadline = math.inf if max_time is None else t_start + float(max_time)
+    deadline = Deadline(max_time)
     bar = _progress_bar(method) if progress else None
     try:
         run = _RelaxationRun(op, engine, tol, max_iter, solve_time, support_tol,
@@ -186,7 +185,7 @@ def relaxation_component(op: Operator, cardinality, penalty, *, engine: str, met
             bar.close()
     x, lam = _sparse_component(op, run, chosen, cardinality, method)
     return _make_result(op, run, chosen, x, lam, cardinality, search_hit, certify, method,
-                        t_start, max_time)
+                        max_time)
 
 
 def _deprecated_time_limit(time_limit):
@@ -295,7 +294,7 @@ def _upper_bound(op, run, x, lam, card, certify):
     return ub, certified, cert
 
 
-def _make_result(op, run, chosen, x, lam, s, search_hit, certify, method, t_start,
+def _make_result(op, run, chosen, x, lam, s, search_hit, certify, method,
                  max_time=None):
     """The ComponentResult with its bounds, message and info (see :func:`bca`)."""
     p, engine, sol = op.n_features, run.engine, chosen.solution
@@ -344,7 +343,7 @@ def _make_result(op, run, chosen, x, lam, s, search_hit, certify, method, t_star
         "U": sol.U,
         "working_set": run.blocks.order[:chosen.working_set_size],
         "engine": engine,
-        "seconds": time.perf_counter() - t_start,
+        "seconds": run.deadline.elapsed(),
         "relaxation_converged": bool(sol.converged),
         "stopped": "max_time" if stopped else None,
     }

@@ -27,6 +27,7 @@ from sklearn import config_context
 from .._budget import ComponentBudget
 from .._dispatch import require_data
 from .._result import NeedsFeatures
+from .._util import Deadline
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
 from ._bounded import TopicBudgetWarning, bounded_solve, swap_gain_bound
@@ -530,7 +531,7 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
     trial so far is kept).
     """
     max_time = opts.get("max_time")
-    deadline = math.inf if max_time is None else time.perf_counter() + float(max_time)
+    deadline = Deadline(max_time)
     bp = Breakpoints.of(np.diag(S_cur)[avail])
     if bp.n_positive == 0:
         return None
@@ -544,7 +545,7 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
     def solve(rho, warm_start, kept):
         keep = avail[np.sort(kept)]
         if max_time is not None:
-            trial_opts["max_time"] = max(deadline - time.perf_counter(), 1e-3)
+            trial_opts["max_time"] = deadline.left(floor=1e-3)
         op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
         r = spec.trusted(op, None, random_state=seed, **trial_opts, penalty=float(rho))
         return int(np.count_nonzero(r.loadings)), (r, keep), None
@@ -556,7 +557,7 @@ def coarse_penalty_search(spec, S_cur, avail, s, tol, tau, n, seed, opts, max_so
         return None
     (r, keep), rho = out.best.result, out.best.penalty
     solves = out.n_solves
-    if opts.get("certify") and time.perf_counter() < deadline:
+    if opts.get("certify") and not deadline.passed():
         op = Covariance(S_cur[np.ix_(keep, keep)], n_samples=n, check_psd=False)
         r = spec.trusted(op, None, random_state=seed, **opts, penalty=float(rho))
         solves += 1
