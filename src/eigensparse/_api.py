@@ -50,11 +50,13 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
         ``cardinality_rule`` (:mod:`eigensparse.selection`), on the operator deflated by
         the components before it; the choices (path, bounds, reason) are in
         ``info["cardinality_choices"]``.
-    cardinality_rule : {"fraction", "knee", "cv"}, default="fraction"
+    cardinality_rule : {"fraction", "knee", "cv", "topics"}, default="fraction"
         The rule of ``cardinality="auto"``: the smallest s reaching
         ``cardinality_fraction`` of the dense component's variance (proven minimal by
-        the bounds when they can), the knee of the variance–cardinality path, or
-        cross-validated held-out explained variance (needs data rows).
+        the bounds when they can), the knee of the variance–cardinality path,
+        cross-validated held-out explained variance (needs data rows), or ``"topics"``:
+        a reader's size, the knee of the solver's variances on the grid s = 1, 2, 3, 5,
+        7, 10, 14, 20, 30, kept within [5, 30] (the ``topics`` command's rule).
     cardinality_fraction : float in (0, 1], default=0.9
         The fraction of the ``"fraction"`` rule.
     stability : int, optional

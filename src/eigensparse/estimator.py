@@ -47,8 +47,13 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Nonzero loadings per component (one int, or one per component); None means
         ``min(10, n_features)``; ``"auto"`` chooses each by ``cardinality_rule``
         (:mod:`eigensparse.selection`; single-component methods).
-    cardinality_rule : {"fraction", "knee", "cv"}, default="fraction"
-        Rule of ``cardinality="auto"`` (see :func:`eigensparse.sparse_pca`).
+    cardinality_rule : {"fraction", "knee", "cv", "topics"}, default="fraction"
+        Rule of ``cardinality="auto"`` (:mod:`eigensparse.selection`): the smallest s
+        reaching ``cardinality_fraction`` of the dense component's variance
+        (``"fraction"``), the knee of the variance–cardinality path (``"knee"``),
+        cross-validated held-out explained variance (``"cv"``), or a reader's size
+        (``"topics"``: the knee of the solver's variances on the grid s = 1, 2, 3, 5, 7,
+        10, 14, 20, 30, kept within [5, 30]; the ``topics`` command's rule for ``-s auto``).
     cardinality_fraction : float in (0, 1], default=0.9
         Fraction of the dense component's variance for the ``"fraction"`` rule.
     method : str, default=eigensparse.registry.DEFAULT_METHOD

@@ -1,7 +1,8 @@
 """``eigensparse topics``: sparse principal components of a bag-of-words corpus.
 
 Every back-end is the one topic engine (:func:`eigensparse.text.extract_topics`):
-files are streamed (with the binary cache), a bundled dataset is read from memory,
+files are streamed (with the binary cache), and so is a bundled dataset kept as UCI files
+(``--dataset kos``; one that is not, ``20news``, is read into memory first),
 ``--scheduler`` runs the passes on a Dask cluster whose workers read the corpus
 (:mod:`eigensparse.text._cluster`), ``--device`` keeps the working-set covariance on
 the device (an operator of the operator layer), and ``--scaling unit`` (every word at

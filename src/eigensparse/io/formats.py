@@ -150,11 +150,23 @@ def vectorize_documents(documents, *, vectorizer: str = "count", **options):
     return X, [str(w) for w in v.get_feature_names_out()]
 
 
-def read_text_documents(source, *, vectorizer: str = "count", encoding: str = "utf-8", **options):
+def read_text_documents(source, *, vectorizer: str = "count", encoding: str = "utf-8",
+                        text_column: str | None = None, **options):
     """Read raw documents and vectorize them (see :func:`vectorize_documents`).
 
     ``source`` is a directory (every ``*.txt`` file, in name order, is one document), a
-    text file (one document per line) or a list of strings.
+    list of strings, or a file:
+
+    - ``.csv`` / ``.tsv``: a table with a header row (RFC 4180 quoting: a quoted cell may
+      hold commas, doubled quotes and line breaks); each row's ``text_column`` is one
+      document (required: a table is not one document per line);
+    - ``.jsonl`` / ``.ndjson``: one JSON value per line, decoded (escapes such as ``\\n``
+      are characters, not words): a string, or an object whose field ``text_column`` is
+      the document;
+    - any other file: one document per line.
+
+    ``vectorizer="tfidf"`` gives tf-idf weights, which :func:`eigensparse.text.extract_topics`
+    refuses to weight again (pass ``scaling="count"`` to use them as they are).
 
     Examples
     --------
@@ -176,8 +188,85 @@ def read_text_documents(source, *, vectorizer: str = "count", encoding: str = "u
             docs.append(_decode(raw, fn, encoding))
     else:
         raw = open(path, "rb").read()
-        docs = _decode(raw, path, encoding).splitlines()
+        docs = _file_documents(_decode(raw, path, encoding), path, text_column)
     return vectorize_documents(docs, vectorizer=vectorizer, **options)
+
+
+def _file_documents(text: str, path: str, text_column) -> list:
+    """The documents of one file's text, by its suffix (see :func:`read_text_documents`)."""
+    low = path.lower()
+    if low.endswith((".csv", ".tsv")):
+        return _table_documents(text, path, text_column, "\t" if low.endswith(".tsv") else ",")
+    if low.endswith((".jsonl", ".ndjson")):
+        return _json_documents(text, path, text_column)
+    if text_column is not None:
+        raise InvalidParameterError(
+            f"parameter 'text_column' applies to .csv, .tsv and .jsonl files; {path} is read "
+            "as one document per line.")
+    return text.splitlines()
+
+
+def _columns(names) -> str:
+    return ", ".join(repr(c) for c in list(names)[:20]) + (", …" if len(names) > 20 else "")
+
+
+def _table_documents(text: str, path: str, text_column, delimiter: str) -> list:
+    """Each row's ``text_column`` of a table with a header (csv module: RFC 4180)."""
+    import csv
+    import io
+
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise InvalidParameterError(f"{path}: line 1: the file is empty.")
+        if text_column is None:
+            raise InvalidParameterError(
+                f"{path}: a table, not one document per line: give text_column= (the column "
+                f"of the documents; the columns are {_columns(header)}).")
+        if text_column not in header:
+            raise InvalidParameterError(
+                f"parameter 'text_column': {path} has no column {text_column!r}; its columns "
+                f"are {_columns(header)}.")
+        j, docs, end = header.index(text_column), [], reader.line_num
+        for row in reader:
+            start, end = end + 1, reader.line_num
+            if not row:
+                continue
+            if j >= len(row):
+                raise InvalidParameterError(
+                    f"{path}: line {start}: {len(row)} cells, no {text_column!r} (column {j + 1}).")
+            docs.append(row[j])
+    except csv.Error as exc:
+        raise InvalidParameterError(f"{path}: line {reader.line_num}: {exc}.") from None
+    return docs
+
+
+def _json_documents(text: str, path: str, text_column) -> list:
+    """One decoded JSON value per line: a string, or an object's ``text_column``."""
+    import json
+
+    docs = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidParameterError(f"{path}: line {n}: not valid JSON ({exc.msg}, column "
+                                        f"{exc.colno}).") from None
+        if isinstance(value, dict):
+            if text_column is None or text_column not in value:
+                what = ("an object: give text_column=" if text_column is None else
+                        f"no field {text_column!r} (parameter 'text_column')")
+                raise InvalidParameterError(f"{path}: line {n}: {what}; its fields are "
+                                            f"{_columns(value)}.")
+            value = value[text_column]
+        if not isinstance(value, str):
+            raise InvalidParameterError(f"{path}: line {n}: the document is "
+                                        f"{type(value).__name__}, not a string.")
+        docs.append(value)
+    return docs
 
 
 def _decode(raw: bytes, path, encoding):

@@ -94,7 +94,9 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
         variance 1, so the working set cannot be proven by its variances and topics
         are reported as not proven). The default comes from the scaling study
         (``docs/user_guide/topics.rst``): under count scaling the most frequent words
-        win and planted mid-frequency topics are not found.
+        win and planted mid-frequency topics are not found. ``"log"`` and ``"tfidf"``
+        weight counts: a matrix of non-integer values (already weighted, e.g. by
+        ``TfidfVectorizer``) is refused with them; ``"count"`` uses any values as they are.
     min_df, max_df : int or float, default=5 and 0.5
         Vocabulary pruning as scikit-learn's vectorizers: a word in fewer than
         ``min_df`` documents or in more than ``max_df`` documents (an int: a count; a
@@ -397,6 +399,11 @@ def _open(docword, vocab, cfg: TopicConfig) -> Corpus:
         if X is not None and X.nnz and X.data.min() < 0:
             raise InvalidParameterError(f"scaling={scaling!r} needs non-negative values; the "
                                         "matrix has negative entries.")
+        raise InvalidParameterError(
+            f"scaling={scaling!r} weights word counts, but {corpus.name} holds non-integer "
+            "values: already weighted (e.g. read_text_documents(..., vectorizer='tfidf') or "
+            f"scikit-learn's TfidfVectorizer), they would be weighted twice. Pass "
+            "scaling='count' to use the values as they are, or give the raw counts.")
     if corpus.nnz == 0:
         raise InvalidParameterError(f"{corpus.name}: the corpus has no nonzero entries.")
     return corpus
