@@ -98,12 +98,15 @@ class StabilityResult:
     def lines(self, feature_names=None, *, label="component"):
         """One line per component, for tables: ``"component 1: stability 0.94 (word 1.00, …)"``
         with the reference support's variables and their selection frequencies."""
+        from ._printable import printable
+
         out = []
         label_of = getattr(self.reference, "feature_label", None)
         for j, supp in enumerate(self.reference.supports):
             names = [str(feature_names[i]) if feature_names is not None
                      else (label_of(i) if label_of is not None else str(i)) for i in supp]
-            freqs = ", ".join(f"{w} {f:.2f}" for w, f in zip(names, self.frequencies[j, supp]))
+            freqs = ", ".join(f"{printable(w)} {f:.2f}"
+                              for w, f in zip(names, self.frequencies[j, supp]))
             out.append(f"{label} {j + 1}: stability {self.stability[j]:.2f} ({freqs})")
         return out
 

@@ -94,3 +94,13 @@ def test_index_column_without_a_name_is_fine(tmp_path):
     X, names = read_table(path)
     assert names == ["a", "b"] and X.shape == (3, 2)
     assert check_vocabulary(np.array(["u", "v"])) == ["u", "v"]
+
+
+def test_uci_file_with_an_array_or_series_vocabulary(tmp_path):
+    path = tmp_path / "docword.t.txt"
+    path.write_text("3\n4\n5\n1 1 2\n1 3 1\n2 2 4\n3 4 1\n3 1 1\n")
+    for words in (np.array(["a", "b", "c", "d"]), pd.Series(["a", "b", "c", "d"])):
+        assert open_corpus(path, words, cache=False).words == ["a", "b", "c", "d"]
+    with pytest.raises(InvalidParameterError) as err:
+        open_corpus(path, np.array(["a", "b", "", "d"]), cache=False)
+    assert str(err.value) == f"parameter 'vocab': entry 2: blank word ''; {RULE}."

@@ -58,13 +58,13 @@ def _version():
     return __version__
 
 
-def _one_line_warnings():
-    """Show warnings as one line each on stderr (``eigensparse: warning: ...``); returns
-    the previous ``warnings.showwarning`` to restore."""
+def _one_line_warnings(argv=None):
+    """Show warnings as one line each on stderr (``eigensparse: warning: ...``, names
+    escaped as in errors); returns the previous ``warnings.showwarning`` to restore."""
     import warnings
 
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"eigensparse: warning: {str(message).splitlines()[0]}", file=sys.stderr)
+        print(f"eigensparse: warning: {_one_line(message, argv)}", file=sys.stderr)
 
     old, warnings.showwarning = warnings.showwarning, show
     return old
@@ -101,7 +101,7 @@ def interrupted() -> int:
 
 
 def _one_line(exc, argv) -> str:
-    """The first line of the error's message, every argument that names a path (or any
+    """The first line of an error's (or a warning's) message, every argument that names a path (or any
     text) with a line break or another control character escaped first, so that the line
     names it whole (:func:`eigensparse._printable.printable`)."""
     from .._printable import printable
@@ -145,7 +145,7 @@ def _main(argv) -> int:
         return 0
     import warnings
 
-    old_showwarning = _one_line_warnings()
+    old_showwarning = _one_line_warnings(argv)
     try:
         check_output_paths(args)
         return args.run(args)

@@ -117,9 +117,10 @@ def load_pitprops() -> Bunch:
     >>> [pitprops.feature_names[i] for i in res.supports[0]]
     ['topdiam', 'length']
     """
+    from ..io.tabular import read_table
+
     with resources.as_file(_path("pitprops.csv")) as f:
-        names = open(f).readline().strip().split(",")
-        C = np.loadtxt(f, delimiter=",", skiprows=1)
+        C, names = read_table(f)
     return Bunch(C, names, "Pitprops correlation matrix (Jeffers 1967), 13 variables, n=180",
                  n_samples=180)
 

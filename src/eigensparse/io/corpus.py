@@ -294,12 +294,13 @@ def open_corpus(docword, vocab=None, *, cache: bool = True, cache_dir=None,
 
         X = read_npz(path)
     else:
-        if isinstance(vocab, (list, tuple)):
+        if vocab is not None and not isinstance(vocab, (str, bytes, os.PathLike)):
+            vocab = check_vocabulary(vocab, "vocab")  # a list, an array, a Series of words
             c = UCICorpus(path, None, cache=cache, cache_dir=cache_dir, verify=verify)
             if len(vocab) != c.n_words:
                 raise InvalidParameterError(
                     f"parameter 'vocab' has {len(vocab)} words but {path} has W={c.n_words}.")
-            c.words = check_vocabulary(vocab, "vocab")
+            c.words = vocab
             return c
         return UCICorpus(path, vocab, cache=cache, cache_dir=cache_dir, verify=verify)
     words = read_vocabulary(vocab, X.shape[1]) if isinstance(vocab, (str, os.PathLike)) else vocab

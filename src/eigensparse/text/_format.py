@@ -108,7 +108,9 @@ def _title(corpus, n_docs, n_words, scaling, method) -> str:
             if n_docs is not None and n_words is not None else "")
     how = ", ".join(x for x in (f"scaling {scaling}" if scaling else "",
                                 f"method {method}" if method else "") if x)
-    return f"Topics of {corpus or 'the corpus'}{size}" + (f" — {how}" if how else "")
+    from .._printable import printable
+
+    return f"Topics of {printable(corpus or 'the corpus')}{size}" + (f" — {how}" if how else "")
 
 
 def format_topics(topics: Sequence, *, corpus: str | None = None, n_docs: int | None = None,
