@@ -51,8 +51,9 @@ def draw_seed(random_state, size=None):
 
 
 class Deadline:
-    """The time limit of one call: ``seconds`` from now on ``time.perf_counter`` (None:
-    no limit), with the time elapsed since it was set.
+    """The time limit of one call: ``seconds`` from now (or from ``start``, a
+    ``time.perf_counter`` value: several limits of one call share its start) on
+    ``time.perf_counter`` (None: no limit), with the time elapsed since the start.
 
     Examples
     --------
@@ -64,8 +65,8 @@ class Deadline:
     (inf, False, 0.001)
     """
 
-    def __init__(self, seconds=None):
-        self.start = time.perf_counter()
+    def __init__(self, seconds=None, *, start: float | None = None):
+        self.start = time.perf_counter() if start is None else float(start)
         self.at = math.inf if seconds is None else self.start + float(seconds)
 
     @property

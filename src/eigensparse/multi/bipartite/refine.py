@@ -2,8 +2,6 @@
 polish, re-match on the full operator, and variable swaps ranked by a Rayleigh–Ritz bound."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from scipy import linalg as sla
 
@@ -180,17 +178,17 @@ def _refine(state: _State, op: Operator, caps, matcher, deadline, max_rounds=500
         if nxt is not None:
             state = nxt
             stats["rematches"] += 1
-            if time.perf_counter() > deadline:
+            if deadline.passed():
                 break
             continue
-        if time.perf_counter() > deadline:
+        if deadline.passed():
             break
         n = _swap_round(state, op, SX)
         stats["swaps"] += n
         if n == 0:
             stats["converged"] = True
             break
-        if time.perf_counter() > deadline:
+        if deadline.passed():
             break
     stats.setdefault("converged", False)
     stats["after"] = state.value
@@ -205,6 +203,6 @@ def _refine_solutions(search, op: Operator, caps, matcher, gram, deadline):
         stats_all.append(stats)
         if state is None or st.value > state.value:
             state = st
-        if time.perf_counter() > deadline:
+        if deadline.passed():
             break
     return state, stats_all

@@ -4,7 +4,6 @@ solutions from different basins for the refinement."""
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -206,7 +205,7 @@ class _CandidateSearch:
 def _search_net(search, net, k, interchangeable, batch_size, deadline) -> bool:
     """Evaluate every candidate of the ε-net; True when the deadline stopped it."""
     for C in net_batches(net, k, interchangeable, batch_size):
-        if time.perf_counter() > deadline:
+        if deadline.passed():
             return True
         search.evaluate(C)
     return False
@@ -222,7 +221,7 @@ def _search_random(search, rng, total, rank, k, sampling, batch_size, deadline) 
     elite_v = np.zeros(0)
     left = total
     while left > 0:
-        if time.perf_counter() > deadline:
+        if deadline.passed():
             return True
         b = min(batch_size, left)
         C = random_candidates(rng, b, rank, k, dirs)
