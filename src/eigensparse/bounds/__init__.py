@@ -22,7 +22,9 @@ Trivial bounds on v(s) are also provided: λmax(Σ), the sum of the s largest va
 (λmax(Σ_II) <= Tr Σ_II), s·max Σ_ii, and a Gershgorin bound.
 
 The bounds live in :mod:`._cheap` (trace, Gershgorin, λmax, the working-set split),
-and :mod:`._dual` (DSPCA's dual, the ℓ0 dual, handbook Proposition 2).
+:mod:`._dual` (DSPCA's dual, the ℓ0 dual, handbook Proposition 2) and :mod:`._threshold`
+(DSPCA's dual at the soft-thresholded matrix with safe elimination, for one component and
+for the total of several disjoint ones).
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from ._cheap import (BOUND_DENSE, BOUND_GERSHGORIN, BOUND_SPLIT, _full_problem_b
 from ._common import CERT_RTOL, _as_op, _check_card
 from ._dual import (Certificate, certify_support, dspca_cardinality_bound, dspca_dual_bound,
                     penalized_scaling_bound)
+from ._threshold import BOUND_THRESHOLD, BOUND_TOTAL, threshold_bound, total_upper_bound
 
 __all__ = [
     "Certificate",
@@ -46,4 +49,6 @@ __all__ = [
     "partner_sums",
     "gershgorin_bounds",
     "monotone_upper_bounds",
+    "threshold_bound",
+    "total_upper_bound",
 ]

@@ -1,0 +1,62 @@
+"""The soft-threshold bounds (one component, disjoint totals) against brute force."""
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from eigensparse import Covariance, InvalidParameterError
+from eigensparse.bounds import threshold_bound, total_upper_bound
+
+
+def _lmax(S, T):
+    return np.linalg.eigvalsh(S[np.ix_(T, T)])[-1] if len(T) else 0.0
+
+
+def _best_disjoint(S, cards):
+    """max Σ_j λmax(Σ[T_j, T_j]) over pairwise disjoint T_j, |T_j| = s_j (brute force)."""
+    p = S.shape[0]
+
+    def rec(free, cards):
+        if not cards:
+            return 0.0
+        return max(_lmax(S, list(T)) + rec([i for i in free if i not in T], cards[1:])
+                   for T in combinations(free, cards[0]))
+
+    return rec(list(range(p)), list(cards))
+
+
+def test_threshold_bound_is_above_the_optimum(instances, exhaustive):
+    for S in instances:
+        for s in (1, 2, 3, 5):
+            v, _ = exhaustive(S, s)
+            ub, rho = threshold_bound(Covariance(S), s)
+            assert ub >= v * (1 - 1e-12) and rho >= 0
+
+
+def test_total_bound_is_above_the_best_disjoint_components(instances):
+    for S in instances[:4]:
+        for cards in ([2, 2], [3, 2], [2, 2, 2]):
+            best = _best_disjoint(S, cards)
+            ub = total_upper_bound(Covariance(S), cards)
+            assert ub >= best * (1 - 1e-12), (cards, ub, best)
+            assert ub <= np.sort(np.diag(S))[::-1][:sum(cards)].sum() * (1 + 1e-9)
+
+
+def test_features_left_out_are_covered_by_their_variances(instances, exhaustive):
+    for S in instances[:4]:
+        d = np.diag(S)
+        W = np.argsort(-d)[:6]  # the op holds 6 of the 9 features, the others by variance
+        out = np.setdiff1d(np.arange(9), W)
+        v, _ = exhaustive(S, 3)
+        ub, rho = threshold_bound(Covariance(S[np.ix_(W, W)]), 3, outside=d[out])
+        assert ub >= v * (1 - 1e-12) and rho >= d[out].max()
+        best = _best_disjoint(S, [2, 2])
+        assert total_upper_bound(Covariance(S[np.ix_(W, W)]), [2, 2], outside=d[out]) >= best
+
+
+def test_bad_input_names_the_parameter():
+    S = Covariance(np.eye(4))
+    with pytest.raises(InvalidParameterError, match="'cardinalities'"):
+        total_upper_bound(S, [3, 3])
+    with pytest.raises(InvalidParameterError, match="'outside'"):
+        threshold_bound(S, 2, outside=[np.nan])
