@@ -141,3 +141,25 @@ def test_fit_and_topics_json_carry_the_certificate(tmp_path):
         assert c["upper_bound"] == pytest.approx(r.upper_bound)
         assert c["relative_gap"] == pytest.approx(r.relative_gap)
         assert c["certified"] is r.certified
+
+
+def test_disjoint_components_carry_a_bound_on_their_total():
+    import eigensparse as es
+
+    from itertools import combinations
+
+    S = np.cov(np.random.default_rng(3).standard_normal((60, 8)) @ np.triu(np.ones((8, 8))),
+               rowvar=False)
+    best = max(np.linalg.eigvalsh(S[np.ix_(A, A)])[-1] + np.linalg.eigvalsh(S[np.ix_(B, B)])[-1]
+               for A in combinations(range(8), 2)
+               for B in combinations([i for i in range(8) if i not in A], 2))
+    for kw in ({"deflation": "disjoint"}, {"method": "bipartite"}):
+        res = es.sparse_pca(es.Covariance(S), n_components=2, cardinality=2, random_state=0, **kw)
+        assert res.total_found == pytest.approx(res.variances.sum())
+        assert res.total_upper_bound >= best * (1 - 1e-12) >= res.total_found * (1 - 1e-9)
+        doc = res.to_dict()
+        assert doc["total_upper_bound"] == res.total_upper_bound
+        assert doc["total_found"] == res.total_found
+        assert "bound on any 2 disjoint components" in res.summary()
+    res = es.sparse_pca(es.Covariance(S), n_components=2, cardinality=2, deflation="schur")
+    assert res.total_upper_bound is None and res.to_dict()["total_upper_bound"] is None

@@ -512,7 +512,7 @@ def progress_bar(plan: Plan, desc: str | None = None, leave: bool = True):
 
 def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = None,
              features=None, n_features: int | None = None, total_variance=None,
-             result_type=SparsePCAResult, cardinality_tolerance: int = 0,
+             result_type=SparsePCAResult, cardinality_tolerance: int = 0, outside=None,
              **fields) -> SparsePCAResult:
     """The multi-component result of ``results`` (loadings on ``op``'s features):
     sign rule, variances on ``op`` (undeflated), adjusted variances, supports.
@@ -527,7 +527,10 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
     ``total_variance`` defaults to Tr Σ of ``op``. ``result_type`` (a subclass of
     :class:`SparsePCAResult`) and ``fields`` let a front door add its own attributes.
     A row with more than ``cardinality_tolerance`` nonzeros fewer than asked is recorded
-    in ``info["cardinality_short"]`` ({row: (nonzeros, asked)}) and said by a warning."""
+    in ``info["cardinality_short"]`` ({row: (nonzeros, asked)}) and said by a warning.
+    Disjoint components (a joint method or ``deflation="disjoint"``, cardinalities given)
+    get ``info["total_upper_bound"]`` (:func:`eigensparse.bounds.total_upper_bound`; with
+    ``features``, only when ``outside`` holds the variances of the features left out)."""
     p = op.n_features
     C = fix_sign(np.vstack([r.loadings for r in results])) if results else np.zeros((0, p))
     G = C @ op.matmat(C.T) if results else np.zeros((0, 0))  # C Σ Cᵀ: one product for both
@@ -563,6 +566,11 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
                 + ": no support of the asked size carries variance there (features of zero "
                 "variance, or variance taken by the components before).",
                 UserWarning, stacklevel=2)
+    if ((plan.joint or plan.deflation == "disjoint") and plan.auto is None and plan.penalty is None
+            and results and (features is None or outside is not None)):
+        from .bounds import total_upper_bound
+
+        base["total_upper_bound"] = total_upper_bound(op, plan.cardinalities, outside=outside)
     base.update(info or {})
     return result_type(
         components=C, variances=np.asarray(variances, dtype=float), explained_variance=expl,

@@ -278,6 +278,29 @@ class SparsePCAResult:
         }
 
     @property
+    def total_found(self) -> float:
+        """The components' total variance, the sum of ``variances``."""
+        return float(np.sum(self.variances))
+
+    @property
+    def total_upper_bound(self) -> float | None:
+        """A proven bound on the total variance of any components with pairwise disjoint
+        supports of the asked sizes (:func:`eigensparse.bounds.total_upper_bound`), for a
+        joint method or ``deflation="disjoint"``; None otherwise."""
+        ub = self.info.get("total_upper_bound")
+        return None if ub is None else max(float(ub), self.total_found)
+
+    def total_line(self) -> str | None:
+        """``total found F; bound B (gap r%)`` when :attr:`total_upper_bound` is known."""
+        ub = self.total_upper_bound
+        if ub is None:
+            return None
+        gap = 100 * (ub - self.total_found) / ub if ub > 0 else 0.0
+        return (f"total variance of the components {self.total_found:.4g}; bound on any "
+                f"{self.components.shape[0]} disjoint components of these sizes {ub:.4g} "
+                f"(gap {gap:.1f}%)")
+
+    @property
     def stability(self):
         """The :class:`eigensparse.stability.StabilityResult` (None unless asked for)."""
         return self.info.get("stability")
@@ -301,6 +324,7 @@ class SparsePCAResult:
             "operator": self.info.get("operator"),
             "total_variance": float(self.total_variance),
             "explained_variance_ratio": float(np.sum(self.explained_variance_ratio)),
+            "total_found": self.total_found, "total_upper_bound": self.total_upper_bound,
             "cardinality_rule": self.info.get("cardinality_rule"),
             "stability": None if self.stability is None else {
                 "n_resamples": int(self.stability.n_resamples),

@@ -401,8 +401,10 @@ def _header(res, title: str | None) -> list:
     head = (f"{name}: {k} components, {p} {res.feature_unit}, method {res.method!r}, "
             f"deflation {res.deflation!r}" + (f", order {order!r}" if order else ""))
     explained = 100 * float(np.sum(res.explained_variance_ratio))
-    return [head, f"total variance {_fmt(float(res.total_variance))}; explained {explained:.2f}% "
-                  "(adjusted variance, Zou-Hastie-Tibshirani)"]
+    out = [head, f"total variance {_fmt(float(res.total_variance))}; explained {explained:.2f}% "
+                 "(adjusted variance, Zou-Hastie-Tibshirani)"]
+    total = res.total_line() if hasattr(res, "total_line") else None
+    return out + ([total] if total else [])
 
 
 def format_summary(res, n_loadings: int = 5, title: str | None = None) -> str:

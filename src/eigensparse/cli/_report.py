@@ -26,6 +26,8 @@ def report(res, args, *, header: str, extra_json: dict | None = None, note: str 
     total = f"total: explained (adjusted) {100 * float(np.sum(res.explained_variance_ratio)):.2f}% " \
             f"of {res.total_variance:.4g}"
     print(total + (f"; {note}" if note else ""))
+    if res.total_line():
+        print(res.total_line())
     if args.json:
         doc = res.to_dict()
         doc.update(extra_json or {})

@@ -448,8 +448,11 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
     op = wset.op
     total_variance = float(var.sum())
     words = corpus.words
+    left_out = np.ones(wset.W, dtype=bool)
+    left_out[wset.ws] = False
     res = assemble(op, plan, results, features=wset.ws, n_features=corpus.n_words,
                    result_type=TopicsResult, total_variance=total_variance,
+                   outside=wset.var[left_out],
                    cardinality_tolerance=cardinality_tolerance,
                    name=name, n_docs=corpus.n_docs, n_words=corpus.n_words,
                    nnz=int(corpus.nnz), scaling=scaling, center=center,
