@@ -25,9 +25,9 @@ def report(res, args, *, header: str, extra_json: dict | None = None, note: str 
     print(res.format_table(ascii=_ascii()))
     total = f"total: explained (adjusted) {100 * float(np.sum(res.explained_variance_ratio)):.2f}% " \
             f"of {res.total_variance:.4g}"
-    print(total + (f"; {note}" if note else ""))
     if res.total_line():
-        print(res.total_line())
+        total += f"; {res.total_line()}"
+    print(total + (f"; {note}" if note else ""))
     if args.json:
         doc = res.to_dict()
         doc.update(extra_json or {})
