@@ -35,3 +35,14 @@ def test_errors_after_a_multiline_record_name_the_physical_line(tmp_path):
     cov.write_text('"x\ny",z\n1,0.5\n0.4,1\n')
     with pytest.raises(InvalidParameterError, match=r"cov.csv: line 3: a covariance must be symmetric"):
         load_data(cov, covariance=True)
+
+
+@pytest.mark.parametrize("text, names", [
+    ('"a,b";c;d\n1;2;3\n4;5;7\n', ["a,b", "c", "d"]),
+    ('"x\ny"\t"p;q"\n1\t2\n3\t5\n', ["x\ny", "p;q"]),
+])
+def test_delimiter_of_a_txt_is_found_outside_quoted_cells(tmp_path, text, names):
+    path = tmp_path / "t.txt"
+    path.write_text(text)
+    X, got = read_table(path)
+    assert got == names and X.shape == (2, len(names))

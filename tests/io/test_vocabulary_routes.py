@@ -27,6 +27,12 @@ def _counts(n_words=4):
     (["a", "b", "a", "a"], "entry 2: duplicate word 'a' (first at entry 0)"),
     (["a"] * 4, "entry 1: duplicate word 'a' (first at entry 0)"),
     (["a", None, "c", "d"], "entry 1: NoneType None is not a string"),
+    (["a", "b", "\u200b", "d"], "entry 2: blank word '\\u200b'"),
+    (["a", "b", "a ", "d"], "entry 2: duplicate word 'a ' (first at entry 0: 'a' up to white "
+                            "space or Unicode normalization)"),
+    (["\u00e9t\u00e9", "b", "e\u0301te\u0301", "d"],
+     "entry 2: duplicate word 'e\u0301te\u0301' (first at entry 0: '\u00e9t\u00e9' up to white "
+     "space or Unicode normalization)"),
 ])
 def test_list_vocabulary_refused_by_every_topic_route(words, what):
     msg = f"parameter 'vocab': {what}; {RULE}"

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
+import unicodedata
 import zlib
 
 from .._validation import InvalidParameterError
@@ -81,20 +83,56 @@ def read_vocabulary(path, n_words: int | None = None) -> list[str]:
     return words
 
 
+#: characters that show nothing: white space, controls, format characters (zero width)
+_INVISIBLE = ("Cc", "Cf", "Zs", "Zl", "Zp")
+
+
+#: the ASCII characters that show nothing (white space and controls)
+_ASCII_INVISIBLE = "".join(map(chr, range(33))) + "\x7f"
+
+
+def _blank(w: str) -> bool:
+    if w.isascii():
+        return not w.strip(_ASCII_INVISIBLE)
+    return all(c.isspace() or unicodedata.category(c) in _INVISIBLE for c in w)
+
+
+#: white space and controls (U+001F, the separator of the joined words, aside): an ASCII
+#: vocabulary without any needs no entry-by-entry check
+_SPACE_OR_CONTROL = re.compile(r"[\x00-\x1e\x20\x7f]")
+
+
+def _plainly_fine(words) -> bool:
+    """A fast yes for the common vocabulary: distinct ASCII strings, none empty, without
+    white space or controls (no entry-by-entry check then)."""
+    if not all(type(w) is str for w in words) or len(set(words)) != len(words):
+        return False
+    joined = "\x1f".join(words)
+    return (joined.isascii() and _SPACE_OR_CONTROL.search(joined) is None and joined != ""
+            and "\x1f\x1f" not in joined and joined[0] != "\x1f" and joined[-1] != "\x1f")
+
+
 def _vocabulary_problem(words):
-    """(index, what is wrong, index of the first occurrence or None) of the first entry of
-    ``words`` that is not a string, is blank, or repeats an earlier entry; None when all
-    are distinct non-blank strings."""
+    """(index, what is wrong, index of the first occurrence or None, how it is the same) of
+    the first entry of
+    ``words`` that is not a string, is blank (shows nothing: white space, control or
+    zero-width characters), or repeats an earlier entry (the same word up to surrounding
+    white space and Unicode normalization: it would print the same); None when all are
+    distinct non-blank strings."""
     first = {}
     for i, w in enumerate(words):
         if not isinstance(w, str):
-            return i, f"{type(w).__name__} {w!r} is not a string", None
+            return i, f"{type(w).__name__} {w!r} is not a string", None, ""
         w = str(w)
-        if not w.strip():
-            return i, f"blank word {w!r}", None
-        if w in first:
-            return i, f"duplicate word {w[:40]!r}", first[w]
-        first[w] = i
+        if _blank(w):
+            return i, f"blank word {w!r}", None, ""
+        key = w.strip() if w.isascii() else unicodedata.normalize("NFC", w.strip())
+        if key in first:
+            j = first[key]
+            same = "" if words[j] == w else f": {words[j][:40]!r} up to white space or Unicode " \
+                                            "normalization"
+            return i, f"duplicate word {w[:40]!r}", j, same
+        first[key] = i
     return None
 
 
@@ -120,18 +158,20 @@ def check_vocabulary(words, parameter: str = "vocab", *, path=None, line=None, f
     ...
     eigensparse._validation.InvalidParameterError: parameter 'vocab': entry 2: duplicate word 'a' (first at entry 0); every word (feature name) must be a distinct, non-blank string.
     """
-    words = [str(w) if isinstance(w, numbers.Integral) and not isinstance(w, bool) else w
-             for w in words]  # integer names (a DataFrame's default columns) as text
-    problem = _vocabulary_problem(words)
+    words = list(words)
+    if not all(type(w) is str for w in words):  # integer names (a DataFrame's columns) as text
+        words = [str(w) if isinstance(w, (str, numbers.Integral)) and not isinstance(w, bool)
+                 else w for w in words]
+    problem = None if _plainly_fine(words) else _vocabulary_problem(words)
     if problem is None:
-        return [str(w) for w in words]
-    i, what, j = problem
+        return words
+    i, what, j, same = problem
     rule = "every word (feature name) must be a distinct, non-blank string"
     if path is not None and line is not None:  # the names of one line (a table's header)
-        where = "" if j is None else f" (first in column {j + first})"
+        where = "" if j is None else f" (first in column {j + first}{same})"
         raise _err(path, line, f"column {i + first}: {what}{where}; {rule}.")
     if path is not None:
-        where = "" if j is None else f" (first on line {j + 1})"
+        where = "" if j is None else f" (first on line {j + 1}{same})"
         raise _err(path, i + 1, f"{what}{where}; {rule} (parameter '{parameter}').")
-    where = "" if j is None else f" (first at {entry} {j})"
+    where = "" if j is None else f" (first at {entry} {j}{same})"
     raise InvalidParameterError(f"parameter '{parameter}': {entry} {i}: {what}{where}; {rule}.")

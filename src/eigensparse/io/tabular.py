@@ -20,6 +20,7 @@ import csv
 import gzip
 import io
 import os
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -68,13 +69,21 @@ def _open_text(path):
         raise _err(path, line, f"not valid UTF-8 text (byte {raw[exc.start]:#04x}).") from None
 
 
-def _sniff_delimiter(first_line: str, ext: str):
+def _sniff_delimiter(lines, ext: str):
+    """The delimiter of a table by its suffix, else the first of tab, comma, semicolon
+    outside the quoted cells of the first record (which may span lines), else None: runs
+    of white space."""
     if ext in _DELIMITERS:
         return _DELIMITERS[ext]
+    first = next(i for i, ln in enumerate(lines) if ln.strip())
+    record, n = lines[first], first + 1
+    while record.count('"') % 2 and n < len(lines):  # a quoted cell goes on
+        record, n = record + "\n" + lines[n], n + 1
+    record = re.sub(r'"(?:[^"]|"")*"', "", record)
     for d in ("\t", ",", ";"):
-        if d in first_line:
+        if d in record:
             return d
-    return None  # runs of white space
+    return None
 
 
 def _records(text: str, delimiter, limit=None):
@@ -163,10 +172,9 @@ def _read_table(path, delimiter):
     text = _open_text(path)
     ext, _ = _suffixes(path)
     lines = text.splitlines()
-    first = next((ln for ln in lines if ln.strip()), None)
-    if first is None:
+    if not any(ln.strip() for ln in lines):
         raise _err(path, 1, "the file is empty.")
-    delimiter = delimiter if delimiter is not None else _sniff_delimiter(first, ext)
+    delimiter = delimiter if delimiter is not None else _sniff_delimiter(lines, ext)
     try:
         head = _records(text, delimiter, limit=2)
     except csv.Error as exc:  # e.g. a NUL byte
