@@ -16,6 +16,9 @@ Test time (``docs/developer/contributing.rst``, "Test time"):
   (default 180). ``EIGENSPARSE_SLOW=1`` runs every slow test, ``EIGENSPARSE_SLOW=0`` none.
   A slow test not run is reported as skipped with its reason, and the terminal summary
   lists every one.
+- ``tests/numba_warmup.py`` compiles the numba kernels into their cache in a separate
+  process while the session collects and runs its first tests
+  (``EIGENSPARSE_NUMBA_WARMUP=0`` turns it off).
 """
 import importlib.util
 import os
@@ -112,8 +115,41 @@ class _SlowTests:
 _SLOW = []
 
 
+_WARMUP = []
+
+
 def pytest_configure(config):
     _SLOW[:] = [_SlowTests()]
+    warmup = os.environ.get("EIGENSPARSE_NUMBA_WARMUP", "1")
+    if warmup not in ("0", "1"):
+        raise pytest.UsageError(f"EIGENSPARSE_NUMBA_WARMUP must be 1 (compile the numba kernels "
+                                f"in a separate process, the default) or 0; got {warmup!r}.")
+    if warmup == "1" and not config.option.collectonly:
+        _WARMUP[:] = [_start_numba_warmup()]
+
+
+def _start_numba_warmup():
+    """The warm-up process (``tests/numba_warmup.py``), run on the package the tests import."""
+    import subprocess
+    import sys
+
+    spec = importlib.util.find_spec("eigensparse")
+    script = Path(__file__).resolve().parent / "tests" / "numba_warmup.py"
+    if spec is None or spec.origin is None or not script.is_file():
+        return None
+    package_root = str(Path(spec.origin).resolve().parents[1])
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    return subprocess.Popen([sys.executable, str(script)], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def pytest_unconfigure(config):
+    for proc in _WARMUP:
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            proc.wait()
+    _WARMUP.clear()
 
 
 def pytest_sessionstart(session):

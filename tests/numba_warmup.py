@@ -1,0 +1,89 @@
+"""Compile the package's numba kernels into their on-disk cache (``cache=True``) while the
+test session collects and runs its first tests.
+
+The root ``conftest.py`` starts this script as a separate process at the start of a test
+session (``EIGENSPARSE_NUMBA_WARMUP=0`` turns it off): on a fresh checkout every kernel is
+compiled once, on the second core, before most tests need it, and a test that reaches a
+kernel first compiles it itself as it would without this script. Only public entry points
+are called, on small problems of the kinds the tests use (the same argument types, so the
+same compiled signatures), roughly in the order the test session first needs them. Each
+step is independent: one that fails is skipped in silence (the tests report errors).
+"""
+import warnings
+
+
+def _steps():
+    import numpy as np
+    import scipy.sparse as sp
+
+    import eigensparse as es
+
+    rng = np.random.default_rng(0)
+    dense = rng.standard_normal((60, 24))
+    dense[:, :4] += 2 * rng.standard_normal((60, 1))
+    wide = rng.standard_normal((40, 700))
+    counts = sp.csr_matrix(rng.poisson(0.6, (300, 80)).astype(float))
+
+    def small_auto():  # the default method on a small problem: certified by its search
+        es.sparse_pca(dense, n_components=2, cardinality=4, random_state=0)
+
+    def wide_auto():  # the wide route: partners, swaps, truncated power from supports
+        es.sparse_pca(wide, n_components=2, cardinality=6, random_state=0)
+
+    def topics():  # the topic engine on counts: passes, screening, gram accumulation
+        from eigensparse.text import extract_topics
+
+        extract_topics(counts, n_topics=2, cardinality=4, progress=False)
+
+    def kos():  # the bundled corpus through its reader, its topics streamed from the file
+        from eigensparse.datasets import load_kos
+        from eigensparse.text import extract_topics
+
+        kos = load_kos()
+        extract_topics(*kos.filenames.values(), n_topics=1, cardinality=3, progress=False)
+
+    def exact():
+        es.sparse_pca(dense, n_components=1, cardinality=5, method="exact")
+
+    def node_bounds():  # the Lanczos bound of a large block in the exact search
+        from eigensparse.solvers._exact import _bounds
+
+        G = rng.standard_normal((2 * _bounds.LANCZOS_MIN, 2 * _bounds.LANCZOS_MIN))
+        B = G @ G.T
+        _bounds.top_eig_upper(B, np.ones(B.shape[0]))
+        _bounds.top_eig_upper(B, np.ones((B.shape[0], 2))[:, 0])  # a strided start
+
+    def relaxation():
+        for method in ("bca", "bipartite"):
+            es.sparse_pca(dense, n_components=2, cardinality=4, method=method)
+
+    def corpus():
+        import tempfile
+
+        from eigensparse.datasets import make_synthetic_corpus
+
+        with tempfile.TemporaryDirectory() as tmp:
+            make_synthetic_corpus(tmp, n_docs=50, n_words=300, random_state=0)
+
+    return [small_auto, wide_auto, topics, kos, exact, node_bounds, relaxation, corpus]
+
+
+def main():
+    import os
+    import tempfile
+
+    warnings.simplefilter("ignore")
+    if hasattr(os, "nice"):
+        os.nice(5)  # the tests first
+    with tempfile.TemporaryDirectory() as tmp:  # never the user's cache or data folder
+        os.environ["EIGENSPARSE_CACHE_DIR"] = os.path.join(tmp, "cache")
+        os.environ["EIGENSPARSE_DATA"] = os.path.join(tmp, "data")
+        for step in _steps():
+            try:
+                step()
+            except Exception:  # noqa: BLE001 - a warm-up, not a test
+                pass
+
+
+if __name__ == "__main__":
+    main()
