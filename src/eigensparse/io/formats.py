@@ -159,11 +159,15 @@ def read_text_documents(source, *, vectorizer: str = "count", encoding: str = "u
 
     - ``.csv`` / ``.tsv``: a table with a header row (RFC 4180 quoting: a quoted cell may
       hold commas, doubled quotes and line breaks); each row's ``text_column`` is one
-      document (required: a table is not one document per line);
-    - ``.jsonl`` / ``.ndjson``: one JSON value per line, decoded (escapes such as ``\\n``
-      are characters, not words): a string, or an object whose field ``text_column`` is
-      the document;
-    - any other file: one document per line.
+      document (needed unless the table has one column or a column ``text``: a table is
+      never one document per line);
+    - ``.jsonl`` / ``.ndjson`` / ``.json``: one JSON object per line, decoded (escapes
+      such as ``\\n`` are characters, not words), its field ``text_column`` (or ``text``);
+    - ``.parquet``: the column ``text_column``;
+    - any other file: one document per line;
+
+    each optionally compressed (``.gz``, ``.zst``, ``.bz2``), read by the readers of the
+    ``topics`` command (:mod:`eigensparse.io._text_readers`).
 
     ``vectorizer="tfidf"`` gives tf-idf weights, which :func:`eigensparse.text.extract_topics`
     refuses to weight again (pass ``scaling="count"`` to use them as they are).
@@ -187,86 +191,29 @@ def read_text_documents(source, *, vectorizer: str = "count", encoding: str = "u
             raw = open(fn, "rb").read()
             docs.append(_decode(raw, fn, encoding))
     else:
-        raw = open(path, "rb").read()
-        docs = _file_documents(_decode(raw, path, encoding), path, text_column)
+        docs = _file_documents(path, encoding, text_column)
     return vectorize_documents(docs, vectorizer=vectorizer, **options)
 
 
-def _file_documents(text: str, path: str, text_column) -> list:
-    """The documents of one file's text, by its suffix (see :func:`read_text_documents`)."""
-    low = path.lower()
-    if low.endswith((".csv", ".tsv")):
-        return _table_documents(text, path, text_column, "\t" if low.endswith(".tsv") else ",")
-    if low.endswith((".jsonl", ".ndjson")):
-        return _json_documents(text, path, text_column)
+def _file_documents(path: str, encoding: str, text_column) -> list:
+    """The documents of one file by its format (:mod:`eigensparse.io._text_readers`, the
+    readers of the ``topics`` command: pyarrow's CSV, JSON and Parquet readers, .gz/.zst/
+    .bz2 looked through); a missing value is an empty document (rows stay aligned)."""
+    from ._text_readers import detect_format, iter_document_batches, split_compression
+
+    fmt = detect_format(path)
+    if fmt != "lines":
+        return [t if t is not None else "" for texts, _ in
+                iter_document_batches(path, fmt, text_column=text_column, encoding=encoding)
+                for t in texts.to_pylist()]
     if text_column is not None:
         raise InvalidParameterError(
-            f"parameter 'text_column' applies to .csv, .tsv and .jsonl files; {path} is read "
-            "as one document per line.")
-    return text.splitlines()
-
-
-def _columns(names) -> str:
-    return ", ".join(repr(c) for c in list(names)[:20]) + (", …" if len(names) > 20 else "")
-
-
-def _table_documents(text: str, path: str, text_column, delimiter: str) -> list:
-    """Each row's ``text_column`` of a table with a header (csv module: RFC 4180)."""
-    import csv
-    import io
-
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        header = next(reader, None)
-        if header is None:
-            raise InvalidParameterError(f"{path}: line 1: the file is empty.")
-        if text_column is None:
-            raise InvalidParameterError(
-                f"{path}: a table, not one document per line: give text_column= (the column "
-                f"of the documents; the columns are {_columns(header)}).")
-        if text_column not in header:
-            raise InvalidParameterError(
-                f"parameter 'text_column': {path} has no column {text_column!r}; its columns "
-                f"are {_columns(header)}.")
-        j, docs, end = header.index(text_column), [], reader.line_num
-        for row in reader:
-            start, end = end + 1, reader.line_num
-            if not row:
-                continue
-            if j >= len(row):
-                raise InvalidParameterError(
-                    f"{path}: line {start}: {len(row)} cells, no {text_column!r} (column {j + 1}).")
-            docs.append(row[j])
-    except csv.Error as exc:
-        raise InvalidParameterError(f"{path}: line {reader.line_num}: {exc}.") from None
-    return docs
-
-
-def _json_documents(text: str, path: str, text_column) -> list:
-    """One decoded JSON value per line: a string, or an object's ``text_column``."""
-    import json
-
-    docs = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidParameterError(f"{path}: line {n}: not valid JSON ({exc.msg}, column "
-                                        f"{exc.colno}).") from None
-        if isinstance(value, dict):
-            if text_column is None or text_column not in value:
-                what = ("an object: give text_column=" if text_column is None else
-                        f"no field {text_column!r} (parameter 'text_column')")
-                raise InvalidParameterError(f"{path}: line {n}: {what}; its fields are "
-                                            f"{_columns(value)}.")
-            value = value[text_column]
-        if not isinstance(value, str):
-            raise InvalidParameterError(f"{path}: line {n}: the document is "
-                                        f"{type(value).__name__}, not a string.")
-        docs.append(value)
-    return docs
+            f"parameter 'text_column' applies to .csv, .tsv, .jsonl and .parquet files; "
+            f"{path} is read as one document per line.")
+    if split_compression(path)[1] is not None:
+        return [t for texts, _ in iter_document_batches(path, fmt, encoding=encoding)
+                for t in texts.to_pylist()]
+    return _decode(open(path, "rb").read(), path, encoding).splitlines()
 
 
 def _decode(raw: bytes, path, encoding):
