@@ -43,3 +43,9 @@ def test_a_line_break_in_a_file_name_stays_on_the_error_line(tmp_path):
     err = p.stderr.decode()
     assert p.returncode == 2 and err.count("\n") == 1
     assert err.startswith("eigensparse: error: no\\nsuch.csv: line 1: no such file")
+
+
+def test_usage_errors_are_one_line_too(tmp_path):
+    p = _run(["fit", "a.csv", "--no-such\nflag"], "utf-8", tmp_path)
+    err = p.stderr.decode()
+    assert p.returncode == 2 and err.count("\n") == 1 and "--no-such\\nflag" in err

@@ -41,7 +41,9 @@ class OneLineParser(argparse.ArgumentParser):
     subcommand parsers inherit the class."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+        from .._printable import printable  # an argument with a line break stays on the line
+
+        self.exit(2, f"{self.prog}: error: {printable(message)} (see `{self.prog} --help`)\n")
 
 
 def _writable_dir(option, path, directory):
