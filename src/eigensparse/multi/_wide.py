@@ -30,7 +30,7 @@ __all__ = ["WIDE_FEATURES", "WORKING_SET", "POOL_SIZE", "POOL_FLOPS", "wide_appl
 
 #: the working-set search replaces the whole-operator chain beyond this many features
 #: (the default method searches a held or cheap Σ whole up to this size:
-#: ``eigensparse.solvers._auto.GLOBAL_FEATURES``)
+#: ``eigensparse.solvers._auto_settings.AutoSettings.global_features``)
 WIDE_FEATURES = 4096
 #: initial working-set size (None: the topic pipeline's, max(1000, 10·k·s) features)
 WORKING_SET = None
