@@ -28,7 +28,6 @@ solve itself, for a caller that holds a checked request (the topic pipeline's pl
 """
 from __future__ import annotations
 
-import time
 import warnings
 from numbers import Integral, Real
 
@@ -36,6 +35,7 @@ import numpy as np
 
 from .._linalg import fix_sign
 from .._result import ComponentResult
+from .._util import Deadline
 from .._validation import Interval, InvalidParameterError, StrOptions, check_params
 from ..operators import Covariance, Operator
 from ..registry import MethodSpec, get_method, methods
@@ -232,7 +232,7 @@ def bounded_solve(cov, spec: MethodSpec, s: int, *, used=None, tau_outside: floa
     how = spec.bounded
     fallback = None if how.fallback is None else get_method(how.fallback)
     _warm_up(spec, n_starts)
-    t0 = time.perf_counter()
+    deadline = Deadline(max_time)
     d = cov.diag()
     cand = np.flatnonzero(~used_mask & (d > 0))
     if cand.size < s:
@@ -250,13 +250,13 @@ def bounded_solve(cov, spec: MethodSpec, s: int, *, used=None, tau_outside: floa
         idx = np.sort(cand[:size])
         sub = cov.restrict(idx)
         use = spec
-        left = max_time - (time.perf_counter() - t0)
+        left = deadline.left()
         if fallback is not None and (size > relaxation_max_size or (
                 per_cost is not None and per_cost * size**how.cost_exponent > left)):
             use, fell_back = fallback, True
-        t1 = time.perf_counter()
+        solve_clock = Deadline()
         r = _solve(sub, s, use, n_starts, warm, random_state, opts if use is spec else {})
-        dt = time.perf_counter() - t1
+        dt = solve_clock.elapsed()
         if fallback is not None and use is spec:
             per_cost = dt / size**how.cost_exponent
         n_solves += 1
@@ -267,7 +267,7 @@ def bounded_solve(cov, spec: MethodSpec, s: int, *, used=None, tau_outside: floa
             # candidate word
             bound = r if size >= cand.size else None
         if callback is not None:
-            callback(int(size), best[2], time.perf_counter() - t0)
+            callback(int(size), best[2], deadline.elapsed())
         tau = max(float(d[cand[size]]) if size < cand.size else 0.0, float(tau_outside))
         sup = np.sort(best[0])
         gain = swap_gain_bound(cov.block(sup), tau) if tau > 0 else -np.inf
@@ -280,7 +280,7 @@ def bounded_solve(cov, spec: MethodSpec, s: int, *, used=None, tau_outside: floa
         # the next solve costs about dt·growth (the cost exponent of the method that
         # solved); stop now rather than overrun the budget
         growth = (nxt_size / size) ** use.bounded.cost_exponent
-        if time.perf_counter() - t0 + dt * growth > max_time:
+        if deadline.left() < dt * growth:
             timed_out = True
             break
         size = nxt_size
@@ -295,7 +295,7 @@ def bounded_solve(cov, spec: MethodSpec, s: int, *, used=None, tau_outside: floa
     x[ids] = lv
     x = fix_sign(x)
     info = {"working_set_safe": bool(gain <= 0), "capped": capped, "timed_out": timed_out,
-            "fallback": fell_back, "solve_set_sizes": sizes, "seconds": time.perf_counter() - t0,
+            "fallback": fell_back, "solve_set_sizes": sizes, "seconds": deadline.elapsed(),
             "swap_gain": float(gain), "tau": float(tau), "n_solves": n_solves, "penalty": None}
     ub = gap = None
     if bound is not None and bound.upper_bound is not None:
