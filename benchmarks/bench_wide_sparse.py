@@ -14,9 +14,10 @@ Rows, per matrix: ``sparse_pca`` by its default route (the working-set search of
 answer), ``extract_topics`` with count scaling and no pruning, and, unless
 ``--skip-whole``, ``sparse_pca`` by the whole-operator chain (the route below the
 limit; minutes on the docstrings). Columns: seconds (one run after a warm-up of the
-compiled kernels), the total adjusted variance, each component's variance (on the
-centered count covariance) and the largest relative gap (upper bound − variance) /
-variance of the components.
+compiled kernels) and the CPU seconds of this process (all its threads: on a shared
+machine, closer to what an idle one takes), the total adjusted variance, each
+component's variance (on the centered count covariance) and the largest relative gap
+(upper bound − variance) / variance of the components.
 
 Usage::
 
@@ -42,10 +43,11 @@ import numpy as np  # noqa: E402
 from _common import fmt_seconds, limit_threads, print_table  # noqa: E402
 
 
-def _row(name, route, res, seconds):
+def _row(name, route, res, seconds, cpu):
     gaps = [(r.upper_bound - r.variance) / r.variance for r in res.results
             if r.upper_bound is not None and r.variance > 0]
     return {"matrix": name, "route": route, "seconds": fmt_seconds(seconds),
+            "cpu": fmt_seconds(cpu),
             "total": f"{float(np.sum(res.explained_variance)):.4f}",
             "variances": " ".join(f"{v:.3g}" for v in res.variances),
             "max gap": f"{max(gaps):.1%}" if gaps else "-", "_t": seconds}
@@ -81,9 +83,9 @@ def bench(name, X, k, s, whole: bool) -> list:
             X, n_components=k, cardinality=s, random_state=0))))
     rows = []
     for route, fn in runs:
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         res = fn()
-        rows.append(_row(name, route, res, time.perf_counter() - t0))
+        rows.append(_row(name, route, res, time.perf_counter() - t0, time.process_time() - c0))
     return rows
 
 
@@ -109,7 +111,7 @@ def main(argv=None) -> int:
     rows = bench("docstrings k=8 s=6", docs, 8, 6, not args.skip_whole)
     rows += bench("KOS k=5 s=10", kos, 5, 10, not args.skip_whole)
     print_table(rows, [("matrix", "matrix"), ("route", "route"), ("seconds", "seconds"),
-                       ("total", "total adj. var."), ("max gap", "max gap"),
+                       ("cpu", "cpu s"), ("total", "total adj. var."), ("max gap", "max gap"),
                        ("variances", "variances")])
     for name in ("docstrings k=8 s=6", "KOS k=5 s=10"):
         by = {r["route"]: r["_t"] for r in rows if r["matrix"] == name}

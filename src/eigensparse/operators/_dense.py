@@ -253,8 +253,8 @@ class SparseData(GramCache, Operator):
         if w is None:
             X = self._X
             per_doc = np.diff(X.indptr).astype(np.float64)
-            w = self._pass_work_a = np.bincount(X.indices, weights=np.repeat(per_doc, np.diff(X.indptr)),
-                                                minlength=self.n_features)
+            w = self._pass_work_a = np.bincount(
+                X.indices, weights=np.repeat(per_doc, np.diff(X.indptr)), minlength=self.n_features)
         return w
 
     def _form_cost(self) -> float:

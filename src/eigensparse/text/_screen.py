@@ -37,8 +37,8 @@ import numpy as np
 
 from ..bounds import _lambda_max_upper_bound, _partner_sums, _small_bounds
 
-__all__ = ["PartnerRanking", "rank_by_partners", "rank_pool", "sample_covariance", "full_vocabulary_bound",
-           "working_set_bounds", "BOUND_VOCABULARY", "DEFAULT_POOL_SIZE", "DEFAULT_SAMPLE_DOCS"]
+__all__ = ["PartnerRanking", "rank_by_partners", "rank_pool", "sample_covariance",
+           "full_vocabulary_bound", "working_set_bounds", "BOUND_VOCABULARY", "DEFAULT_POOL_SIZE", "DEFAULT_SAMPLE_DOCS"]
 
 #: candidate pool: the kept words of largest variance whose partner scores are computed
 DEFAULT_POOL_SIZE = 3000
