@@ -126,3 +126,15 @@ def test_memory_sources_and_detection(tmp_path):
     plain = tmp_path / "notes.txt"
     plain.write_text("first note\nsecond note\n", encoding="utf-8")
     assert not is_text_source(str(uci)) and is_text_source(str(plain))
+
+
+def test_threads_and_many_batches_give_the_same_counts(monkeypatch):
+    from eigensparse.datasets.synthetic_text import make_text_documents
+    from eigensparse.io import documents
+
+    docs, _ = make_text_documents(3000, random_state=5)
+    docs[7] = "İSTANBUL ΣΟΦΟΣ " + docs[7]  # a document for the regular expression
+    monkeypatch.setattr(documents, "_MEMORY_BATCH", 300)  # 10 batches, 2 threads each
+    monkeypatch.setattr(documents, "_threads", lambda: 2)
+    monkeypatch.setattr(documents, "_REMAP_ENTRIES", 5000)
+    _same_as_sklearn(TextCorpus(docs), docs)

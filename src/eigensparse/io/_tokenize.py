@@ -265,16 +265,28 @@ def merge_vocabularies(counters):
 
 class ParallelCounter:
     """Several :class:`TokenCounter` on threads: each batch is cut into contiguous parts,
-    part t counted by counter t (the kernels release the GIL); word ids are then those of
-    counter t, tagged with t in their top bits (:data:`OWNER_SHIFT`)."""
+    part t counted by counter t on its own thread (the kernels release the GIL; a
+    counter's parts are counted in order, one at a time, so that batches may be submitted
+    before the previous ones are done); word ids are then those of counter t, tagged
+    with t in their top bits (:data:`OWNER_SHIFT`).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from eigensparse.io._tokenize import ParallelCounter
+    >>> pc = ParallelCounter(2)
+    >>> done = [pc.submit(pa.array(["sparse pca"] * 70 + ["topics"] * 70)) for _ in range(2)]
+    >>> [int(d()[0][-1]) for d in done], pc.vocabulary()[0], pc.vocabulary()[2].tolist()
+    ([210, 210], ['pca', 'sparse', 'topics'], [140, 140, 140])
+    >>> pc.close()
+    """
 
     def __init__(self, n_threads: int = 2, **options):
-        self.counters = [TokenCounter(**options) for _ in range(max(1, n_threads))]
-        self.pool = None
-        if len(self.counters) > 1:
-            from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import ThreadPoolExecutor
 
-            self.pool = ThreadPoolExecutor(len(self.counters), thread_name_prefix="tokenize")
+        self.counters = [TokenCounter(**options) for _ in range(max(1, n_threads))]
+        self.pools = [ThreadPoolExecutor(1, thread_name_prefix=f"tokenize-{t}")
+                      for t in range(len(self.counters))] if len(self.counters) > 1 else []
 
     def submit(self, texts):
         """Start counting ``texts``; returns a function giving ``(ptr, idx, cnt, blank)``
@@ -282,10 +294,11 @@ class ParallelCounter:
         n = len(texts)
         k = len(self.counters) if n >= 64 * len(self.counters) else 1
         cuts = [n * t // k for t in range(k + 1)]
-        if self.pool is None or k == 1:
+        if not self.pools:
             out = [self.counters[0].count(texts)]
             return lambda: _join(out)
-        futs = [self.pool.submit(self.counters[t].count, texts.slice(cuts[t], cuts[t + 1] - cuts[t]))
+        futs = [self.pools[t].submit(self.counters[t].count,
+                                     texts.slice(cuts[t], cuts[t + 1] - cuts[t]))
                 for t in range(k)]
         return lambda: _join([f.result() for f in futs])
 
@@ -293,8 +306,8 @@ class ParallelCounter:
         return merge_vocabularies(self.counters)
 
     def close(self):
-        if self.pool is not None:
-            self.pool.shutdown(wait=True)
+        for pool in self.pools:
+            pool.shutdown(wait=True)
 
 
 #: bits of a tagged word id below its counter's number

@@ -42,6 +42,8 @@ SNIPPET_CHARS = 100
 _TEXT_FILE = "text.npz"
 _TEXT_VERSION = 1
 _REMAP_ENTRIES = 1 << 22
+#: documents per batch of a source in memory
+_MEMORY_BATCH = 1 << 16
 
 
 def is_text_source(docword, vocab=None, text_column=None) -> bool:
@@ -222,7 +224,7 @@ class TextCorpus(Corpus):
             yield from iter_document_batches(self.path, self.format, **self.read)
             return
         arr = _memory_array(source)
-        step = 1 << 16
+        step = _MEMORY_BATCH
         for a in range(0, len(arr), step):
             yield arr.slice(a, step), pa.array(np.arange(a, min(a + step, len(arr))), type=pa.int64())
 
