@@ -17,6 +17,7 @@ for _module in ("sphinx", "numpydoc", "sphinx_gallery", "matplotlib"):
     pytest.importorskip(_module)
 
 
+@pytest.mark.slow(seconds=30)  # the whole Sphinx build, gallery included
 def test_docs_build_without_warnings(tmp_path):
     shutil.copytree(ROOT / "docs", tmp_path / "docs",
                     ignore=shutil.ignore_patterns("_build", "generated", "auto_examples",

@@ -95,7 +95,7 @@ def test_examples_import_nothing_beside_them():
         assert not imported & siblings, f"{script.name} imports {imported & siblings}"
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=5)  # a new interpreter, a real fit
 @pytest.mark.parametrize("script", EXAMPLE_SCRIPTS, ids=lambda p: p.stem)
 def test_example_runs_standalone_from_its_download(script, tmp_path):
     # the file alone in an empty folder, as a reader downloads it; data sets that must be

@@ -137,7 +137,7 @@ def _kill_during_fit(client, op, after=2):
 
 @pytest.mark.parametrize("source", [
     "from_array",
-    pytest.param("scatter_rows(lineage=True)", marks=pytest.mark.slow),  # same recovery path
+    pytest.param("scatter_rows(lineage=True)", marks=pytest.mark.slow(seconds=6)),  # same recovery path
 ])
 def test_worker_killed_mid_fit_same_answer(kos, proc_client, source):
     """SIGKILL a worker process during a fit: the scheduler recomputes the lost blocks from

@@ -163,6 +163,7 @@ def test_device_is_an_operator_with_the_same_checks(kos, monkeypatch):
     assert dev.format_table() == host.format_table() and dev.device == "fake"
 
 
+@pytest.mark.slow(seconds=4)  # a new interpreter on a terminal
 def test_progress_bars_on_a_terminal(tmp_path):
     """On a terminal: tqdm bars per pass and over the topics (solve-set size postfix)."""
     pty = pytest.importorskip("pty")

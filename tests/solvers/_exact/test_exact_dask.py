@@ -22,17 +22,17 @@ def _spiked(n, p, s, signal, seed):
     return np.cov(X, rowvar=False)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def problem():
     """p = 80, s = 10: a weak spike whose tree has thousands of nodes; its optimum
-    certified by one worker."""
+    certified by one worker (for the session: the slow tests, run last, use it too)."""
     S = _spiked(150, 80, 10, 1.0, 2)
     ref = exact(Covariance(S), 10, n_jobs=1, progress=False, random_state=0)
     assert ref.info["certified"] and ref.info["nodes"] > 1000  # a real tree
     return S, ref
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def two_processes(problem):
     """The same problem with the 2-process pool: the tree any 2-worker pool grows."""
     S, _ = problem
@@ -121,6 +121,7 @@ def test_subtrees_hand_back_open_nodes_from_a_poor_incumbent(cluster):
     assert search.nodes > 4 * 3  # more than one batch: open nodes came back
 
 
+@pytest.mark.slow(seconds=8)  # its own reference certified without a time limit
 def test_max_time_stops_the_cluster_search_with_a_valid_bound(cluster):
     """A tree of ~7000 nodes (3 s alone) given 0.5 s on the cluster: uncertified, warned,
     and its upper bound is above the optimum certified without a time limit."""
@@ -136,6 +137,7 @@ def test_max_time_stops_the_cluster_search_with_a_valid_bound(cluster):
     assert r.info["relative_gap"] > 0 and r.info["nodes"] >= 1
 
 
+@pytest.mark.slow(seconds=8)  # two worker processes started
 def test_dask_worker_processes_certify_the_same_optimum(problem, two_processes):
     """2 worker processes (Σ pickled to each, a search built per worker): the same tree
     as the in-process cluster and the process pool."""
