@@ -65,3 +65,25 @@ def test_sparse_rows_of_many_columns_equal_the_dense_covariance(center, scale):
     C = op.columns(idx)
     assert C.shape == (150, idx.size)
     np.testing.assert_allclose(C, ref[:, idx], rtol=1e-10, atol=1e-13)
+
+
+
+def test_sparse_rows_of_few_features_take_the_compiled_pass(monkeypatch):
+    """SparseData.rows of a few features (at most IMPLICIT_COLUMNS_MAX: the blocks in
+    which a wide Σ is streamed) runs :func:`accumulate_rows`, with the dense
+    covariance's values, for rare and frequent features alike."""
+    from eigensparse.operators import _dense
+    from eigensparse.operators._dense import DenseData, SparseData
+
+    rng = np.random.default_rng(4)
+    X = sp.random(60, 2000, density=0.004, random_state=5, format="lil")
+    X[:, 0] = rng.integers(1, 4, (60, 1)).astype(float)  # a feature in every document
+    X = X.tocsr()
+    op = SparseData(X, center=True)
+    ref = DenseData(X.toarray(), center=True).to_dense()
+    calls = []
+    orig = _dense.accumulate_rows
+    monkeypatch.setattr(_dense, "accumulate_rows", lambda *a: calls.append(1) or orig(*a))
+    for idx in (np.arange(100, 130), np.array([0]), np.array([0, 5, 1999])):
+        np.testing.assert_allclose(op.rows(idx), ref[idx], rtol=1e-10, atol=1e-13)
+    assert len(calls) == 3

@@ -235,7 +235,6 @@ class SparseData(GramCache, Operator):
     def _sub(self, idx):
         new = type(self).__new__(type(self))
         new.__dict__.update(self.__dict__)
-        new.__dict__.pop("_pass_work_a", None)
         new._XT_csr = self._XT[idx]
         new._X = new._XT_csr.T.tocsr()
         new.mean_, new.scale_, new._diag = self.mean_[idx], self.scale_[idx], self._diag[idx]
@@ -245,17 +244,6 @@ class SparseData(GramCache, Operator):
 
     def _product_cost(self):
         return 2.0 * self._X.nnz + 2.0 * (self.n_samples + self.n_features)
-
-    def _pass_work(self) -> np.ndarray:
-        """Per feature a, Σ_{d ∋ a} nnz_d: the work of its row of Σ by the compiled pass
-        over its documents (computed once, O(nnz))."""
-        w = self.__dict__.get("_pass_work_a")
-        if w is None:
-            X = self._X
-            per_doc = np.diff(X.indptr).astype(np.float64)
-            w = self._pass_work_a = np.bincount(
-                X.indices, weights=np.repeat(per_doc, np.diff(X.indptr)), minlength=self.n_features)
-        return w
 
     def _form_cost(self) -> float:
         """Multiply-adds to form the whole Σ (or to stream it through ``columns``):
@@ -338,12 +326,9 @@ class SparseData(GramCache, Operator):
         S = self.gram()
         if S is not None:
             return S[idx]
-        if idx.size <= IMPLICIT_COLUMNS_MAX and (
-                self._pass_work()[idx].sum() > idx.size * self._product_cost()):
-            return np.ascontiguousarray(self.columns(idx).T)
         # by a compiled pass over the documents of the features I (cost
-        # Σ_{a ∈ I} Σ_{d ∋ a} nnz_d): beyond IMPLICIT_COLUMNS_MAX features, or when that
-        # is less than |I| implicit products (rare features; blocks of a wide Σ streamed)
+        # Σ_{a ∈ I} Σ_{d ∋ a} nnz_d, at most |I|·nnz: never more than |I| implicit
+        # products, whatever |I|)
         X, XT = self._X, self._XT
         G = np.empty((idx.size, self.n_features))
         mean = self.mean_ if self.center else np.zeros(self.n_features)
