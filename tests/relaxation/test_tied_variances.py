@@ -70,7 +70,10 @@ def _best_pair(S):
                for c in itertools.combinations(range(S.shape[0]), 2))
 
 
-@pytest.mark.parametrize("method", ["bca", "dspca"])
+@pytest.mark.parametrize("method", [
+    "bca",
+    pytest.param("dspca", marks=pytest.mark.slow(seconds=25)),  # first-order: many eigensolves
+])
 def test_standardized_breast_cancer_end_to_end(method):
     """sparse_pca(scale=True) on breast cancer: every component has the cardinality asked,
     and the first is within 5% of the exhaustive best pair."""
