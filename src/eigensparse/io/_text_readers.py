@@ -25,8 +25,11 @@ __all__ = ["TEXT_SUFFIXES", "detect_format", "split_compression", "iter_document
 _COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".bz2": "bz2"}
 TEXT_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
                  ".json": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
-#: bytes per block read (CSV, JSON, lines) and documents per batch (Parquet, directories)
+#: bytes per block read by a line reader
 BLOCK_BYTES = 1 << 23
+#: bytes per block of pyarrow's CSV and JSON readers: they read several blocks ahead, so
+#: memory grows with the block (1 MB: about 100 MB in all, whatever the file's size)
+PARSE_BLOCK_BYTES = 1 << 20
 _DIR_BATCH_BYTES = 1 << 23
 
 
@@ -153,7 +156,7 @@ def _csv_batches(path, codec, fmt, text_column, id_column, encoding, decode_erro
     delim = "\t" if fmt == "tsv" else ","
     parse = pcsv.ParseOptions(delimiter=delim, newlines_in_values=True)
     strict = _is_utf8_strict(encoding, decode_error)
-    ropts = dict(block_size=BLOCK_BYTES, use_threads=True)
+    ropts = dict(block_size=PARSE_BLOCK_BYTES, use_threads=True)
     if not strict and decode_error == "strict":
         ropts["encoding"] = encoding  # pyarrow transcodes to UTF-8 (strict)
     def problem(exc, line):
@@ -215,7 +218,7 @@ def _json_batches(path, codec, text_column, id_column, encoding, decode_error):
             s = pa.transcoding_input_stream(s, encoding, "utf-8")
         return s
 
-    ropts = pjson.ReadOptions(block_size=BLOCK_BYTES, use_threads=True)
+    ropts = pjson.ReadOptions(block_size=PARSE_BLOCK_BYTES, use_threads=True)
     try:
         head = pjson.open_json(stream(), read_options=ropts)
         columns = list(head.schema.names)
