@@ -55,3 +55,10 @@ def test_stop_words_resolution():
     assert resolve_stop_words("auto", np.eye(2)) is None
     assert resolve_stop_words("none", corpus) is None
     assert resolve_stop_words(["x"], corpus) == ["x"]
+
+
+def test_raw_documents_are_not_sent_to_a_cluster():
+    from eigensparse._validation import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="raw documents are tokenized here"):
+        extract_topics(["some text", "more text"], client="tcp://127.0.0.1:1", progress=False)

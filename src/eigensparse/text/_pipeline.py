@@ -386,6 +386,11 @@ def _open(docword, vocab, cfg: TopicConfig) -> Corpus:
     if cfg.client is not None:
         from ._cluster import cluster_corpus
 
+        if is_text_source(docword, vocab, cfg):
+            raise InvalidParameterError(
+                "parameter 'client': a cluster reads count matrices and UCI files; raw "
+                "documents are tokenized here (run once without client= to build the cache, "
+                "or give the count matrix).")
         corpus = cluster_corpus(docword, vocab, client=cfg.client, name=cfg.name)
     elif is_text_source(docword, vocab, cfg):
         corpus = open_text_corpus(docword, cfg)
