@@ -60,3 +60,14 @@ def test_bad_input_names_the_parameter():
         total_upper_bound(S, [3, 3])
     with pytest.raises(InvalidParameterError, match="'outside'"):
         threshold_bound(S, 2, outside=[np.nan])
+
+
+def test_threshold_bound_near_a_found_value_is_above_the_optimum(instances, exhaustive):
+    from eigensparse.bounds._threshold import threshold_bound_near
+
+    for S in instances:
+        for s in (2, 3, 5):
+            v, _ = exhaustive(S, s)
+            ub, rho = threshold_bound_near(S, s, v)
+            assert ub >= v * (1 - 1e-12) and rho > 0
+            assert threshold_bound_near(S, s, 0.7 * v, max_features=2)[0] >= v * (1 - 1e-12)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, _full_problem_bound,
+from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, BOUND_THRESHOLD, _full_problem_bound,
                       _lambda_max_upper_bound)
+from ..bounds._threshold import threshold_bound_near
 from ..operators import HotellingDeflated, Operator
 from ._auto_settings import BOUND_CERTIFIED, BOUND_LAMBDA_MAX, BOUND_TREE, AutoSettings
 from ._common import polish_loadings
@@ -38,7 +39,9 @@ def upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, 
                 cfg: AutoSettings, eig: bool = True, gershgorin=None):
     """A valid upper bound on the whole problem's v(s) and its name (``None`` when none
     is available): :func:`~eigensparse.bounds.full_problem_bound` on B when W is every
-    feature (with λmax(B) when B is small enough for a dense eigenvalue solve), its
+    feature (with λmax(B) when B is small enough for a dense eigenvalue solve, and
+    :func:`~eigensparse.bounds._threshold.threshold_bound_near` at penalties keeping at most
+    ``cholesky_bound_features`` features), its
     working-set split otherwise, or the whole problem's Gershgorin partner bound
     ``gershgorin`` (from :func:`~eigensparse.solvers._auto_working_set.working_set`) when smaller. Never below the value found
     (rounding). ``eig=False`` (a warm re-solve of the refinement, which runs many) skips
@@ -52,6 +55,9 @@ def upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, 
         top = lambda_max_bound(B, cfg) if psd and eig else None
         if top is not None and top < ub:
             ub, name = top, BOUND_LAMBDA_MAX
+        soft = threshold_bound_near(B, s, lam, max_features=cfg.cholesky_bound_features)[0] \
+            if psd and eig and s > 1 else np.inf
+        ub, name = (soft, BOUND_THRESHOLD) if soft < ub else (ub, name)
     else:
         ub, name = _full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
         if gershgorin is not None and gershgorin < ub:
