@@ -8,7 +8,8 @@ A data set that is not available is skipped with the way to supply it.
 Per problem: the default's variance, time (median of ``--repeats``), the relative gap
 (upper_bound − variance) / upper_bound it reports and the bound's name, and, in the same
 run, the relative gap of the cheap bounds alone (min of the trace, Gershgorin partner and
-λmax(Σ) bounds: what the default reported before the soft-threshold bound joined it).
+λmax(Σ) bounds, λmax at every p; the default itself proves λmax only up to
+``cholesky_bound_features``).
 With ``--exact-time T``, ``method="exact"`` runs with ``max_time=T`` on the p >= 1000
 problems at s = 10 and 20 (certified or not, its gap and time) and every bound is checked
 against a certified value (never below it).

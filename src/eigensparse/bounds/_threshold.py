@@ -217,26 +217,27 @@ def threshold_bound_near(B: np.ndarray, cardinality: int, value: float,
                          ) -> tuple[float, float]:
     """:func:`threshold_bound` of the PSD matrix B (every feature held, checked input) at a
     few penalties ρ = f·value/s near the best (``value`` a variance found at s: the best
-    ρ sits at 0.05–0.95 of it on real data; tried from the largest, stopped when two in a
-    row give a larger bound than the best so far), each λmax proven by a Cholesky factor
+    ρ sits at 0.05–0.95 of it on real data; tried from the largest, stopped at the first
+    that gives a larger bound than the one before), each λmax a dense eigenvalue solve
     (:func:`~eigensparse.bounds.lambda_max_upper_bound`); penalties keeping more than
-    ``max_features`` features are skipped. Returns (bound, ρ); (inf, 0) when no λmax
-    could be proven."""
+    ``max_features`` features are skipped. Returns (bound, ρ); (inf, 0) when every
+    penalty was skipped."""
     from ._cheap import _lambda_max_upper_bound
 
     s = int(cardinality)
     d = np.diag(B)
-    best, worse = (np.inf, 0.0), 0
+    best, last = (np.inf, 0.0), np.inf
     for f in fractions:
-        if worse >= 2:
-            break
         rho = float(f) * float(value) / s
         K = np.flatnonzero(d > rho)
         if max_features is not None and K.size > max_features:
             continue
-        top = _lambda_max_upper_bound(_soft(B[np.ix_(K, K)], rho)) if K.size else 0.0
-        if top is not None and max(top, 0.0) + rho * s < best[0]:
-            best, worse = (max(top, 0.0) + rho * s, rho), 0
-        elif np.isfinite(best[0]):
-            worse += 1
+        top = (_lambda_max_upper_bound(_soft(B[np.ix_(K, K)], rho), exact_below=K.size)
+               if K.size else 0.0)
+        val = max(top, 0.0) + rho * s
+        if val < best[0]:
+            best = (val, rho)
+        if val > last:
+            break
+        last = val
     return float(best[0] * (1 + _MARGIN)), best[1]
