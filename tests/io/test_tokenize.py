@@ -21,6 +21,7 @@ DOCS = [
     "The quick brown fox; the QUICK fox's tail -- 3.14 and 2,000 dollars.",
     "!!",
     "Ünïcödé ÀÉÎÕÜ ÆØÅ æøå ŒœŸ Ǆǅǆ ﬀ ﬃ",
+    "CJK extension B 𠀀𠀁 beyond the tables, Ab",
 ]
 
 

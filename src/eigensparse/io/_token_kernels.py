@@ -7,7 +7,8 @@ document through an open-addressing hash table of the vocabulary (ids in order o
 appearance). The tables say, for each code point, whether its lowercase form is a word
 character (``\\w`` of Python's ``re``), what that form is, and whether the code point
 needs Python itself (``İ`` lowercases to two code points; ``Σ``'s lowercase depends on
-its context): a document holding one is flagged and tokenized by the regular expression.
+its context; the tables stop at U+1FFFF): a document holding one is flagged and
+tokenized by the regular expression.
 ASCII bytes use a 128-entry table (the lowered byte, or 0 for a non-word byte).
 
 State (grown by the caller when a kernel stops early, see :func:`tokenize_batch`):
@@ -146,8 +147,8 @@ def tokenize_batch(data, offsets, lo, hi, serial0, ascii_low, isw, low, special,
                     cp = (((c & 0x07) << 18) | ((np.int64(data[p + 1]) & 0x3F) << 12)
                           | ((np.int64(data[p + 2]) & 0x3F) << 6) | (np.int64(data[p + 3]) & 0x3F))
                     p += 4
-                if lowercase and special[cp]:
-                    flag = 1
+                if cp >= isw.size or (lowercase and special[cp]):
+                    flag = 1  # beyond the tables, or context-dependent lowercase
                     break
                 if isw[cp]:
                     lc = np.int64(low[cp]) if lowercase else cp

@@ -26,7 +26,9 @@ __all__ = ["DEFAULT_TOKEN_PATTERN", "TokenCounter", "ParallelCounter", "merge_vo
 
 #: scikit-learn's ``CountVectorizer`` default
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
-_N_CODE_POINTS = 0x110000
+#: code points with table entries (planes 0 and 1; a document with a code point beyond
+#: them goes to the regular expression)
+_N_CODE_POINTS = 0x20000
 
 
 @functools.lru_cache(maxsize=None)
