@@ -52,8 +52,6 @@ PENDING = {
     ("eigensparse._summary", "format_summary", "isinstance n_loadings"),
     ("eigensparse.multi._refine", "resolve_refine", "isinstance refine"),
     ("eigensparse.text._bounded", "_check", "call check_params"),
-    ("eigensparse.text._vocabulary", "_doc_count", "call check_params"),
-    ("eigensparse.text._vocabulary", "prune_vocabulary", "call check_params"),
 }
 
 _SCALAR_TYPES = {"Integral", "Real", "Number", "bool", "int", "float", "integer", "floating"}
@@ -201,8 +199,8 @@ def test_each_front_door_checks_once_and_nested_calls_trust_it(X, monkeypatch, f
 
 def test_extract_topics_checks_its_config_once_and_its_solves_trust_it(monkeypatch):
     """extract_topics: its options once (TopicConfig, the shared constraints), the
-    method's once; the bounded topic solves and the method inside check nothing.
-    (The vocabulary pruning still checks its own options, a pending site.)"""
+    method's once; the vocabulary pruning, the bounded topic solves and the method inside
+    check nothing."""
     import scipy.sparse as sp
 
     from eigensparse.text import extract_topics
@@ -212,7 +210,7 @@ def test_extract_topics_checks_its_config_once_and_its_solves_trust_it(monkeypat
     res = extract_topics(X, n_topics=2, cardinality=3, min_df=1, max_df=1.0, progress=False,
                          method_options={"n_starts": 4})
     assert [t.cardinality for t in res.topics] == [3, 3]
-    assert [c for c in calls if c != "prune_vocabulary"] == ["extract_topics", "auto"]
+    assert calls == ["extract_topics", "auto"]
     # the shared constraint's wording, naming the parameter, the value and what is valid
     with pytest.raises(es.InvalidParameterError,
                        match=r"'cardinality_rule' parameter of extract_topics.*'knee'.*Got 'elbow'"):

@@ -32,7 +32,7 @@ import numpy as np
 from sklearn import config_context
 
 from ._linalg import fix_sign
-from ._result import NeedsFeatures, SparsePCAResult
+from ._result import SparsePCAResult
 from ._util import draw_seed
 from ._validation import (Interval, IntInterval, InvalidParameterError, StrOptions,
                           check_cardinalities, closest)
@@ -388,8 +388,8 @@ def require_data(plan: Plan, op: Operator, *, factor: bool = False) -> Operator:
 
 
 def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
-                     found: list | None = None, progress=None, rows: dict | None = None,
-                     alternatives: bool | None = None) -> list:
+                     resolve: Callable | None = None, found: list | None = None, progress=None,
+                     rows: dict | None = None, alternatives: bool | None = None) -> list:
     """The components of ``plan`` on ``op``: the joint method, or deflation around
     single-component solves.
 
@@ -400,9 +400,12 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     solve : callable, optional
         ``solve(operator, cardinality, t, init=None) -> ComponentResult`` for component
         ``t`` (single methods only); default: the method with its options and the t-th
-        seed. The topic pipeline passes its working-set solve here. ``init`` (the
-        component a refinement re-solve may replace) is given when the method accepts a
-        start (``MethodSpec.warm_start``) and the options carry none.
+        seed. The topic pipeline passes its working-set solve here.
+    resolve : callable, optional
+        The refinement's re-solve of component ``t`` against the others, with the same
+        signature (default: ``solve``). ``init`` (the component it may replace) is given
+        when the method accepts a start (``MethodSpec.warm_start``) and the options carry
+        none.
     found : list, optional
         Results already found (loadings on ``op``'s features): replayed as deflation
         steps, then appended to as components are found, so a caller that interrupts
@@ -422,9 +425,10 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     Returns
     -------
     list of ComponentResult
-        Loadings on ``op``'s features; variances on the operator each solve saw. When
-        ``solve`` answers :class:`eigensparse._result.NeedsFeatures`, the components found
-        so far followed by that answer (no refinement). With
+        Loadings on ``op``'s features; variances on the operator each solve saw. An
+        exception raised by ``solve`` (the topic pipeline's
+        :class:`~eigensparse.text._working_set.GrowWorkingSet`) propagates, ``found``
+        holding the components found before it. With
         ``plan.auto``, each result's ``info["cardinality_choice"]`` is the
         :class:`eigensparse.selection.CardinalityChoice` behind it.
 
@@ -432,10 +436,10 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
     input (scikit-learn's ``skip_parameter_validation``).
     """
     with config_context(skip_parameter_validation=True):
-        return _solve_components(op, plan, solve, found, progress, rows, alternatives)
+        return _solve_components(op, plan, solve, resolve, found, progress, rows, alternatives)
 
 
-def _solve_components(op, plan, solve, found, progress, rows, alternatives):
+def _solve_components(op, plan, solve, resolve, found, progress, rows, alternatives):
     if plan.joint:
         results = plan.spec.trusted(op, list(plan.cardinalities), random_state=plan.seeds[0],
                                   **plan.options)
@@ -474,14 +478,12 @@ def _solve_components(op, plan, solve, found, progress, rows, alternatives):
         return _solve_auto(op, plan, solve, found, progress, rows)
     results = run_deflation(op, solve, list(plan.cardinalities), plan.deflation, progress=progress,
                             found=found)
-    if results and isinstance(results[-1], NeedsFeatures):  # the caller enlarges and resumes
-        return results
     if plan.refine:  # re-solve each component against the others; never lowers the total
         # a re-solve starts from the component it may replace (``init=``) when the method
         # accepts a start: the method's own solve and a caller's take ``init``
         warm = plan.spec.warm_start and "init" not in plan.options
-        results = refine_plan(op, plan, results, solve, _adjusted_variance, alternatives=alternatives,
-                              warm=warm)
+        results = refine_plan(op, plan, results, solve if resolve is None else resolve,
+                              _adjusted_variance, alternatives=alternatives, warm=warm)
     return results
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ._summary import (MINUS, bound_note, component_columns, component_repr, format_summary,
                        result_repr, shows_deflated, summary_html)
 
-__all__ = ["ComponentResult", "NeedsFeatures", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable"]
+__all__ = ["ComponentResult", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable"]
 
 #: the name and version of the one JSON schema (see :meth:`SparsePCAResult.to_dict`)
 JSON_SCHEMA = "eigensparse.result/1"
@@ -97,30 +97,6 @@ class ComponentResult:
 
     def __repr__(self) -> str:
         return component_repr(self)
-
-
-@dataclass(frozen=True)
-class NeedsFeatures:
-    """The answer of a per-component solve that cannot decide on the features it was
-    given: a component over more features (``size`` of them) may be better.
-
-    A per-component solve (``solve(operator, s, t)`` of
-    :func:`eigensparse.multi.run_deflation`) returns this instead of a
-    :class:`ComponentResult`; the deflation loop then stops and returns the components
-    found so far followed by this request, and the caller (the topic pipeline, whose
-    operator is the covariance of a working set of words) enlarges its operator and
-    resumes from the components already found.
-
-    Examples
-    --------
-    >>> from eigensparse._result import NeedsFeatures
-    >>> NeedsFeatures(size=2000, why="a swap could add 0.1", component=2).size
-    2000
-    """
-
-    size: int
-    why: str = ""
-    component: int = 0
 
 
 @dataclass(frozen=True)

@@ -21,15 +21,15 @@ def _first(op, cardinality):
 
 def test_max_time_is_passed_down_across_the_growth_of_the_working_set(corpus, monkeypatch):
     """A method that takes ``max_time`` gets the time left of its topic at every solve,
-    the solves after a re-read of a larger working set included (issue #19). The
-    solver's time is simulated: each solve takes 10 s of a fake clock."""
-    from eigensparse import _dispatch
+    the solves after a re-read of a larger working set included. The solver's time is
+    simulated: each solve takes 10 s of a fake clock."""
+    from eigensparse import _budget
 
     X, _ = corpus
     clock, calls = [0.0], []
     fake = types.SimpleNamespace(perf_counter=lambda: clock[0])
     monkeypatch.setattr(_working_set, "time", fake)
-    monkeypatch.setattr(_dispatch, "time", fake)  # the per-component budget's clock
+    monkeypatch.setattr(_budget, "time", fake)  # the per-component budget's clock
 
     def timed_first(op, cardinality, *, max_time=None, random_state=None):
         """The features of largest variance, recording the time it is given."""
@@ -81,12 +81,12 @@ def test_auto_working_set_size():
 
 
 def test_topic_budget_charges_each_topic_its_own_time(monkeypatch):
-    from eigensparse import _dispatch
+    from eigensparse import _budget
 
     clock = [100.0]
     fake = types.SimpleNamespace(perf_counter=lambda: clock[0])
     monkeypatch.setattr(_working_set, "time", fake)
-    monkeypatch.setattr(_dispatch, "time", fake)  # TopicBudget is the dispatcher's budget
+    monkeypatch.setattr(_budget, "time", fake)  # TopicBudget is a ComponentBudget
     b = TopicBudget(10.0)
     assert b.left(0) == 10.0
     b.start(0)

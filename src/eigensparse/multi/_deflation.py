@@ -17,7 +17,6 @@ from typing import Callable
 
 import numpy as np
 
-from .._result import NeedsFeatures
 from .._validation import InvalidParameterError
 from ..operators import HotellingDeflated, Operator, ProjectionDeflated, SchurDeflated
 
@@ -75,8 +74,8 @@ def run_deflation(op: Operator, solve: Callable, cardinalities: list, scheme: st
     ``found`` (optional): results already found for the first components (loadings on
     ``op``'s features), replayed as deflation steps; the list is appended to as
     components are found, so a caller that interrupts ``solve`` keeps them.
-    ``solve`` may answer :class:`eigensparse._result.NeedsFeatures` (its operator is too
-    small to decide): the loop stops and returns the components found, then that answer.
+    An exception raised by ``solve`` (e.g. the topic pipeline's request for a larger
+    working set) leaves ``found`` holding the components found before it.
 
     Examples
     --------
@@ -112,8 +111,6 @@ def run_deflation(op: Operator, solve: Callable, cardinalities: list, scheme: st
         if scheme == "disjoint":
             sub = op.restrict(remaining) if remaining.size < p else op
             r = solve(sub, s, t)
-            if isinstance(r, NeedsFeatures):
-                return results + [r]
             x = np.zeros(p)
             x[remaining] = r.loadings
             supp = remaining[r.support]
@@ -121,8 +118,6 @@ def run_deflation(op: Operator, solve: Callable, cardinalities: list, scheme: st
             remaining = np.setdiff1d(remaining, supp, assume_unique=True)
         else:
             r = solve(cur, s, t)
-            if isinstance(r, NeedsFeatures):
-                return results + [r]
             if t + 1 < len(cardinalities):
                 cur = deflate(cur, r.loadings, scheme, Q)
         results.append(r)

@@ -15,6 +15,7 @@ from .._dispatch import COMPONENT_CONSTRAINTS
 from .._validation import (Interval, IntInterval, InvalidParameterError, StrOptions,
                            check_params, closest, renamed)
 from ..io.uci import DEFAULT_CHUNK_NNZ
+from ._vocabulary import PRUNING_CONSTRAINTS
 
 __all__ = ["TopicConfig", "TOPIC_CONSTRAINTS", "PARAMETERS", "SCALINGS", "PASS_SCALINGS", "DEFAULT_TOPIC_CARDINALITY",
            "DEFAULT_TOPIC_DEFLATION", "DEFAULT_TOPIC_SCALING", "DEFAULT_MIN_DF", "DEFAULT_MAX_DF",
@@ -44,14 +45,15 @@ DEFAULT_WORKING_SET = 1000
 
 #: scikit-learn constraints of the options of :func:`eigensparse.text.extract_topics`
 #: (:meth:`TopicConfig.validate`): those it shares with :func:`eigensparse.sparse_pca`
-#: are :data:`eigensparse._dispatch.COMPONENT_CONSTRAINTS`'s; the vocabulary pruning
-#: (``min_df``, ``max_df``, ``stop_words``, ``max_features``) is checked by
-#: :func:`eigensparse.text.prune_vocabulary`, ``method_options`` against the method's
-#: :class:`~eigensparse.registry.MethodSpec`
+#: are :data:`eigensparse._dispatch.COMPONENT_CONSTRAINTS`'s, the vocabulary pruning's
+#: (``min_df``, ``max_df``, ``max_features``) :data:`eigensparse.text._vocabulary.PRUNING_CONSTRAINTS`
+#: (``stop_words`` by :func:`~eigensparse.text._vocabulary.stop_word_set`), ``method_options``
+#: against the method's :class:`~eigensparse.registry.MethodSpec`
 TOPIC_CONSTRAINTS = {
     **{k: COMPONENT_CONSTRAINTS[k] for k in (
         "cardinality", "cardinality_rule", "cardinality_fraction", "method", "deflation",
         "penalty", "center", "random_state", "refine", "stability")},
+    **PRUNING_CONSTRAINTS,
     "n_topics": [IntInterval(1, None, closed="left")],
     "cardinality_tolerance": [IntInterval(0, None, closed="left")],
     "scaling": [StrOptions(set(SCALINGS))],
@@ -174,4 +176,4 @@ class TopicConfig:
 #: the parameters of :func:`eigensparse.text.extract_topics` (a misspelt one given as a
 #: method option is named)
 PARAMETERS = ("docword", "vocab", "config", "time_budget",
-              *(f.name for f in fields(TopicConfig) if f.name != "extra"))
+              *(f.name for f in fields(TopicConfig)))

@@ -12,8 +12,8 @@ memory, row blocks read by the workers of a Dask cluster) and every device.
    scaled to unit variances with ``scaling="unit"``, an operator of the operator layer
    (on the device with ``device=``);
 4. **solve** (:func:`solve_topics`): the dispatcher (:mod:`eigensparse._dispatch`) on that
-   operator with the per-topic solve :class:`._working_set.TopicSolve`, which answers
-   :class:`~eigensparse._result.NeedsFeatures` when the working set must grow: pass 2 is
+   operator with the per-topic solves of :class:`._working_set.TopicSolve`, which raise
+   :class:`._working_set.GrowWorkingSet` when the working set must grow: pass 2 is
    repeated on a larger set and the dispatcher resumes from the topics found.
 
 Memory never grows with the number of documents.
@@ -27,7 +27,6 @@ import numpy as np
 
 from .._dispatch import (assemble, plan_components, progress_bar, resolve_method,
                          solve_components)
-from .._result import NeedsFeatures
 from .._validation import InvalidParameterError
 from ..io.corpus import Corpus, open_corpus
 from ._documents import (is_text_source, open_text_corpus, representative_documents,
@@ -38,8 +37,9 @@ from ._config import (DEFAULT_MAX_DF, DEFAULT_MAX_TIME, DEFAULT_MIN_DF, DEFAULT_
 from ._passes import (Clock, CorpusPasses, phase_line, progress_mode, word_statistics,
                       working_set_covariance)
 from ._result import TopicsResult
-from ._vocabulary import prune_vocabulary, stop_word_set
-from ._working_set import TopicBudget, TopicSolve, WorkingSet, auto_working_set, vocabulary_bound
+from ._vocabulary import keep_words, pruning_limits, stop_word_set
+from ._working_set import (GrowWorkingSet, TopicBudget, TopicSolve, WorkingSet, auto_working_set,
+                           vocabulary_bound)
 
 __all__ = ["extract_topics", "solve_topics", "word_statistics", "working_set_covariance",
            "SCALINGS", "DEFAULT_TOPIC_CARDINALITY", "DEFAULT_TOPIC_DEFLATION",
@@ -198,7 +198,7 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
     min_df, max_df = _default_pruning_for(corpus.n_docs, cfg.min_df, cfg.max_df)
     pruning = dict(min_df=min_df, max_df=max_df, stop_words=cfg.stop_words,
                    max_features=cfg.max_features)
-    _check_pruning(corpus, pruning)  # before any pass
+    limits = _check_pruning(corpus, pruning)  # before any pass
     plan = plan_components(cfg.method, n_features=corpus.n_words, n_components=cfg.n_topics,
                            cardinality=cfg.cardinality, penalty=cfg.penalty,
                            deflation=cfg.deflation, options=cfg.method_options,
@@ -213,8 +213,9 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
                           progress=mode, messages=messages)
     stats = passes.statistics()
     clock.lap("pass 1: word statistics")
-    pruned = prune_vocabulary(stats["df"], corpus.n_docs, words=corpus.words,
-                              counts=stats["s1"] if scaling == "count" else stats["df"], **pruning)
+    pruned = keep_words(stats["df"], limits, words=corpus.words,
+                        max_features=pruning["max_features"],
+                        counts=stats["s1"] if scaling == "count" else stats["df"])
     messages.append(f"vocabulary: {pruned.describe()}")
     phase_line(f"vocabulary: {pruned.describe()}", mode)
     n = corpus.n_docs
@@ -263,25 +264,29 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
 
 def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") -> list:
     """The topics of ``plan`` on the working-set covariance ``wset.op``: the dispatcher's
-    :func:`~eigensparse._dispatch.solve_components` with the per-topic solve
-    :class:`TopicSolve`; when it answers :class:`~eigensparse._result.NeedsFeatures` the
-    working set is enlarged (pass 2 again) and the dispatcher resumes from the topics
-    found. A joint method's components are checked the same way."""
+    :func:`~eigensparse._dispatch.solve_components` with the per-topic solves of
+    :class:`TopicSolve`; when one raises :class:`GrowWorkingSet` the working set is
+    enlarged (pass 2 again) and the dispatcher resumes from the topics found. A joint
+    method's components are checked the same way."""
     found: list = []
     budget = TopicBudget(cfg.max_time)
     bar = progress_bar(plan, f"topics [{plan.method}]", leave=False) if mode == "bar" else None
     try:
         while True:
-            if plan.joint:
-                out = _solve_joint(wset, plan)
-            else:
-                solve = TopicSolve(wset, plan, cfg.cardinality_tolerance, wset.passes.corpus.n_docs,
-                                   budget=budget, found=found, bar=bar, mode=mode)
-                out = solve_components(wset.op, plan, solve=solve, found=found, progress=bar,
-                                       alternatives=True)
-            if not (out and isinstance(out[-1], NeedsFeatures)):
-                return _to_host(wset, _checked(wset, plan, out, budget))
-            found = wset.enlarge(out[-1], list(out[:-1]))
+            try:
+                if plan.joint:
+                    out = _solve_joint(wset, plan)
+                else:
+                    topic = TopicSolve(wset, plan, cfg.cardinality_tolerance,
+                                       wset.passes.corpus.n_docs, budget=budget, found=found,
+                                       bar=bar, mode=mode)
+                    out = solve_components(wset.op, plan, solve=topic.chain,
+                                           resolve=topic.refine, found=found, progress=bar,
+                                           alternatives=True)
+            except GrowWorkingSet as grow:
+                found = wset.enlarge(grow, list(found))
+                continue
+            return _to_host(wset, _checked(wset, plan, out, budget))
     finally:
         if bar is not None:
             bar.close()
@@ -345,7 +350,7 @@ def _solve_joint(wset: WorkingSet, plan) -> list:
               for r in results]
     bad = [c for c in checks if not c[0]]
     if bad and wset.ws.size < wset.cap:
-        return [NeedsFeatures(wset.grow(None, wset.ws.size, 1), bad[0][2])]
+        raise GrowWorkingSet(wset.grow(None, wset.ws.size, 1), bad[0][2])
     out = []
     for r, (ok, safe, _) in zip(results, checks):
         info = dict(r.info or {})
@@ -369,16 +374,16 @@ def _default_pruning_for(n_docs: int, min_df, max_df):
     return min_df, max_df
 
 
-def _check_pruning(corpus, pruning: dict) -> None:
-    """The pruning options, checked once the corpus size is known (no pass yet)."""
+def _check_pruning(corpus, pruning: dict) -> tuple:
+    """The pruning options, checked once the corpus size is known (no pass yet): the
+    limits of :func:`~eigensparse.text._vocabulary.keep_words`."""
     if pruning["stop_words"] is not None:
         stop_word_set(pruning["stop_words"])
         if corpus.words is None:
             raise InvalidParameterError(
                 f"parameter 'stop_words' needs the vocabulary; {corpus.name} has none "
                 "(give vocab=).")
-    empty = np.zeros(0, dtype=np.int64)
-    prune_vocabulary(empty, corpus.n_docs, words=[], counts=empty, **pruning)
+    return pruning_limits(corpus.n_docs, **pruning)
 
 
 def _open(docword, vocab, cfg: TopicConfig) -> Corpus:

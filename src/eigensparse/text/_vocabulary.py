@@ -17,9 +17,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import Interval, InvalidParameterError, check_params
+from .._validation import Interval, InvalidParameterError, validate_params
 
-__all__ = ["VocabularyPruning", "prune_vocabulary", "stop_word_set"]
+__all__ = ["VocabularyPruning", "prune_vocabulary", "pruning_limits", "keep_words", "stop_word_set"]
 
 
 def stop_word_set(stop_words) -> frozenset:
@@ -47,13 +47,34 @@ def stop_word_set(stop_words) -> frozenset:
     return frozenset(words)
 
 
-def _doc_count(value, name: str, n_docs: int) -> float:
-    """A df bound as a number of documents (sklearn: Integral → count, Real → proportion)."""
+#: a df bound: an int is a number of documents, a float in [0, 1] a proportion (sklearn)
+_DF_BOUND = [Interval(Integral, 0, None, closed="left"), Interval(Real, 0.0, 1.0, closed="both")]
+
+
+def _doc_count(value, n_docs: int) -> float:
+    """A checked df bound as a number of documents (Integral → count, Real → proportion)."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        check_params({name: value}, {name: [Interval(Integral, 0, None, closed="left")]}, "prune_vocabulary")
         return float(value)
-    check_params({name: value}, {name: [Interval(Integral, 0, None, closed="left"), Interval(Real, 0.0, 1.0, closed="both")]}, "prune_vocabulary")
     return float(value) * n_docs
+
+
+#: the constraints of the pruning options (declared here, checked by the front door:
+#: :func:`prune_vocabulary`, or ``extract_topics``' :class:`~eigensparse.text.TopicConfig`)
+PRUNING_CONSTRAINTS = {"min_df": _DF_BOUND, "max_df": _DF_BOUND,
+                       "max_features": [None, Interval(Integral, 1, None, closed="left")]}
+
+
+def pruning_limits(n_docs: int, *, min_df=1, max_df=1.0, stop_words=None,
+                   max_features: int | None = None) -> tuple:
+    """``(min_doc_count, max_doc_count, stop_words)`` for options that satisfy
+    :data:`PRUNING_CONSTRAINTS`: the df bounds in documents (an error when they cross for
+    these ``n_docs``) and the stop words as a set (what :func:`keep_words` takes)."""
+    lo, hi = _doc_count(min_df, n_docs), _doc_count(max_df, n_docs)
+    if hi < lo:
+        raise InvalidParameterError(
+            f"prune_vocabulary: max_df={max_df!r} corresponds to {hi:g} documents, fewer than "
+            f"min_df={min_df!r} ({lo:g} documents).")
+    return lo, hi, stop_word_set(stop_words)
 
 
 class VocabularyPruning:
@@ -88,6 +109,8 @@ class VocabularyPruning:
                 + (f" (removed by {parts})" if parts else ""))
 
 
+@validate_params({"n_docs": [Interval(Integral, 1, None, closed="left")],
+                  **PRUNING_CONSTRAINTS})
 def prune_vocabulary(df, n_docs: int, *, min_df=1, max_df=1.0, stop_words=None, words=None,
                      max_features: int | None = None, counts=None) -> VocabularyPruning:
     """Boolean keep-mask over the vocabulary from document frequencies.
@@ -129,22 +152,22 @@ def prune_vocabulary(df, n_docs: int, *, min_df=1, max_df=1.0, stop_words=None, 
     if df.ndim != 1 or (df.size and (not np.issubdtype(df.dtype, np.number) or df.min() < 0)):
         raise InvalidParameterError("parameter 'df' must be a 1-d array of non-negative document "
                                     f"frequencies; got shape {df.shape}, dtype {df.dtype}.")
-    check_params({"n_docs": n_docs, "max_features": max_features},
-                    {"n_docs": [Interval(Integral, 1, None, closed="left")],
-                     "max_features": [None, Interval(Integral, 1, None, closed="left")]}, "prune_vocabulary")
-    lo = _doc_count(min_df, "min_df", n_docs)
-    hi = _doc_count(max_df, "max_df", n_docs)
-    if hi < lo:
-        raise InvalidParameterError(
-            f"prune_vocabulary: max_df={max_df!r} corresponds to {hi:g} documents, fewer than "
-            f"min_df={min_df!r} ({lo:g} documents).")
+    limits = pruning_limits(n_docs, min_df=min_df, max_df=max_df, stop_words=stop_words,
+                            max_features=max_features)
+    return keep_words(df, limits, words=words, max_features=max_features, counts=counts)
+
+
+def keep_words(df, limits: tuple, *, words=None, max_features: int | None = None,
+               counts=None) -> VocabularyPruning:
+    """:func:`prune_vocabulary` for checked options: ``limits`` from
+    :func:`pruning_limits`, ``df`` a 1-d array of document frequencies."""
+    lo, hi, stops = limits
     removed = {"min_df": 0, "max_df": 0, "stop_words": 0, "max_features": 0}
     keep = df >= lo
     removed["min_df"] = int(df.size - np.count_nonzero(keep))
     high = keep & (df > hi)
     removed["max_df"] = int(np.count_nonzero(high))
     keep &= ~high
-    stops = stop_word_set(stop_words)
     if stops:
         if words is None or len(words) != df.size:
             raise InvalidParameterError(

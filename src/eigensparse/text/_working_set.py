@@ -9,10 +9,12 @@ test (:func:`eigensparse.text._bounded.swap_gain_bound`) decides whether a word 
 component. Otherwise the set is enlarged: inside the computed covariance when it
 covers the new size, else by another pass over the data (reported as a re-read).
 
-:class:`TopicSolve` is the per-component solve the pipeline hands to the dispatcher
-(:func:`eigensparse._dispatch.solve_components`): it solves on the top words of the
-working set, checks them, and answers :class:`~eigensparse._result.NeedsFeatures` when
-the working set must grow (the dispatcher stops; the pipeline re-reads and resumes).
+:class:`TopicSolve` holds the per-component solves the pipeline hands to the dispatcher
+(:func:`eigensparse._dispatch.solve_components`): :meth:`TopicSolve.chain` solves a topic
+of the deflation chain on the top words of the working set, checks it, and raises
+:class:`GrowWorkingSet` when the working set must grow (the dispatcher stops, the
+components found so far kept; the pipeline re-reads and resumes);
+:meth:`TopicSolve.refine` is the refinement's re-solve, on the working set as it is.
 """
 from __future__ import annotations
 
@@ -26,7 +28,6 @@ from sklearn import config_context
 
 from .._budget import ComponentBudget
 from .._dispatch import require_data
-from .._result import NeedsFeatures
 from .._util import Deadline
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
@@ -34,7 +35,7 @@ from ._bounded import TopicBudgetWarning, bounded_solve, swap_gain_bound
 from ._config import DEFAULT_WORKING_SET
 from ._passes import phase_line, say
 
-__all__ = ["WorkingSet", "TopicSolve", "TopicBudget", "select_working_set", "coarse_penalty_search",
+__all__ = ["WorkingSet", "GrowWorkingSet", "TopicSolve", "TopicBudget", "select_working_set", "coarse_penalty_search",
            "auto_working_set"]
 
 #: a cardinality method's component is accepted when no swap with a word outside the
@@ -44,6 +45,25 @@ _SWAP_RTOL = 0.01
 #: what the swap test shows, in the log (local optimality against the words left out;
 #: only the table's ``certified`` says that a topic is proven the best: a global bound)
 LOCAL_OPTIMUM = "no swap with a word left out improves it"
+
+
+class GrowWorkingSet(Exception):
+    """A topic cannot be decided on the working set: a working set of ``size`` words may
+    hold a better one (``why``). Raised by a chain solve of :class:`TopicSolve` for topic
+    ``component``; the pipeline enlarges the working set (:meth:`WorkingSet.enlarge`) and
+    resumes from the topics found before it.
+
+    Examples
+    --------
+    >>> from eigensparse.text._working_set import GrowWorkingSet
+    >>> GrowWorkingSet(2000, "a swap could add 0.1", 2).size
+    2000
+    """
+
+    def __init__(self, size: int, why: str = "", component: int = 0):
+        super().__init__(f"topic {component + 1}: the working set must grow to {size} words "
+                         f"({why})")
+        self.size, self.why, self.component = int(size), why, int(component)
 
 
 def auto_working_set(n_topics: int, smax: int) -> int:
@@ -227,8 +247,8 @@ class WorkingSet:
 
     def enlarge(self, request, found: list) -> list:
         """Re-read the data for the working set ``request.size`` asks
-        (:class:`~eigensparse._result.NeedsFeatures`); ``found`` (results on the old
-        working set) re-expressed on the new one."""
+        (:class:`GrowWorkingSet`); ``found`` (results on the old working set)
+        re-expressed on the new one."""
         label = f"topic {request.component + 1}: "
         msg = (f"{label}re-reading the data: working set {self.ws.size} -> {request.size} words "
                f"({request.why}).")
@@ -322,22 +342,22 @@ class TopicBudget(ComponentBudget):
 
 
 class TopicSolve:
-    """The per-topic solve of the topic pipeline: ``solve(sub, s, t)`` of
-    :func:`eigensparse._dispatch.solve_components` on the working-set covariance.
+    """The per-topic solves of the topic pipeline on the working-set covariance:
+    :meth:`chain` (``solve`` of :func:`eigensparse._dispatch.solve_components`) and
+    :meth:`refine` (its ``resolve``).
 
-    Solves on the top words of the working set (all of it for cardinality methods; a
-    few times s for a penalized method's own exact search; the coarse penalty search
-    of the 2011 paper when ``tolerance`` > 0), checks the answer
+    :meth:`chain` solves on the top words of the working set (all of it for cardinality
+    methods; a few times s for a penalized method's own exact search; the coarse penalty
+    search of the 2011 paper when ``tolerance`` > 0), checks the answer
     (:meth:`WorkingSet.check`) and retries on more words inside the covariance. When
-    the data must be read again it answers :class:`~eigensparse._result.NeedsFeatures`
-    (the dispatcher stops, the pipeline enlarges the working set and resumes). Each
-    result's info carries ``"working_set_safe"`` and ``"seconds"``.
+    the data must be read again it raises :class:`GrowWorkingSet` (the dispatcher stops,
+    the pipeline enlarges the working set and resumes). Each result's info carries
+    ``"working_set_safe"`` and ``"seconds"``.
 
     Every solve of topic t gets the time left of the topic's ``max_time``
     (:class:`TopicBudget`: the seconds its solves took, across re-reads of the working
-    set). A second call for a topic already found is the refinement's re-solve: it is
-    answered on the working set as it is (never a request for more words), within the
-    same time.
+    set). :meth:`refine`, the refinement's re-solve of a topic found, is answered on the
+    working set as it is (never a request for more words), within the same time.
     """
 
     def __init__(self, wset: WorkingSet, plan, tolerance: int, n_docs: int, *,
@@ -358,7 +378,6 @@ class TopicSolve:
         self.remaining = np.arange(wset.ws.size)
         for r in found:
             self.remaining = np.setdiff1d(self.remaining, r.support, assume_unique=True)
-        self.next_t = len(found)
         self.may_grow = plan.auto is None
 
     def _options(self, left: float) -> dict:
@@ -368,8 +387,8 @@ class TopicSolve:
         return opts
 
     def _coarse(self, S_cur, avail, s, t, left):
-        """The coarse penalty search; None when it misses the tolerance, a
-        :class:`NeedsFeatures` when it needs words beyond the working set."""
+        """The coarse penalty search; None when it misses the tolerance;
+        :class:`GrowWorkingSet` raised when it needs words beyond the working set."""
         wset, plan = self.wset, self.plan
         S = S_cur.to_dense() if not isinstance(S_cur, np.ndarray) else S_cur
         opts = self._options(left)
@@ -377,7 +396,7 @@ class TopicSolve:
                                     plan.seeds[t], opts)
         if out is None:  # needs words beyond the working set
             if wset.ws.size < wset.cap and self.may_grow:
-                return NeedsFeatures(wset.grow(None, wset.ws.size, self.smax),
+                raise GrowWorkingSet(wset.grow(None, wset.ws.size, self.smax),
                                      "the penalty search needs a penalty below the largest "
                                      f"variance left out ({wset.tau:.4g})", t)
             say(f"topic {t + 1}: the working set reached its limit ({wset.ws.size} words) before "
@@ -432,40 +451,42 @@ class TopicSolve:
                                  "its variance.")
         return r
 
-    def __call__(self, sub_op, s, t, init=None):
+    def chain(self, sub_op, s, t, init=None):
+        """Topic t of the deflation chain (raises :class:`GrowWorkingSet` when the working
+        set must grow)."""
         self.budget.start(t)
         try:
-            return self._solve(sub_op, s, t, init)
+            left = self.budget.left(t)
+            if self.bounded and s is not None:
+                r = self._solve_bounded(sub_op, s, t, left)
+            else:
+                r = self._solve_chain(sub_op, s, t)
+        finally:
+            self.budget.stop(t)
+        self.budget.record(t, r.info)
+        if self.plan.deflation == "disjoint":
+            self.remaining = np.setdiff1d(self.remaining, self.remaining[r.support],
+                                          assume_unique=True)
+        return r
+
+    def refine(self, sub_op, s, t, init=None):
+        """The refinement's re-solve of topic t: the method on the operator it is given,
+        within the time left to the topic."""
+        self.budget.start(t)
+        try:
+            left = self.budget.left(t)
+            if left <= self.budget.FLOOR:
+                self.budget.cut.add(t)
+            op = require_data(self.plan, sub_op, factor=True)
+            extra = {} if init is None else {"init": init}
+            return self.plan.spec.trusted(op, s, random_state=self.plan.seeds[t],
+                                          **self._options(left), **extra)
         finally:
             self.budget.stop(t)
 
-    def _solve(self, sub_op, s, t, init):
-        chain = t >= self.next_t
-        left = self.budget.left(t)
-        if not chain and left <= self.budget.FLOOR:
-            self.budget.cut.add(t)
-        if not chain:  # a refinement's re-solve: the method on the operator it is given
-            op = require_data(self.plan, sub_op, factor=True)
-            extra = {} if init is None else {"init": init}
-            r = self.plan.spec.trusted(op, s, random_state=self.plan.seeds[t],
-                                     **self._options(left), **extra)
-        elif self.bounded and s is not None:
-            r = self._solve_bounded(sub_op, s, t, left)
-        else:
-            r = self._solve_chain(sub_op, s, t)
-            if isinstance(r, NeedsFeatures):
-                return r
-        if chain:
-            self.budget.record(t, r.info)
-            self.next_t = t + 1
-            if self.plan.deflation == "disjoint":
-                self.remaining = np.setdiff1d(self.remaining, self.remaining[r.support],
-                                              assume_unique=True)
-        return r
-
     def _solve_chain(self, sub_op, s, t):
         """Topic t of the deflation chain: solved on the top words, checked, retried on
-        more words of the working set, or a request for more (:class:`NeedsFeatures`)."""
+        more words of the working set, or a request for more (:class:`GrowWorkingSet`)."""
         wset, plan = self.wset, self.plan
         disjoint = plan.deflation == "disjoint"
         # positions of sub_op's features in the working set
@@ -476,8 +497,6 @@ class TopicSolve:
             out = None
             if self.coarse and s is not None:
                 out = self._coarse(sub_op, np.arange(sub_op.n_features), s, t, left)
-                if isinstance(out, NeedsFeatures):
-                    return out
             if out is None:
                 top = np.intersect1d(wset.top_positions(self.m_solve), pos_of, assume_unique=True)
                 sub = np.searchsorted(pos_of, top)
@@ -501,7 +520,7 @@ class TopicSolve:
             if new_m > wset.ws.size:
                 if not self.may_grow:
                     break
-                return NeedsFeatures(new_m, why, t)
+                raise GrowWorkingSet(new_m, why, t)
             wset.messages.append(f"topic {t + 1}: solving again on {new_m} words ({why}).")
             self.m_solve = new_m
         if not ok:
