@@ -36,8 +36,8 @@ MAPPING = {
     "text/_result.py": ["tests/test_result.py"],  # one JSON schema for both result kinds
 }
 
-#: modules to be removed or merged into others (issue #18: one topic engine, one
-#: validation boundary); their behaviour is tested through the public functions
+#: modules to be removed or merged into others (one topic engine, one validation
+#: boundary); their behaviour is tested through the public functions
 PENDING = {
     "_validation.py",
     "text/_bounded.py",

@@ -1,4 +1,4 @@
-"""One validation boundary (issue #18): parameter constraints are scikit-learn's, declared
+"""One validation boundary: parameter constraints are scikit-learn's, declared
 once, checked once at the entry point, and trusted below it.
 
 The rule the source walk enforces (``test_no_validation_outside_the_boundary``):

@@ -402,8 +402,9 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
         ``t`` (single methods only); default: the method with its options and the t-th
         seed. The topic pipeline passes its working-set solve here.
     resolve : callable, optional
-        The refinement's re-solve of component ``t`` against the others, with the same
-        signature (default: ``solve``). ``init`` (the component it may replace) is given
+        The refinement's re-solve of component ``t`` against the others, and the probes
+        of a cardinality rule at the cardinalities it tries (``cardinality="auto"``), with
+        the same signature (default: ``solve``). ``init`` (the component it may replace) is given
         when the method accepts a start (``MethodSpec.warm_start``) and the options carry
         none.
     found : list, optional
@@ -475,7 +476,7 @@ def _solve_components(op, plan, solve, resolve, found, progress, rows, alternati
             finally:
                 budget.stop(t)
     if plan.auto is not None:  # the chosen cardinalities' components (never refined)
-        return _solve_auto(op, plan, solve, found, progress, rows)
+        return _solve_auto(op, plan, solve, resolve, found, progress, rows)
     results = run_deflation(op, solve, list(plan.cardinalities), plan.deflation, progress=progress,
                             found=found)
     if plan.refine:  # re-solve each component against the others; never lowers the total
@@ -487,16 +488,18 @@ def _solve_components(op, plan, solve, resolve, found, progress, rows, alternati
     return results
 
 
-def _solve_auto(op, plan, solve, found, progress, rows):
-    """``cardinality="auto"``: the rule chooses each component's s (refining with ``solve``)
-    and ``solve`` gives the component at the chosen s. A restart (``found`` not empty, e.g.
-    a larger working set) chooses again from the first component."""
+def _solve_auto(op, plan, solve, resolve, found, progress, rows):
+    """``cardinality="auto"``: the rule chooses each component's s (its probes at other
+    cardinalities by ``resolve``, default ``solve``) and ``solve`` gives the component at
+    the chosen s. A restart (``found`` not empty, e.g. a larger working set) chooses again
+    from the first component."""
     from .selection import resolve_auto_cardinalities
 
     found = [] if found is None else found
     del found[:]
     auto = resolve_auto_cardinalities(op, plan.n_components, deflation=plan.deflation,
-                                      solve=solve, random_state=plan.seeds[0], found=found,
+                                      solve=solve, probe=resolve, random_state=plan.seeds[0],
+                                      found=found,
                                       **plan.auto, **(rows or {}))
     if progress is not None:
         progress.update(plan.n_components)

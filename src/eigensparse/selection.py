@@ -265,8 +265,9 @@ def _choose(data_or_op, op, p, lam1, rule, fraction, s_max, method, method_optio
 
 @validate_params(_CONSTRAINTS, prefer_skip_nested_validation=False)  # **rule_options:
 def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fraction",
-                               fraction=0.9, s_max=None, method=None, solve=None, data=None,
-                               random_state=None, found=None, **rule_options) -> AutoCardinalities:
+                               fraction=0.9, s_max=None, method=None, solve=None, probe=None,
+                               data=None, random_state=None, found=None,
+                               **rule_options) -> AutoCardinalities:
     """Choose a cardinality for each of ``n_components`` successive components.
 
     Component t's cardinality is chosen by :func:`choose_cardinality` on the operator
@@ -282,10 +283,13 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
         As :func:`choose_cardinality` (``random_state`` is passed to each choice).
     solve : callable, optional
         ``solve(operator, s, t) -> ComponentResult``: the front door's solver, called with
-        the chosen s (and used to refine the path); the component it returns is the one
-        deflated, unless the rule's own support of size s explains more (then that one,
+        the chosen s (and, without ``probe``, to refine the path); the component it
+        returns is the one deflated, unless the rule's own support of size s explains more (then that one,
         so the component returned reaches what the choice reports). Default: the
         component the rule's path found at s.
+    probe : callable, optional
+        ``probe(operator, s, t)``: the solver the rule runs at the cardinalities it tries
+        for component t (default: ``solve``).
     data : array (n_samples, n_features), optional
         The data rows; required by ``rule="cv"``.
     found : list, optional
@@ -351,8 +355,8 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
         else:
             refine = method
             if refine is None and solve is not None:
-                def refine(o, s_, t=t):
-                    return solve(o, s_, t)
+                def refine(o, s_, t=t, at=solve if probe is None else probe):
+                    return at(o, s_, t)
             ch = choose_cardinality(sub, rule=rule, fraction=fraction, s_max=s_max,
                                     method=refine, random_state=random_state, **rule_options)
         r = ch.result if solve is None else solve(sub, ch.cardinality, t)

@@ -1,5 +1,5 @@
 """One word for certification in the table, the summary and the JSON; signed loadings in
-every table, never "-0.000" (#20)."""
+every table, never "-0.000"."""
 import json
 import re
 

@@ -1,5 +1,5 @@
 """The estimator keeps feature names through score/transform and never warns on its
-own calls; bad DataFrames and NaN get our own clear errors (issue #20)."""
+own calls; bad DataFrames and NaN get our own clear errors."""
 import warnings
 
 import numpy as np

@@ -21,8 +21,8 @@ def X():
 
 @pytest.mark.parametrize("method", ["greedy", "exhaustive", "tpower"])
 def test_cardinality_list_keeps_its_order_with_rows_aligned(X, method):
-    """A list of distinct cardinalities fixes the rows (issue #20: the variance sort used
-    to permute it, [1, 6] came out [6, 1]); everything per component follows its row."""
+    """A list of distinct cardinalities fixes the rows ([1, 6] gives rows of 1 and 6
+    nonzeros, whatever their variances); everything per component follows its row."""
     found = sparse_pca(X, n_components=2, cardinality=[1, 6], method=method, random_state=0,
                        order="deflation")
     res = sparse_pca(X, n_components=2, cardinality=[1, 6], method=method, random_state=0)
@@ -70,8 +70,8 @@ def test_bad_order_is_named():
 
 @pytest.mark.parametrize("cards", [[4, 4, 5], [2, 4, 5], [5, 2, 3], [3, 6, 3, 2]])
 def test_cardinality_list_is_honoured_position_by_position(cards):
-    """Row i has cards[i] nonzeros whatever the variances (the sort used to permute the
-    list: [4, 4, 5] came out 4, 5, 4 on diabetes)."""
+    """Row i has cards[i] nonzeros whatever the variances (diabetes, [4, 4, 5]: the rows
+    have 4, 4 and 5 nonzeros)."""
     from sklearn.datasets import load_diabetes
 
     import eigensparse as es

@@ -1,5 +1,5 @@
 """The summary says when PC1 was traded for the total and shows the stability; the
-StabilityResult repr is one short line naming columns by feature (#20)."""
+StabilityResult repr is one short line naming columns by feature."""
 import numpy as np
 import pytest
 from sklearn.datasets import load_diabetes

@@ -1,4 +1,4 @@
-"""Unknown-option errors name the closest valid parameter of the function called (#20)."""
+"""Unknown-option errors name the closest valid parameter of the function called."""
 import numpy as np
 import pytest
 

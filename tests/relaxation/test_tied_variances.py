@@ -1,7 +1,7 @@
 """Relaxations on data whose variances tie (standardized data, correlation matrices,
 duplicated columns): penalties just below the common variance leave φ(ρ) at rounding
-level beside Σ's entries, where the engines used to lose the iterate (bca) or never
-converge (the first-order method)."""
+level beside Σ's entries: the engines keep their iterate (bca) and converge (the
+first-order method) there."""
 import itertools
 
 import numpy as np

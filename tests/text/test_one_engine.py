@@ -1,4 +1,4 @@
-"""One engine (issue #18): the topics of a corpus in memory, streamed from a file and
+"""One engine: the topics of a corpus in memory, streamed from a file and
 read by the workers of a Dask cluster, ``SparsePCA.fit`` and ``sparse_pca`` give the
 same components for one method; a method added with one ``MethodSpec`` works in all."""
 import warnings
