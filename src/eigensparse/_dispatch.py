@@ -575,7 +575,8 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
             and results and (features is None or outside is not None)):
         from .bounds import total_upper_bound
 
-        base["total_upper_bound"] = total_upper_bound(op, plan.cardinalities, outside=outside)
+        with config_context(skip_parameter_validation=True):  # a checked plan's cardinalities
+            base["total_upper_bound"] = total_upper_bound(op, plan.cardinalities, outside=outside)
     base.update(info or {})
     return result_type(
         components=C, variances=np.asarray(variances, dtype=float), explained_variance=expl,
