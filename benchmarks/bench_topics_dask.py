@@ -1,23 +1,27 @@
 #!/usr/bin/env python
-"""Topics on a Dask cluster: the client's memory against the one-machine streamed run.
+"""Topics on a Dask cluster: wall time and the client's memory against the local cold run.
 
-A synthetic corpus (``make_synthetic_corpus``, NYTimes vocabulary; ``--docs``
-documents) is written once under ``--dir``; then, each in a fresh process (its peak
-resident memory, ``VmHWM``; the Dask workers are other processes):
+A corpus (``--docword``/``--vocab``, or a synthetic one: ``make_zipf_corpus`` shaped like
+PubMed, 8.2M documents × 141,043 words × ``--scale``) is read, each run in a fresh
+process with a fresh binary cache (its peak resident memory, ``VmHWM``; the Dask
+workers are other processes):
 
-* ``streamed``: ``extract_topics(path)`` on one machine (no cache: one pass per phase);
-* ``dask, workers read``: ``extract_topics(path, client=...)`` on a ``LocalCluster`` of
-  2 worker processes × 1 thread: the workers read their documents of the file, the
-  client receives word sums and working-set Gram pieces only;
-* ``dask, client reads``: what the former integration did — the client reads the whole
-  matrix (``read_uci_bow``) and places its blocks on the workers — for comparison.
+* ``local``: ``extract_topics(path)`` on this machine (cold: the first pass builds the
+  cache, the other passes read it, pass 2 on ``n_jobs=2`` threads);
+* ``dask N``: ``extract_topics(path, client=...)`` on a ``LocalCluster`` of N worker
+  processes × 1 thread (``--workers``, default ``1,2``): one worker builds the cache,
+  every worker reads its documents of it at each pass, the client receives word sums
+  and working-set Gram pieces only (cluster start-up included in the seconds);
+* ``dask 2, client reads`` (``--client-reads``): the client reads the whole matrix
+  (``read_uci_bow``) and places its blocks on the workers, for comparison.
 
-Prints seconds, the client's peak memory, and whether the topics agree with the
-streamed run. The machine may be shared: compare rows of one run.
+Prints seconds, the client's peak memory, and whether the topics agree with the local
+run. The machine may be shared: compare rows of one run.
 
 Usage::
 
-    python benchmarks/bench_topics_dask.py --docs 60000
+    python benchmarks/bench_topics_dask.py --scale 0.0625
+    python benchmarks/bench_topics_dask.py --docword docword.pubmed.txt.gz --vocab vocab.pubmed.txt
 """
 from __future__ import annotations
 
@@ -46,24 +50,27 @@ def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def _child(mode, path, vocab):
+def _child(mode, path, vocab, cache_dir):
+    vocab = vocab or None
     import warnings
 
     warnings.simplefilter("ignore")
     from eigensparse.text import extract_topics
 
     t0 = time.perf_counter()
-    if mode == "streamed":
-        res = extract_topics(path, vocab, n_topics=K, cardinality=S, cache=False, progress=False)
+    if mode == "local":
+        res = extract_topics(path, vocab, n_topics=K, cardinality=S, cache_dir=cache_dir,
+                             progress=False)
     else:
         import distributed
 
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+        n = int(mode.split("-")[1])
+        with distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                       dashboard_address=":0") as cluster, \
                 distributed.Client(cluster) as client:
-            if mode == "dask-workers":
+            if not mode.endswith("client"):
                 res = extract_topics(path, vocab, n_topics=K, cardinality=S, client=client,
-                                     progress=False)
+                                     cache_dir=cache_dir, progress=False)
             else:
                 from eigensparse.io.uci import read_uci_bow
 
@@ -78,30 +85,41 @@ def _child(mode, path, vocab):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--docs", type=int, default=60_000)
+    ap.add_argument("--docword")
+    ap.add_argument("--vocab")
+    ap.add_argument("--scale", type=float, default=1 / 64, help="of the PubMed-shaped corpus")
+    ap.add_argument("--workers", default="1,2")
+    ap.add_argument("--client-reads", action="store_true")
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "eigensparse-bench"))
-    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         return _child(*args.child)
-    from eigensparse.datasets.synthetic_corpus import make_synthetic_corpus
+    path, vocab = args.docword, args.vocab
+    if path is None:
+        from eigensparse.datasets.synthetic_corpus import make_zipf_corpus
 
-    d = os.path.join(args.dir, f"synthetic-{args.docs}")
-    path = os.path.join(d, "docword.synthetic.txt.gz")
-    vocab = os.path.join(d, "vocab.synthetic.txt")
-    if not os.path.exists(path):
-        make_synthetic_corpus(d, n_docs=args.docs, random_state=0)
+        d = os.path.join(args.dir, f"pubmed-{args.scale:g}")
+        path = os.path.join(d, "docword.pubmed.txt.gz")
+        vocab = os.path.join(d, "vocab.pubmed.txt")
+        if not os.path.exists(path):
+            make_zipf_corpus(d, name="pubmed", n_docs=max(1000, int(8_200_000 * args.scale)),
+                             n_words=141_043, nnz_per_doc=60.7)
+    modes = ["local"] + [f"dask-{n}" for n in args.workers.split(",")]
+    modes += ["dask-2-client"] if args.client_reads else []
     rows = []
-    for mode in ("streamed", "dask-workers", "dask-client-reads"):
-        out = subprocess.run([sys.executable, __file__, "--child", mode, path, vocab],
-                             capture_output=True, text=True, check=True)
+    for mode in modes:
+        with tempfile.TemporaryDirectory(prefix="eigensparse-cache-") as cache_dir:
+            out = subprocess.run([sys.executable, __file__, "--child", mode, path, vocab or "",
+                                  cache_dir], capture_output=True, text=True, check=True)
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
     ref = rows[0]["topics"]
-    print(f"corpus: {args.docs:,} documents, {rows[0]['nnz']:,} nonzeros; k={K}, s={S}")
-    print(f"{'run':<20} {'seconds':>8} {'client peak MiB':>16}  same topics")
+    print(f"corpus: {path}: {rows[0]['nnz']:,} nonzeros; k={K}, s={S}; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"{'run':<20} {'seconds':>8} {'x local':>8} {'client peak MiB':>16}  same topics")
     for r in rows:
-        print(f"{r['mode']:<20} {r['seconds']:8.1f} {r['client_peak_mib']:16.0f}  "
-              f"{r['topics'] == ref}")
+        print(f"{r['mode']:<20} {r['seconds']:8.1f} {r['seconds'] / rows[0]['seconds']:8.2f} "
+              f"{r['client_peak_mib']:16.0f}  {r['topics'] == ref}")
 
 
 if __name__ == "__main__":

@@ -64,3 +64,19 @@ def test_a_vocabulary_of_the_wrong_length_is_named(corpus, client):
         cluster_corpus(path, words, client=client)
     c = cluster_corpus(path, words + ["w29"], client=client, n_blocks=2)
     assert c.words[-1] == "w29" and len(c.words) == 30
+
+
+def test_a_file_is_cached_once_and_read_by_row_ranges(corpus, client, tmp_path):
+    """One worker builds the binary cache; the blocks are row ranges of it, read chunk
+    by chunk at each pass (a chunk of a few entries here), whose sums equal NumPy's."""
+    from eigensparse.io import BowCache
+
+    X, path = corpus
+    c = cluster_corpus(path, client=client, n_blocks=3, cache_dir=tmp_path, chunk_nnz=50)
+    cache = BowCache.open(path, tmp_path)
+    assert cache is not None and cache.nnz == X.nnz
+    assert np.allclose(c.reduce_blocks(_column_sums, X.shape[1]), X.toarray().sum(axis=0))
+    A = X.toarray()
+    assert np.allclose(c.reduce_blocks(_gram, X.shape[1]), A.T @ A)
+    again = cluster_corpus(path, client=client, n_blocks=2, cache_dir=tmp_path)
+    assert again.nnz == X.nnz and BowCache.open(path, tmp_path).token == cache.token

@@ -17,7 +17,7 @@ from .cache import BowCache, BowCacheWriter, CSRChunk
 from ._vocab import check_vocabulary
 from .uci import DEFAULT_CHUNK_NNZ, UCIChunk, _UCIStream, read_vocabulary
 
-__all__ = ["Corpus", "UCICorpus", "MatrixCorpus", "open_corpus", "CSRChunk"]
+__all__ = ["Corpus", "UCICorpus", "MatrixCorpus", "open_corpus", "build_cache", "CSRChunk"]
 
 
 class Corpus:
@@ -305,3 +305,31 @@ def open_corpus(docword, vocab=None, *, cache: bool = True, cache_dir=None,
         return UCICorpus(path, vocab, cache=cache, cache_dir=cache_dir, verify=verify)
     words = read_vocabulary(vocab, X.shape[1]) if isinstance(vocab, (str, os.PathLike)) else vocab
     return MatrixCorpus(X, words, name=os.path.basename(path))
+
+
+def build_cache(docword, cache_dir=None, *, verify: str = "hash", chunk_nnz: int = DEFAULT_CHUNK_NNZ,
+                progress: bool = False) -> BowCache:
+    """The binary cache of a UCI docword file, built by one streamed pass when it is
+    missing or damaged (:class:`UCICorpus`'s first pass), its arrays checked.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from importlib.resources import files
+    >>> from eigensparse.io import build_cache
+    >>> kos = files("eigensparse.datasets") / "data" / "docword.kos.txt.gz"
+    >>> with tempfile.TemporaryDirectory() as caches:
+    ...     cache = build_cache(kos, caches)            # one pass over the text
+    ...     again = build_cache(kos, caches)            # found: no pass
+    ...     print(cache.n_docs, cache.nnz, again.directory == cache.directory)
+    3430 353160 True
+    """
+    c = UCICorpus(docword, cache_dir=cache_dir, verify=verify)
+    if c.cache is None or not c.cache.verify_arrays(c.path):
+        c.cache = None
+        for _ in c.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc="cache"):
+            pass
+        if c.cache is None:
+            raise InvalidParameterError(f"{c.path}: line 1: the cache could not be written "
+                                        f"under {cache_dir or 'the default cache directory'}.")
+    return c.cache

@@ -2,7 +2,8 @@
 
 :func:`cluster_corpus` gives a :class:`~eigensparse.io.corpus.Corpus` whose row blocks
 are :class:`eigensparse.operators.dask.blocks.RowBlocks` on the workers: a UCI file is
-read by the workers, each its own documents (the client reads only the header and the
+read by the workers: one builds its binary cache, then each reads its own documents
+from it at every pass, a chunk at a time (the client reads only the header and the
 vocabulary); a matrix the caller holds is placed there block by block. The passes
 (:func:`eigensparse.text.word_statistics`, :func:`eigensparse.text.working_set_covariance`)
 call its :meth:`ClusterCorpus.reduce_blocks`: per-block word sums (pass 1) and
@@ -20,34 +21,71 @@ import scipy.sparse as sp
 
 from .._validation import InvalidParameterError
 from ..io._vocab import check_vocabulary
-from ..io.corpus import Corpus, UCICorpus, open_corpus
-from ..operators.dask.blocks import RowBlocks
+from ..io.corpus import Corpus, UCICorpus, build_cache, open_corpus
+from ..io.uci import DEFAULT_CHUNK_NNZ
+from ..operators.dask.blocks import RowBlocks, _add
 from ..operators.dask.client import resolve_client
 
 __all__ = ["ClusterCorpus", "cluster_corpus"]
 
 
-def _read_rows(path, n_words: int, lo: int, hi: int):
-    """On a worker: the documents ``lo … hi-1`` of a UCI file, as CSR (streamed: the
-    worker holds its block and one chunk)."""
-    corpus = UCICorpus(path, cache=False)
-    parts = []
-    for ch in corpus.iter_chunks():
-        a, b = ch.doc_start, ch.doc_start + ch.n_docs
-        if b <= lo:
-            continue
-        if a >= hi:
-            break
-        X = sp.csr_matrix((ch.data.astype(np.float64), ch.indices, ch.indptr),
-                          shape=(ch.n_docs, n_words))
-        parts.append(X[max(lo, a) - a:min(hi, b) - a])
-    X = sp.vstack(parts, format="csr") if parts else sp.csr_matrix((0, n_words))
-    X.sort_indices()
-    return X
+def _build(path, cache_dir):
+    """On a worker: the file's binary cache, built by one streamed pass if needed;
+    returns its directory."""
+    return build_cache(path, cache_dir).directory
+
+
+class CacheRows:
+    """On a worker: documents ``lo … hi-1`` of a binary cache, read chunk by chunk at
+    each pass (the worker holds one chunk, never its block)."""
+
+    def __init__(self, directory: str, n_words: int, lo: int, hi: int, chunk_nnz: int):
+        self.directory, self.n_words, self.lo, self.hi = directory, int(n_words), int(lo), int(hi)
+        self.chunk_nnz = int(chunk_nnz)
+        self.indptr = np.fromfile(os.path.join(directory, "indptr.i64"), dtype="<i8",
+                                  count=hi - lo + 1, offset=8 * lo)
+        if self.indptr.size != hi - lo + 1 or np.any(np.diff(self.indptr) < 0):
+            raise InvalidParameterError(f"{directory}: line 1: corrupt cache (offsets); delete "
+                                        "the directory to rebuild it.")
+        self.shape = (hi - lo, self.n_words)
+        self.nnz = int(self.indptr[-1] - self.indptr[0])
+
+    def chunks(self):
+        ip = self.indptr
+        with open(os.path.join(self.directory, "indices.i32"), "rb") as fi, \
+                open(os.path.join(self.directory, "data.u32"), "rb") as fd:
+            d0, n = 0, ip.size - 1
+            while d0 < n:
+                d1 = int(np.searchsorted(ip, ip[d0] + self.chunk_nnz, side="right")) - 1
+                d1 = min(max(d1, d0 + 1), n)
+                a, b = int(ip[d0]), int(ip[d1])
+                fi.seek(4 * a)
+                fd.seek(4 * a)
+                idx = np.fromfile(fi, dtype="<i4", count=b - a)
+                dat = np.fromfile(fd, dtype="<u4", count=b - a)
+                if idx.size != b - a or dat.size != b - a:
+                    raise InvalidParameterError(f"{self.directory}: line 1: corrupt cache "
+                                                "(arrays shorter than recorded).")
+                yield SimpleNamespace(data=dat, indices=idx, indptr=ip[d0:d1 + 1] - a,
+                                      n_docs=d1 - d0)
+                d0 = d1
+
+
+def _cache_rows(directory, n_words: int, chunk_nnz: int, lo: int, hi: int):
+    return CacheRows(directory, n_words, lo, hi, chunk_nnz)
 
 
 def _run_block(X, fn, args):
-    """On a worker: ``fn(chunk, *args)`` on the block's CSR arrays."""
+    """On a worker: ``fn(chunk, *args)`` on the block's CSR arrays (summed over the
+    chunks of a block read from a cache)."""
+    if isinstance(X, CacheRows):
+        total = None
+        for chunk in X.chunks():
+            part = fn(chunk, *args)
+            total = part if total is None else _add(total, part)
+        return total if total is not None else fn(SimpleNamespace(
+            data=np.zeros(0, np.uint32), indices=np.zeros(0, np.int32),
+            indptr=np.zeros(X.shape[0] + 1, np.int64), n_docs=X.shape[0]), *args)
     chunk = SimpleNamespace(data=X.data, indices=X.indices, indptr=X.indptr.astype(np.int64),
                             n_docs=X.shape[0])
     return fn(chunk, *args)
@@ -78,11 +116,15 @@ class ClusterCorpus(Corpus):
         return self.blocks.map_sum(_run_block, fn, args)
 
 
-def cluster_corpus(docword, vocab=None, *, client, name=None, n_blocks=None) -> ClusterCorpus:
+def cluster_corpus(docword, vocab=None, *, client, name=None, n_blocks=None, cache_dir=None,
+                   chunk_nnz: int = DEFAULT_CHUNK_NNZ) -> ClusterCorpus:
     """The corpus ``docword`` on the cluster of ``client`` (a client or an address).
 
-    A UCI file path is read by the workers (each reads its documents; the path must be
-    readable there); any other source (a matrix, an ``.mtx``/``.npz`` file, a
+    A UCI file path is read by the workers: one builds its binary cache
+    (:func:`eigensparse.io.build_cache`, under ``cache_dir`` as the workers see it;
+    kept for later runs), then each worker thread reads its documents from the cache at
+    every pass, chunk by chunk (the path and the cache directory must be readable
+    there: one machine or a shared file system); any other source (a matrix, an ``.mtx``/``.npz`` file, a
     :class:`~eigensparse.io.Corpus` in memory) is opened here and its row blocks placed
     on the workers.
     """
@@ -95,7 +137,13 @@ def cluster_corpus(docword, vocab=None, *, client, name=None, n_blocks=None) -> 
         if words is not None and len(words) != head.n_words:
             raise InvalidParameterError(f"parameter 'vocab' has {len(words)} words; "
                                         f"{head.name} has {head.n_words}.")
-        blocks = RowBlocks.load(client, _read_rows, os.fspath(docword), head.n_words,
+        # one worker builds the binary cache (one streamed pass; a later run finds it),
+        # then every worker thread reads its rows of it at each pass
+        directory = client.submit(_build, os.path.abspath(os.fspath(docword)), cache_dir,
+                                  pure=False).result()
+        if n_blocks is None:
+            n_blocks = max(1, sum(client.nthreads().values()))
+        blocks = RowBlocks.load(client, _cache_rows, directory, head.n_words, chunk_nnz,
                                 n_rows=head.n_docs, n_blocks=n_blocks)
         return ClusterCorpus(blocks, n_words=head.n_words, words=words, name=name or head.name)
     corpus = open_corpus(docword, vocab, cache=False)

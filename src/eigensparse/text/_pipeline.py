@@ -396,7 +396,8 @@ def _open(docword, vocab, cfg: TopicConfig) -> Corpus:
                 "parameter 'client': a cluster reads count matrices and UCI files; raw "
                 "documents are tokenized here (run once without client= to build the cache, "
                 "or give the count matrix).")
-        corpus = cluster_corpus(docword, vocab, client=cfg.client, name=cfg.name)
+        corpus = cluster_corpus(docword, vocab, client=cfg.client, name=cfg.name,
+                                cache_dir=cfg.cache_dir, chunk_nnz=cfg.chunk_nnz)
     elif is_text_source(docword, vocab, cfg):
         corpus = open_text_corpus(docword, cfg)
     else:

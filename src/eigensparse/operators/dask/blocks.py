@@ -49,7 +49,8 @@ def _add(*parts):
 
 
 def _shape(block):
-    return int(block.shape[0]), int(block.nnz if sp.issparse(block) else np.count_nonzero(block))
+    nnz = block.nnz if sp.issparse(block) or hasattr(block, "nnz") else np.count_nonzero(block)
+    return int(block.shape[0]), int(nnz)
 
 
 class RowBlocks:
