@@ -80,3 +80,20 @@ def test_a_file_is_cached_once_and_read_by_row_ranges(corpus, client, tmp_path):
     assert np.allclose(c.reduce_blocks(_gram, X.shape[1]), A.T @ A)
     again = cluster_corpus(path, client=client, n_blocks=2, cache_dir=tmp_path)
     assert again.nnz == X.nnz and BowCache.open(path, tmp_path).token == cache.token
+
+
+def test_topics_on_the_cluster_keep_their_statistics_with_the_cache(corpus, client, tmp_path):
+    """The building worker keeps the count statistics of its pass; the client, which sees
+    the same cache here, keeps the passes' statistics and Gram matrix there: a second run
+    makes no pass and finds the same topics."""
+    from eigensparse.text import extract_topics
+
+    X, path = corpus
+    kw = dict(n_topics=2, cardinality=3, client=client, cache_dir=tmp_path, progress=False,
+              min_df=1, max_df=1.0)
+    first = extract_topics(path, **kw)
+    assert [p["name"] for p in first.passes] == ["pass 1: word statistics",
+                                                         "pass 2: covariance"]
+    second = extract_topics(path, **kw)
+    assert second.passes == []
+    assert [t.words for t in second.topics] == [t.words for t in first.topics]

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 
 from .._validation import InvalidParameterError
 from ..io._vocab import check_vocabulary
+from ..io.cache import BowCache
 from ..io.corpus import Corpus, UCICorpus, build_cache, open_corpus
 from ..io.uci import DEFAULT_CHUNK_NNZ
 from ..operators.dask.blocks import RowBlocks, _add
@@ -30,8 +31,16 @@ __all__ = ["ClusterCorpus", "cluster_corpus"]
 
 
 def _build(path, cache_dir):
-    """On a worker: the file's binary cache, built by one streamed pass if needed;
-    returns its directory."""
+    """On a worker: the file's binary cache, built by one streamed pass if needed, with
+    the count statistics of that pass (pass 1a: no second read for them); returns its
+    directory."""
+    from ._passes import word_statistics
+
+    corpus = UCICorpus(path, cache_dir=cache_dir)
+    if corpus.cache is None or corpus.cache.load_stats("count") is None:
+        stats = word_statistics(corpus, "count")  # builds the cache when it is missing
+        if corpus.cache is not None:
+            corpus.cache.save_stats("count", stats)
     return build_cache(path, cache_dir).directory
 
 
@@ -105,6 +114,8 @@ class ClusterCorpus(Corpus):
         self.n_docs, self.n_words, self.nnz = blocks.n_rows, int(n_words), blocks.nnz
         self.words, self.name, self.integer_counts = words, name, integer_counts
         self.last_source = "dask"
+        #: the binary cache of the file, when the client sees it (statistics kept there)
+        self.cache = None
 
     def iter_chunks(self, **kwargs):
         raise NotImplementedError("the blocks of a cluster corpus are read where they live "
@@ -145,7 +156,12 @@ def cluster_corpus(docword, vocab=None, *, client, name=None, n_blocks=None, cac
             n_blocks = max(1, sum(client.nthreads().values()))
         blocks = RowBlocks.load(client, _cache_rows, directory, head.n_words, chunk_nnz,
                                 n_rows=head.n_docs, n_blocks=n_blocks)
-        return ClusterCorpus(blocks, n_words=head.n_words, words=words, name=name or head.name)
+        corpus = ClusterCorpus(blocks, n_words=head.n_words, words=words, name=name or head.name)
+        # where the client sees the same cache (one machine, a shared file system), the
+        # statistics and Gram matrices of the passes are kept with it, as for a local run
+        cache = BowCache.open(docword, cache_dir, verify="stat", check_arrays=False)
+        corpus.cache = cache if cache is not None and cache.directory == directory else None
+        return corpus
     corpus = open_corpus(docword, vocab, cache=False)
     X = getattr(corpus, "X", None)
     if X is None:  # a streamed corpus of another kind: its chunks, placed block by block
