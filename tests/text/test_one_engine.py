@@ -41,7 +41,10 @@ def _paths(X, path, method, deflation, client=None, **kw):
     out["topics (memory)"] = extract_topics(X, **tkw).components
     out["topics (streamed)"] = extract_topics(path, cache=False, **tkw).components
     if client is not None:
-        res = extract_topics(path, config=TopicConfig(client=client), **tkw)
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as fresh:  # the passes run on the workers
+            res = extract_topics(path, config=TopicConfig(client=client, cache_dir=fresh), **tkw)
         assert res.passes and all(p["source"] == "dask" for p in res.passes)
         out["topics (dask)"] = res.components
         from eigensparse.operators.dask import scatter_rows

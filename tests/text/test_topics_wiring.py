@@ -128,8 +128,9 @@ def test_same_table_streaming_in_memory_and_dask(kos, tmp_path, capsys):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   protocol="tcp://", host="127.0.0.1",
                                   dashboard_address=":0") as cluster:
+        # a fresh cache: the passes run on the workers (a cached run would make none)
         assert main(["topics", "--dataset", "kos", *args, "--scheduler", cluster.scheduler_address,
-                     "--json", str(tmp_path / "d.json")]) == 0
+                     "--cache-dir", str(tmp_path / "dc"), "--json", str(tmp_path / "d.json")]) == 0
     dask_out = capsys.readouterr().out
     assert "scheduler=" in dask_out.splitlines()[0]
     assert _table(dask_out) == _table(bundled)
