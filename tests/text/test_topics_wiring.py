@@ -139,6 +139,7 @@ def test_same_table_streaming_in_memory_and_dask(kos, tmp_path, capsys):
     assert d["passes"][0]["source"] == "dask" and d["corpus"] == "kos"
 
 
+@pytest.mark.slow(seconds=25)  # three topics through array_api_strict
 def test_device_is_an_operator_with_the_same_checks(kos, monkeypatch):
     """The device path is the same engine: the working-set covariance is an operator on
     the device (never the documents × words matrix), checked and grown as on the host."""
