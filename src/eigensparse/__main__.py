@@ -3,9 +3,10 @@ during the imports, prints one line and exits 130."""
 try:
     from .cli import main
 except KeyboardInterrupt:  # pragma: no cover - a Ctrl-C within the first milliseconds
+    import os
     import sys
 
-    print("eigensparse: interrupted", file=sys.stderr)
-    raise SystemExit(130) from None
+    print("eigensparse: interrupted", file=sys.stderr, flush=True)
+    os._exit(130)
 
 raise SystemExit(main())

@@ -70,18 +70,31 @@ def _one_line_warnings(argv=None):
     return old
 
 
-def safe_output_streams() -> None:
+def safe_output_streams() -> list:
     """Make ``sys.stdout`` and ``sys.stderr`` escape what their encoding cannot write
     (``errors="backslashreplace"``): a file name that is not valid UTF-8 (``\\udcff``) or a
     word outside an ASCII terminal's alphabet then prints as an escape, never as an error
-    after the work. Done before any work; streams that cannot be reconfigured are left."""
+    after the work. Done before any work; streams that cannot be reconfigured are left.
+    Returns ``(stream, previous errors)`` pairs, for :func:`_restore_streams`."""
+    changed = []
     for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
+        reconfigure, errors = getattr(stream, "reconfigure", None), getattr(stream, "errors", None)
+        if reconfigure is not None and errors is not None:
             try:
                 reconfigure(errors="backslashreplace")
+                changed.append((stream, errors))
             except (ValueError, OSError):  # pragma: no cover - a closed or detached stream
                 pass
+    return changed
+
+
+def _restore_streams(changed) -> None:
+    """The streams' error handlers as they were (``main`` called from Python)."""
+    for stream, errors in changed:
+        try:
+            stream.reconfigure(errors=errors)
+        except (ValueError, OSError):  # pragma: no cover - closed meanwhile
+            pass
 
 
 def interrupted() -> int:
@@ -100,8 +113,24 @@ def interrupted() -> int:
     return INTERRUPTED
 
 
+def exit_now(status: int) -> None:
+    """Flush the output streams and end the process with ``status`` at once: after Ctrl-C,
+    neither a worker thread still busy nor the interpreter's own report of an interrupt
+    that rose through a C extension's code (which makes CPython end by SIGINT, not 130)
+    may change how the program ends. Outputs are already whole: they are written
+    atomically."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # pragma: no cover - closed stream
+            pass
+    os._exit(status)
+
+
 def _one_line(exc, argv) -> str:
-    """The first line of an error's (or a warning's) message, every argument that names a path (or any
+    """The first line of an error's (or a warning's) message, every argument (a path, any
     text) with a line break or another control character escaped first, so that the line
     names it whole (:func:`eigensparse._printable.printable`)."""
     from .._printable import printable
@@ -124,11 +153,17 @@ def main(argv=None) -> int:
     method...auto...
     0
     """
+    changed = []
     try:
-        safe_output_streams()
+        changed = safe_output_streams()
         return _main(argv)
     except KeyboardInterrupt:
-        return interrupted()
+        status = interrupted()
+        if argv is None:  # the program itself (``eigensparse``, ``python -m eigensparse``)
+            exit_now(status)
+        return status
+    finally:
+        _restore_streams(changed)
 
 
 def _main(argv) -> int:

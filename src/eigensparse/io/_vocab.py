@@ -1,4 +1,5 @@
-"""Vocabulary files of the UCI bag-of-words format: one word per line, line i is word i."""
+"""Vocabulary files of the UCI bag-of-words format (one word per line, line i is word i),
+and the one check of every vocabulary, whatever its route (:func:`check_vocabulary`)."""
 from __future__ import annotations
 
 import numbers
@@ -86,7 +87,6 @@ def read_vocabulary(path, n_words: int | None = None) -> list[str]:
 #: characters that show nothing: white space, controls, format characters (zero width)
 _INVISIBLE = ("Cc", "Cf", "Zs", "Zl", "Zp")
 
-
 #: the ASCII characters that show nothing (white space and controls)
 _ASCII_INVISIBLE = "".join(map(chr, range(33))) + "\x7f"
 
@@ -114,11 +114,10 @@ def _plainly_fine(words) -> bool:
 
 def _vocabulary_problem(words):
     """(index, what is wrong, index of the first occurrence or None, how it is the same) of
-    the first entry of
-    ``words`` that is not a string, is blank (shows nothing: white space, control or
-    zero-width characters), or repeats an earlier entry (the same word up to surrounding
-    white space and Unicode normalization: it would print the same); None when all are
-    distinct non-blank strings."""
+    the first entry of ``words`` that is not a string, is blank (shows nothing: white
+    space, control or zero-width characters), or repeats an earlier entry (the same word
+    up to surrounding white space and Unicode normalization: it would print the same);
+    None when all are distinct non-blank strings."""
     first = {}
     for i, w in enumerate(words):
         if not isinstance(w, str):
@@ -139,15 +138,16 @@ def _vocabulary_problem(words):
 def check_vocabulary(words, parameter: str = "vocab", *, path=None, line=None, first: int = 1,
                      entry: str = "entry") -> list:
     """Refuse a vocabulary (a list of words, or the lines of a vocabulary file) with an
-    entry that is not a string, is blank (empty or white space only) or repeats an earlier
-    entry: every route to words (a vocabulary file, a list given to
-    :func:`~eigensparse.text.extract_topics`, a table header, a DataFrame's columns, the
-    ``feature_names`` of a :class:`~eigensparse.Covariance`, the estimator's
-    ``topics(vocabulary=...)``) gives the same one-line message naming the parameter, the
-    first offending entry and its position (``FILE: line N:`` for a file, ``FILE: line N:
-    column J:`` for the names of one line of a file (``line=``; its first name in column
-    ``first``), the 0-based entry
-    of a list, or ``entry``: e.g. the column of a DataFrame). Integer entries (a DataFrame's default columns) count as their text.
+    entry that is not a string, is blank (shows nothing: empty, white space, control or
+    zero-width characters) or repeats an earlier entry (up to surrounding white space and
+    Unicode normalization). Every route to words (a vocabulary file, a list, array or
+    Series given to :func:`~eigensparse.text.extract_topics`, a table header, a
+    DataFrame's columns, the ``feature_names`` of a :class:`~eigensparse.Covariance`, the
+    estimator's ``topics(vocabulary=...)``) gives the same one-line message naming the
+    parameter, the first offending entry and its position: ``FILE: line N:`` for a file,
+    ``FILE: line N: column J:`` for the names of one line of a file (``line=``; its first
+    name in column ``first``), else the 0-based ``entry`` (e.g. ``"column"`` for a
+    DataFrame). Integer entries (a DataFrame's default columns) count as their text.
     Returns the words as a list of ``str``.
 
     >>> from eigensparse.io._vocab import check_vocabulary
