@@ -9,7 +9,7 @@ scikit-learn (``_docstrings.py``, built here: about 6k × 13k) with k = 8, s = 6
 (3,430 × 6,906, bundled) with k = 5, s = 10.
 
 Rows, per matrix: ``sparse_pca`` by its default route (the working-set search of
-:mod:`eigensparse.multi._wide` beyond 4096 features), the same with
+:mod:`eigensparse.text._wide` beyond 4096 features), the same with
 ``deflation="disjoint"`` (the topic pipeline's default scheme, for a like-for-like
 answer), ``extract_topics`` with count scaling and no pruning, and, unless
 ``--skip-whole``, ``sparse_pca`` by the whole-operator chain (the route below the
@@ -55,7 +55,7 @@ def _row(name, route, res, seconds, cpu):
 
 def _whole(fn):
     """``fn()`` with the working-set route switched off (the whole-operator chain)."""
-    from eigensparse.multi import _wide
+    from eigensparse.text import _wide
 
     keep = _wide.WIDE_FEATURES
     _wide.WIDE_FEATURES = 10**12

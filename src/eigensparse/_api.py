@@ -131,6 +131,8 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
         from .stability import check_resamplable
 
         check_resamplable(data, "data")  # before the fit
+    from .text._wide import solve_wide  # the working-set route for wide operators
+
     method_options = dict(method_options)
     names = _feature_names_of(data)  # blank or repeated names refused before the fit
     op, plan = plan_fit(data, n_components=n_components, cardinality=cardinality, method=method,
@@ -138,7 +140,7 @@ def sparse_pca(data, *, n_components=None, cardinality=None, method=DEFAULT_METH
                         random_state=random_state, client=client, device=device, order=order,
                         refine=refine, cardinality_rule=cardinality_rule,
                         cardinality_fraction=cardinality_fraction, method_options=method_options,
-                        parameters=_PARAMETERS)
+                        parameters=_PARAMETERS, wide_route=solve_wide)
     res = fit_plan(data, plan, op=op, progress=progress)
     if res.feature_names is None:
         if names is not None and len(names) == res.components.shape[1]:

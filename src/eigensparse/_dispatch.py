@@ -114,6 +114,12 @@ class Plan:
         How data are turned into the operator (:func:`fit_plan`; ignored for an operator).
     client, device : optional
         Where the operator lives (a Dask client, an array-API device).
+    wide_route : callable or None
+        ``wide_route(op, plan, progress)``: another search the front door offers for this
+        request (the components, or None when it does not apply), tried before the method's
+        own chain (the topic pipeline's working-set search on wide operators:
+        :func:`eigensparse.text._wide.solve_wide`, offered by :func:`eigensparse.sparse_pca`
+        and the estimator). The dispatcher only calls it: the route lives above this layer.
 
     A plan is checked once, by the front door that made it (:func:`plan_fit`, the topic
     pipeline); everything that takes a plan trusts it. A refit of the same request (support
@@ -133,6 +139,7 @@ class Plan:
     scale: bool = False
     client: object = None
     device: object = None
+    wide_route: object = None
 
     @property
     def method(self) -> str:
@@ -450,10 +457,8 @@ def _solve_components(op, plan, solve, resolve, found, progress, rows, alternati
     own = solve is None
     if alternatives is None:
         alternatives = own  # the chain portfolio only with the method's own solve
-    if own and found is None:  # many features: the topic pipeline's working-set search
-        from .multi._wide import solve_wide
-
-        wide = solve_wide(op, plan, progress)
+    if own and found is None and plan.wide_route is not None:  # e.g. many features
+        wide = plan.wide_route(op, plan, progress)
         if wide is not None:
             return wide
     if own:
@@ -589,11 +594,11 @@ def plan_fit(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD
              deflation=DEFAULT_DEFLATION, penalty=None, center=True, scale=False,
              random_state=None, client=None, device=None, order=DEFAULT_ORDER, refine="auto",
              cardinality_rule="fraction", cardinality_fraction=0.9, method_options=None,
-             caller="sparse_pca", parameters=None) -> tuple:
+             caller="sparse_pca", parameters=None, wide_route=None) -> tuple:
     """``(op, plan)``: step 1 above for a data matrix or an operator, the request of
     :func:`eigensparse.sparse_pca` (whose parameters these are, checked there) checked
     once; :func:`fit_plan` solves it. ``caller`` and ``parameters`` name the function
-    the user called (for its errors)."""
+    the user called (for its errors); ``wide_route``: see :class:`Plan`."""
     from .operators import as_operator
 
     resolved = resolve_method(method, method_options, penalty, caller=caller,
@@ -612,7 +617,8 @@ def plan_fit(data, *, n_components=None, cardinality=None, method=DEFAULT_METHOD
                            random_state=random_state, order=order, refine=refine,
                            cardinality_rule=cardinality_rule,
                            cardinality_fraction=cardinality_fraction, resolved=resolved)
-    plan = replace(plan, center=bool(center), scale=bool(scale), client=client, device=device)
+    plan = replace(plan, center=bool(center), scale=bool(scale), client=client, device=device,
+                   wide_route=wide_route)
     return require_data(plan, op), plan
 
 

@@ -24,8 +24,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("eigensparse.selection", "eigensparse._cardinality_rules", "eigensparse.plotting"),
     ("eigensparse._dispatch",),
     ("eigensparse.stability",),
+    ("eigensparse.text",),
     ("eigensparse._api",),
-    ("eigensparse.estimator", "eigensparse.text"),
+    ("eigensparse.estimator",),
     ("eigensparse.cli", "eigensparse.__main__", "eigensparse"),
 )
 

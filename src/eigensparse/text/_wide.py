@@ -118,10 +118,10 @@ def solve_wide(op, plan, progress=None):
     """
     if not wide_applies(op, plan):
         return None
-    from ..text._config import TopicConfig
-    from ..text._pipeline import solve_topics
-    from ..text._screen import rank_pool
-    from ..text._working_set import WorkingSet, auto_working_set
+    from ._config import TopicConfig
+    from ._pipeline import solve_topics
+    from ._screen import rank_pool
+    from ._working_set import WorkingSet, auto_working_set
 
     var = np.asarray(op.diag(), dtype=float)
     n_pos = int(np.count_nonzero(var > 0))
@@ -157,9 +157,9 @@ def _bounded(wset, plan, results: list) -> list:
     the re-solve's bound on the working set only, replaced here by the vocabulary split
     bound on the problem they were last solved on: the working set without the others'
     features (disjoint), or Schur-deflated by the others (the refinement's criterion)."""
-    from ..text._screen import BOUND_VOCABULARY
-    from ..text._working_set import vocabulary_bound
-    from ._refine import schur_deflated_matrix
+    from ._screen import BOUND_VOCABULARY
+    from ._working_set import vocabulary_bound
+    from ..multi._refine import schur_deflated_matrix
 
     out = []
     for j, r in enumerate(results):

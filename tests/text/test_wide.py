@@ -1,11 +1,11 @@
 """Wide problems: the topic pipeline's working-set search behind the default method
-(:mod:`eigensparse.multi._wide`), on small problems made "wide" by lowering its limits."""
+(:mod:`eigensparse.text._wide`), on small problems made "wide" by lowering its limits."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from eigensparse import SparsePCA, sparse_pca
-from eigensparse.multi import _wide
+from eigensparse.text import _wide
 
 
 def planted(n=300, p=120, seed=0):
