@@ -71,3 +71,16 @@ def test_threshold_bound_near_a_found_value_is_above_the_optimum(instances, exha
             ub, rho = threshold_bound_near(S, s, v)
             assert ub >= v * (1 - 1e-12) and rho > 0
             assert threshold_bound_near(S, s, 0.7 * v, max_features=2)[0] >= v * (1 - 1e-12)
+
+
+def test_a_floor_covers_the_features_left_out(instances, exhaustive):
+    from eigensparse.bounds._threshold import threshold_bound_near
+
+    for S in instances:
+        d = np.diag(S)
+        W = np.argsort(-d)[:6]
+        floor = d[np.setdiff1d(np.arange(9), W)].max()
+        for s in (2, 3):
+            v, _ = exhaustive(S, s)
+            ub, rho = threshold_bound_near(S[np.ix_(W, W)], s, v, floor=floor)
+            assert ub >= v * (1 - 1e-12) and rho >= floor

@@ -213,22 +213,24 @@ NEAR_FRACTIONS = (0.95, 0.75, 0.6, 0.45, 0.3, 0.2, 0.1, 0.05, 0.025)
 
 
 def threshold_bound_near(B: np.ndarray, cardinality: int, value: float,
-                         fractions=NEAR_FRACTIONS, max_features: int | None = None
-                         ) -> tuple[float, float]:
+                         fractions=NEAR_FRACTIONS, max_features: int | None = None,
+                         floor: float = 0.0) -> tuple[float, float]:
     """:func:`threshold_bound` of the PSD matrix B (every feature held, checked input) at a
     few penalties ρ = f·value/s near the best (``value`` a variance found at s: the best
     ρ sits at 0.05–0.95 of it on real data; tried from the largest, stopped at the first
     that gives a larger bound than the one before), each λmax a dense eigenvalue solve
     (:func:`~eigensparse.bounds.lambda_max_upper_bound`); penalties keeping more than
-    ``max_features`` features are skipped. Returns (bound, ρ); (inf, 0) when every
-    penalty was skipped."""
+    ``max_features`` features are skipped, and every ρ is raised to at least ``floor``
+    (the largest variance of features known only by it, which the bound then covers:
+    module docstring). Returns (bound, ρ); (inf, 0) when every penalty was skipped."""
     from ._cheap import _lambda_max_upper_bound
 
     s = int(cardinality)
     d = np.diag(B)
     best, last = (np.inf, 0.0), np.inf
-    for f in fractions:
-        rho = float(f) * float(value) / s
+    rhos = np.unique(np.maximum(np.asarray(fractions, dtype=float) * float(value) / s,
+                                float(floor)))[::-1]
+    for rho in rhos:
         K = np.flatnonzero(d > rho)
         if max_features is not None and K.size > max_features:
             continue

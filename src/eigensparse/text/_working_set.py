@@ -29,6 +29,7 @@ from sklearn import config_context
 from .._budget import ComponentBudget
 from .._dispatch import require_data
 from .._util import Deadline
+from ..bounds._threshold import BOUND_THRESHOLD, threshold_bound_near
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
 from ._bounded import TopicBudgetWarning, bounded_solve, swap_gain_bound
@@ -41,6 +42,9 @@ __all__ = ["WorkingSet", "GrowWorkingSet", "TopicSolve", "TopicBudget", "select_
 #: a cardinality method's component is accepted when no swap with a word outside the
 #: working set can add more than this fraction of its variance (see ``WorkingSet.check``)
 _SWAP_RTOL = 0.01
+#: a topic's soft-threshold bound (DSPCA's dual, :mod:`eigensparse.bounds._threshold`) is
+#: tried at penalties keeping at most this many working-set words
+SOFT_BOUND_WORDS = 1000
 
 #: what the swap test shows, in the log (local optimality against the words left out;
 #: only the table's ``certified`` says that a topic is proven the best: a global bound)
@@ -312,6 +316,11 @@ def vocabulary_bound(wset: WorkingSet, r, cov, s: int, deflation: str, used=None
     inside = r.upper_bound
     ub, name = full_vocabulary_bound(np.asarray(B, dtype=float), s, wset.var[outside],
                                      used=used, inside=inside, lam_max=_lambda_max(wset))
+    free = np.ones(B.shape[0], dtype=bool) if used is None else ~np.asarray(used, dtype=bool)
+    soft = threshold_bound_near(np.asarray(B, dtype=float)[np.ix_(free, free)], s, r.variance,
+                                max_features=SOFT_BOUND_WORDS,
+                                floor=float(wset.var[outside].max(initial=0.0)))[0]
+    ub, name = (soft, BOUND_THRESHOLD) if soft < ub else (ub, name)
     info = {**(r.info or {}), "bound": name, "working_set_upper_bound": inside}
     return replace(r, upper_bound=ub, gap=ub - float(r.variance), info=info)
 
