@@ -54,7 +54,9 @@ feature of largest variance):
    = upper_bound − variance and ``info["bound"]`` naming the bound
    (:func:`~eigensparse.bounds.full_problem_bound`): the smaller of the trace bound and
    the Gershgorin partner bound, and λmax(Σ) (proven by a Cholesky factor of t·I − Σ)
-   up to ``cholesky_bound_features``; when W is a subset, the working-set split bound.
+   up to ``cholesky_bound_features``, and DSPCA's dual at the soft-thresholded Σ
+   (:func:`~eigensparse.bounds.threshold_bound`, a few penalties keeping at most
+   ``cholesky_bound_features`` features); when W is a subset, the working-set split bound.
    ``method="exact"`` certifies (or tightens) it.
 
 The constants (lower case above) are the fields of
