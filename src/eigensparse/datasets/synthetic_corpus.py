@@ -26,14 +26,13 @@ from numbers import Integral, Real
 
 import os
 import time
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 
 from .._validation import Interval, InvalidParameterError, StrOptions, validate_params
+from ._corpus_kernels import CorpusLaw, _alias_table, chunk_entries, gzip_member
 
 __all__ = ["SyntheticCorpus", "make_synthetic_corpus", "make_zipf_corpus", "topic_precision",
            "PLANTED_TOPICS", "ZIPF_CORPUS_DEFAULTS", "HIDDEN_TOPICS_DEFAULTS"]
@@ -100,98 +99,6 @@ def _word_names(n_words: int, reserved: set) -> list[str]:
     return out
 
 
-def _alias_table(p: np.ndarray):
-    """Walker's alias method: (prob, alias) for sampling index i with probability p[i]."""
-    n = p.size
-    q = p * n
-    prob = np.ones(n)
-    alias = np.arange(n)
-    small = list(np.flatnonzero(q < 1.0))
-    large = list(np.flatnonzero(q >= 1.0))
-    q = q.copy()
-    # O(n) Python loop over the vocabulary (not over tokens)
-    while small and large:
-        s, l_ = small.pop(), large.pop()
-        prob[s] = q[s]
-        alias[s] = l_
-        q[l_] = q[l_] + q[s] - 1.0
-        (small if q[l_] < 1.0 else large).append(l_)
-    return prob, alias
-
-
-@numba.njit(cache=True, nogil=True)
-def _count_docs(tok_ptr, tokens, ext_ptr, ext_word, ext_cnt, n_words, out_word, out_cnt, out_ptr):
-    """Per document: merge background tokens and extra (word, count) pairs into sorted
-    unique words with counts. Returns the number of entries written."""
-    scratch = np.zeros(n_words, dtype=np.int64)
-    touched = np.empty(n_words, dtype=np.int64)
-    k = 0
-    nd = tok_ptr.size - 1
-    out_ptr[0] = 0
-    for d in range(nd):
-        nt = 0
-        for t in range(tok_ptr[d], tok_ptr[d + 1]):
-            w = tokens[t]
-            if scratch[w] == 0:
-                touched[nt] = w
-                nt += 1
-            scratch[w] += 1
-        for t in range(ext_ptr[d], ext_ptr[d + 1]):
-            w = ext_word[t]
-            if scratch[w] == 0:
-                touched[nt] = w
-                nt += 1
-            scratch[w] += ext_cnt[t]
-        tw = np.sort(touched[:nt])
-        for j in range(nt):
-            w = tw[j]
-            out_word[k] = w
-            out_cnt[k] = scratch[w]
-            scratch[w] = 0
-            k += 1
-        out_ptr[d + 1] = k
-    return k
-
-
-@numba.njit(cache=True, nogil=True)
-def _write_int(buf, pos, v):
-    if v == 0:
-        buf[pos] = 48
-        return pos + 1
-    n = 0
-    x = v
-    while x > 0:
-        n += 1
-        x //= 10
-    end = pos + n
-    x = v
-    for i in range(n):
-        buf[end - 1 - i] = 48 + x % 10
-        x //= 10
-    return end
-
-
-@numba.njit(cache=True, nogil=True)
-def _format_entries(doc_offset, ptr, word, cnt, buf):
-    """ASCII ``doc word count\\n`` lines (1-based ids) into ``buf``; returns bytes used."""
-    pos = 0
-    for d in range(ptr.size - 1):
-        for t in range(ptr[d], ptr[d + 1]):
-            pos = _write_int(buf, pos, doc_offset + d + 1)
-            buf[pos] = 32
-            pos = _write_int(buf, pos + 1, word[t] + 1)
-            buf[pos] = 32
-            pos = _write_int(buf, pos + 1, cnt[t])
-            buf[pos] = 10
-            pos += 1
-    return pos
-
-
-def _gzip_member(data, level: int) -> bytes:
-    c = zlib.compressobj(level, zlib.DEFLATED, 31)
-    return c.compress(data) + c.flush()
-
-
 def _zipf_probabilities(n_words, exponent, offset, tail_exponent=None, tail_rank=None):
     """p_r ∝ (r + offset)^(−exponent); with ``tail_exponent``, beyond ``tail_rank`` the
     law continues with that steeper exponent (the two regimes of large corpora, Ferrer i
@@ -217,20 +124,6 @@ def _expected_unique(lengths, p):
     cnt, rep = cnt[keep], rep[keep] / cnt[keep]
     L = np.asarray(lengths, dtype=float)[:, None]
     return (-np.expm1(-L * rep[None, :]) * cnt[None, :]).sum(axis=1)
-
-
-def _rare_groups(g, nd, pool, ed, ew, ec):
-    """Append (doc, word, count) triples for the word groups ``pool`` (one row of words
-    per group): each group in the same 2–3 documents of the chunk, one count per
-    document shared by its words."""
-    if nd < 2:
-        return
-    for words in pool:
-        docs = g.choice(nd, size=int(g.integers(2, 4)), replace=False)
-        cnt = 1 + g.poisson(0.5, size=docs.size)
-        ed.append(np.repeat(docs, words.size))
-        ew.append(np.tile(words, docs.size))
-        ec.append(np.repeat(cnt, words.size))
 
 
 def _rank_window(topic_ranks, n_words: int, n_planted: int) -> tuple[int, int]:
@@ -350,8 +243,37 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
     rng = np.random.default_rng(random_state)
     directory = os.fspath(directory)
     os.makedirs(directory, exist_ok=True)
+    names, sizes, topics, vocab, rank_to_id, (lo, hi) = _plant_topics(
+        rng, n_topics, topic_size, topic_ranks, n_words)
+    law = _background_law(n_docs, n_words, topics, sizes, rank_to_id, zipf_exponent, zipf_offset,
+                          tail_exponent, tail_rank, length_sigma, topic_prevalence, topic_rate,
+                          topic_share, rare_group_rate, rare_group_size, nnz_per_doc)
+    final = os.path.join(directory, f"docword.{name}.txt.gz")
+    seeds = rng.integers(0, 2**63 - 1, size=(n_docs + chunk_docs - 1) // chunk_docs)
+    nnz = _write_docword(final, law, seeds, n_docs, n_words, chunk_docs, compresslevel,
+                         n_threads, progress)
+    vocab_path = os.path.join(directory, f"vocab.{name}.txt")
+    tmp = vocab_path + f".{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(vocab) + "\n")
+    os.replace(tmp, vocab_path)
+    return SyntheticCorpus(
+        docword=final, vocab=vocab_path, n_docs=n_docs, n_words=n_words, nnz=int(nnz),
+        topics=topics, topic_names=names,
+        topic_words=[[vocab[i] for i in t] for t in topics],
+        seconds=time.perf_counter() - t0,
+        params={"mean_length": float(law.mean_len), "zipf_exponent": zipf_exponent,
+                "zipf_offset": zipf_offset, "length_sigma": length_sigma,
+                "tail_exponent": tail_exponent, "tail_rank": tail_rank,
+                "topic_prevalence": law.prev.tolist(), "topic_rate": law.rate.tolist(),
+                "word_rate": [w.tolist() for w in law.word_rate],
+                "topic_ranks": [int(lo), int(hi)], "topic_share": topic_share,
+                "rare_groups": law.n_groups, "random_state": random_state})
 
-    # --- planted topics: names, words, vocabulary positions -----------------------
+
+def _plant_topics(rng, n_topics, topic_size, topic_ranks, n_words):
+    """The planted topics' names, sizes, word ids, the (alphabetical) vocabulary, the
+    rank -> id map and the rank window the topic words were drawn from."""
     sizes, names, topic_words = [], [], []
     for k in range(n_topics):
         if k < len(PLANTED_TOPICS) and topic_size is None:
@@ -396,8 +318,15 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
     rank_to_id = np.empty(n_words, dtype=np.int64)
     rank_to_id[order] = np.arange(n_words)
     topics = [np.sort(rank_to_id[rr]) for rr in topics_ranked]
+    return names, sizes, topics, vocab, rank_to_id, (lo, hi)
 
-    # --- background law and length calibration -----------------------------------
+
+def _background_law(n_docs, n_words, topics, sizes, rank_to_id, zipf_exponent, zipf_offset,
+                    tail_exponent, tail_rank, length_sigma, topic_prevalence, topic_rate,
+                    topic_share, rare_group_rate, rare_group_size, nnz_per_doc) -> CorpusLaw:
+    """The background law (alias table), the rare groups, the topic rates and the
+    document length calibrated to ``nnz_per_doc`` distinct words."""
+    n_topics = len(topics)
     p = _zipf_probabilities(n_words, zipf_exponent, zipf_offset, tail_exponent, tail_rank)
     p_id = np.empty(n_words)
     p_id[rank_to_id] = p
@@ -406,7 +335,7 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
         planted_ids = np.concatenate(topics)
         p_id[planted_ids] *= 1.0 - topic_share
         p_id /= p_id.sum()
-    n_groups = 0
+    n_groups, group_words = 0, None
     if rare_group_rate:  # the rarest words become group words only (no background)
         n_groups = min(int(round(rare_group_rate * n_docs)), (n_words // 10) // rare_group_size)
         group_words = rank_to_id[n_words - n_groups * rare_group_size:].reshape(
@@ -433,13 +362,20 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
     # per-word rate in a topic document of mean length
     word_rate = [np.full(t.size, rate[k]) if topic_share is None
                  else topic_share * p_marginal[t] * mean_len / prev[k] for k, t in enumerate(topics)]
+    return CorpusLaw(prob=prob, alias=alias, prev=prev, rate=rate, word_rate=word_rate,
+                     topics=[np.asarray(t, dtype=np.int64) for t in topics],
+                     median_len=float(median_len), mean_len=float(mean_len),
+                     length_sigma=float(length_sigma), n_groups=n_groups,
+                     group_words=group_words, rare=bool(rare_group_rate))
 
-    # --- generate, count, format, compress ----------------------------------------
-    final = os.path.join(directory, f"docword.{name}.txt.gz")
+
+def _write_docword(final, law, seeds, n_docs, n_words, chunk_docs, compresslevel, n_threads,
+                   progress) -> int:
+    """Generate the documents chunk by chunk (:func:`_corpus_kernels.chunk_entries`),
+    compress the chunks in parallel and write ``final`` atomically; the number of
+    nonzeros."""
     body_tmp = final + f".body-{os.getpid()}.tmp"
     out_tmp = final + f".{os.getpid()}.tmp"
-    topic_word_arr = [np.asarray(t, dtype=np.int64) for t in topics]
-    seeds = rng.integers(0, 2**63 - 1, size=(n_docs + chunk_docs - 1) // chunk_docs)
     nnz = 0
     bar = None
     if progress:
@@ -452,58 +388,17 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
         with open(body_tmp, "wb") as body:
             for ci, start in enumerate(range(0, n_docs, chunk_docs)):
                 nd = min(chunk_docs, n_docs - start)
-                g = np.random.default_rng(seeds[ci])
-                L = np.maximum(np.rint(median_len * np.exp(length_sigma * g.standard_normal(nd))), 5)
-                L = L.astype(np.int64)
-                tok_ptr = np.zeros(nd + 1, dtype=np.int64)
-                np.cumsum(L, out=tok_ptr[1:])
-                T = int(tok_ptr[-1])
-                j = (g.random(T) * n_words).astype(np.int64)
-                np.minimum(j, n_words - 1, out=j)
-                tokens = np.where(g.random(T) < prob[j], j, alias[j])
-                # topic occurrences
-                ed, ew, ec = [], [], []
-                for k in range(n_topics):
-                    members = np.flatnonzero(g.random(nd) < prev[k])
-                    if members.size == 0:
-                        continue
-                    tw = topic_word_arr[k]
-                    lam = np.outer(L[members] / mean_len, word_rate[k]).ravel()
-                    c = g.poisson(lam)
-                    dd = np.repeat(members, tw.size)
-                    ww = np.tile(tw, members.size)
-                    keep = c > 0
-                    ed.append(dd[keep]); ew.append(ww[keep]); ec.append(c[keep])
-                if rare_group_rate:
-                    g_lo, g_hi = (int(round(n_groups * x / n_docs)) for x in (start, start + nd))
-                    _rare_groups(g, nd, group_words[g_lo:g_hi], ed, ew, ec)
-                if ed:
-                    ed, ew, ec = np.concatenate(ed), np.concatenate(ew), np.concatenate(ec)
-                    o = np.argsort(ed, kind="stable")
-                    ed, ew, ec = ed[o], ew[o], ec[o]
-                else:
-                    ed = ew = ec = np.zeros(0, dtype=np.int64)
-                ext_ptr = np.zeros(nd + 1, dtype=np.int64)
-                np.cumsum(np.bincount(ed, minlength=nd), out=ext_ptr[1:])
-                cap = T + ec.size
-                out_word = np.empty(cap, dtype=np.int64)
-                out_cnt = np.empty(cap, dtype=np.int64)
-                out_ptr = np.empty(nd + 1, dtype=np.int64)
-                k_ = _count_docs(tok_ptr, tokens, ext_ptr, ew, ec, n_words, out_word, out_cnt, out_ptr)
+                data, k_ = chunk_entries(np.random.default_rng(seeds[ci]), law, start, nd,
+                                         n_docs, n_words)
                 nnz += k_
-                maxc = int(out_cnt[:k_].max()) if k_ else 0
-                buf = np.empty(k_ * (len(str(n_docs)) + len(str(n_words)) + len(str(maxc)) + 3),
-                               dtype=np.uint8)
-                used = _format_entries(start, out_ptr, out_word[:k_], out_cnt[:k_], buf)
-                pending.append(pool.submit(_gzip_member, buf[:used].tobytes(), compresslevel))
-                del tokens, j, out_word, out_cnt, buf
+                pending.append(pool.submit(gzip_member, data, compresslevel))
                 while len(pending) > n_threads:
                     body.write(pending.pop(0).result())
                 if bar is not None:
                     bar.update(nd)
             while pending:
                 body.write(pending.pop(0).result())
-        header = _gzip_member(f"{n_docs}\n{n_words}\n{nnz}\n".encode(), compresslevel)
+        header = gzip_member(f"{n_docs}\n{n_words}\n{nnz}\n".encode(), compresslevel)
         with open(out_tmp, "wb") as out, open(body_tmp, "rb") as body:
             out.write(header)
             while True:
@@ -521,23 +416,7 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
                 os.unlink(f)
             except OSError:
                 pass
-    vocab_path = os.path.join(directory, f"vocab.{name}.txt")
-    tmp = vocab_path + f".{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write("\n".join(vocab) + "\n")
-    os.replace(tmp, vocab_path)
-    return SyntheticCorpus(
-        docword=final, vocab=vocab_path, n_docs=n_docs, n_words=n_words, nnz=int(nnz),
-        topics=topics, topic_names=names,
-        topic_words=[[vocab[i] for i in t] for t in topics],
-        seconds=time.perf_counter() - t0,
-        params={"mean_length": float(mean_len), "zipf_exponent": zipf_exponent,
-                "zipf_offset": zipf_offset, "length_sigma": length_sigma,
-                "tail_exponent": tail_exponent, "tail_rank": tail_rank,
-                "topic_prevalence": prev.tolist(), "topic_rate": rate.tolist(),
-                "word_rate": [w.tolist() for w in word_rate], "topic_ranks": [int(lo), int(hi)],
-                "topic_share": topic_share, "rare_groups": n_groups,
-                "random_state": random_state})
+    return nnz
 
 
 def topic_precision(found, planted) -> dict:
