@@ -37,6 +37,8 @@ def clock(monkeypatch):
     srch = importlib.import_module("eigensparse.solvers._exact._search")
     inc = importlib.import_module("eigensparse.solvers._exact._incumbent")
     disp = importlib.import_module("eigensparse._dispatch")
+    budget = importlib.import_module("eigensparse._budget")  # each component's clock
+    util = importlib.import_module("eigensparse._util")  # Deadline: one call's clock
     state = types.SimpleNamespace(t=0.0, results=[])
     fake = types.SimpleNamespace(perf_counter=lambda: state.t)
 
@@ -46,7 +48,7 @@ def clock(monkeypatch):
             return f(*a, **kw)
         return g
 
-    for mod in (pkg, srch, inc, disp):
+    for mod in (pkg, srch, inc, disp, budget, util):
         monkeypatch.setattr(mod, "time", fake, raising=False)
     # the clock is simulated in this process only: worker processes (which n_jobs=None
     # adds after ESCALATE_SECONDS) would not advance it, so they never join here
