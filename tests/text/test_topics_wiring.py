@@ -133,8 +133,13 @@ def test_same_table_streaming_in_memory_and_dask(kos, tmp_path, capsys):
                      "--cache-dir", str(tmp_path / "dc"), "--json", str(tmp_path / "d.json")]) == 0
     dask_out = capsys.readouterr().out
     assert "scheduler=" in dask_out.splitlines()[0]
-    assert _table(dask_out) == _table(bundled)
+    # the same topics; on a Dask corpus the working set is ranked by variance (no sample
+    # pass on the workers), so the bounds (which cover the words left out) may differ
+    bound_rows = ("bound", "rel. gap", "certified", "total:")
+    assert [ln for ln in _table(dask_out).splitlines() if not ln.startswith(bound_rows)] == \
+        [ln for ln in _table(bundled).splitlines() if not ln.startswith(bound_rows)]
     d = _strict((tmp_path / "d.json").read_text())
+    assert all(c["upper_bound"] >= c["solved_variance"] for c in d["components"])
     assert [c["words"] for c in d["components"]] == [c["words"] for c in a["components"]]
     assert d["passes"][0]["source"] == "dask" and d["corpus"] == "kos"
 
