@@ -124,7 +124,9 @@ def pytest_configure(config):
     if warmup not in ("0", "1"):
         raise pytest.UsageError(f"EIGENSPARSE_NUMBA_WARMUP must be 1 (compile the numba kernels "
                                 f"in a separate process, the default) or 0; got {warmup!r}.")
-    if warmup == "1" and not config.option.collectonly:
+    # with pytest-xdist (``-n``) the workers compile on both cores themselves: no warm-up
+    parallel = hasattr(config, "workerinput") or bool(getattr(config.option, "numprocesses", 0))
+    if warmup == "1" and not config.option.collectonly and not parallel:
         _WARMUP[:] = [_start_numba_warmup()]
 
 
