@@ -31,7 +31,7 @@ from .._validation import InvalidParameterError
 from . import _token_kernels as K
 from ._text_readers import detect_format, iter_document_batches, list_files
 from ._tokenize import DEFAULT_TOKEN_PATTERN, OWNER_SHIFT, ParallelCounter
-from .cache import BowCache, BowCacheWriter, default_cache_dir, file_digest
+from .cache import BowCache, BowCacheWriter, _arrays_crc, default_cache_dir, file_digest
 from .corpus import Corpus, _tqdm
 from .uci import DEFAULT_CHUNK_NNZ
 
@@ -109,15 +109,6 @@ def _unblob(data, off):
                                 [None, pa.py_buffer(np.ascontiguousarray(off, dtype=np.int64)),
                                  pa.py_buffer(np.ascontiguousarray(data, dtype=np.uint8))])
     return arr.to_pylist()
-
-
-def _crc(arrays: dict) -> int:
-    crc = 0
-    for k in sorted(arrays):
-        a = np.ascontiguousarray(arrays[k])
-        crc = zlib.crc32(f"{k}:{a.dtype.str}:{a.shape}".encode(), crc)
-        crc = zlib.crc32(a.view(np.uint8).reshape(-1) if a.size else b"", crc)
-    return crc
 
 
 class TextCorpus(Corpus):
@@ -210,7 +201,7 @@ class TextCorpus(Corpus):
         try:
             with np.load(os.path.join(directory, _TEXT_FILE), allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files if k != "crc32"}
-                if int(z["crc32"]) != _crc(arrays):
+                if int(z["crc32"]) != _arrays_crc(arrays):
                     return None
                 return arrays
         except (OSError, ValueError, KeyError, EOFError, zlib.error):
@@ -340,7 +331,7 @@ class TextCorpus(Corpus):
                 K.remap_rows(ip, idx, cnt, rank, base, OWNER_SHIFT, oi, oc)
                 w.add(_chunk(d0, ip, oi, oc))
                 d0 = d1
-            text["crc32"] = np.int64(_crc(text))
+            text["crc32"] = np.int64(_arrays_crc(text))
             with open(os.path.join(w.tmp, _TEXT_FILE), "wb") as f:
                 np.savez(f, **text)
             self.cache = w.commit(digest)
