@@ -198,7 +198,7 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         support, warm = keep[support], keep[warm]
     support, z, lam, refined = _loadings(op, W, support, warm, value, z_best)
     ub, bound = upper_bound(op, W, B_full, s, lam, d_B, P, cfg, eig=not warm_resolve,
-                            gershgorin=gershgorin)
+                            gershgorin=gershgorin, support=support)
     certified, nodes = False, 0
     if should_certify(op, m, s, lam, ub, warm_resolve, cfg):
         z, lam, ub, bound, certified, nodes = certify(op, B_full, s, support, z, lam, ub, bound,

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, BOUND_THRESHOLD, _full_problem_bound,
                       _lambda_max_upper_bound)
+from ..bounds._rowshift import BOUND_ROW_SHIFT, row_shift_bound
 from ..bounds._threshold import threshold_bound_near
 from ..operators import HotellingDeflated, Operator
 from ._auto_settings import BOUND_CERTIFIED, BOUND_LAMBDA_MAX, BOUND_TREE, AutoSettings
@@ -36,12 +37,14 @@ def lambda_max_bound(B: np.ndarray, cfg: AutoSettings) -> float | None:
 
 
 def upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, d_B, P,
-                cfg: AutoSettings, eig: bool = True, gershgorin=None):
+                cfg: AutoSettings, eig: bool = True, gershgorin=None, support=None):
     """A valid upper bound on the whole problem's v(s) and its name (``None`` when none
     is available): :func:`~eigensparse.bounds.full_problem_bound` on B when W is every
     feature (with λmax(B) when B is small enough for a dense eigenvalue solve, and
     :func:`~eigensparse.bounds._threshold.threshold_bound_near` at penalties keeping at most
-    ``cholesky_bound_features`` features), its
+    ``cholesky_bound_features`` features, and the row-shift dual
+    :func:`~eigensparse.bounds._rowshift.row_shift_bound` when the gap is still above
+    ``row_shift_gap`` up to ``row_shift_features`` features), its
     working-set split otherwise, or the whole problem's Gershgorin partner bound
     ``gershgorin`` (from :func:`~eigensparse.solvers._auto_working_set.working_set`) when smaller. Never below the value found
     (rounding). ``eig=False`` (a warm re-solve of the refinement, which runs many) skips
@@ -58,6 +61,11 @@ def upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, 
         soft = threshold_bound_near(B, s, lam, max_features=cfg.cholesky_bound_features)[0] \
             if psd and eig and s > 1 else np.inf
         ub, name = (soft, BOUND_THRESHOLD) if soft < ub else (ub, name)
+        if psd and eig and s > 1 and p <= cfg.row_shift_features \
+                and ub - lam > cfg.row_shift_gap * ub:
+            rs = row_shift_bound(B, s, lam, support, core=cfg.row_shift_core,
+                                 steps=cfg.row_shift_steps)[0]
+            ub, name = (rs, BOUND_ROW_SHIFT) if rs < ub else (ub, name)
     else:
         ub, name = _full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
         if gershgorin is not None and gershgorin < ub:

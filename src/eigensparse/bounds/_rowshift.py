@@ -1,0 +1,234 @@
+"""The row-shift dual bound on v(s), optimized on a core block, with the outside block
+bounded by its proven largest eigenvalue.
+
+For a PSD Σ (p × p), a cardinality s and any symmetric U with a zero diagonal, let
+r_i(U) be the sum of the s − 1 largest |U_ij|, j ≠ i, and M(U) = Σ − U + diag(r(U)).
+
+**Bound.** For every unit x supported on a set T with |T| <= s,
+xᵀΣx = xᵀ(Σ − U)x + xᵀUx and, since 2|x_ix_j| <= x_i² + x_j² and U is symmetric,
+xᵀUx <= Σ_{i≠j∈T} |U_ij||x_i||x_j| <= Σ_{i∈T} x_i² Σ_{j∈T, j≠i} |U_ij| <= Σ_i r_i x_i²
+(T ∖ {i} has at most s − 1 members). Hence xᵀΣx <= xᵀM(U)x, and v(s) <= λmax(M(U)) for
+every such U. With U the clipped Σ (U_ij = clip(Σ_ij, −ρ, ρ)) this is the soft-threshold
+bound of ``method="exact"``'s root, at most DSPCA's λmax(Σ − U) + ρs; since r is convex in
+U and λmax is convex and nondecreasing in the diagonal, λmax(M(U)) is convex in U, and
+:func:`row_shift_bound` lowers it by subgradient steps from the best clipped U.
+
+**Core and outside.** With a core K (the features of largest partner score, where the
+top eigenvector lives) and the outside O, only U_KK is optimized (U stays the clipped Σ
+on every pair touching O). For a unit x = (x_K, x_O) with a = ‖x_K‖, b = ‖x_O‖,
+xᵀMx <= λmax(M_KK)a² + 2‖M_KO‖₂ab + λmax(M_OO)b², so λmax(M) is at most the largest
+eigenvalue of the 2 × 2 matrix [[λ_K, β], [β, λ_O]] for any λ_K >= λmax(M_KK),
+β >= ‖M_KO‖₂ and λ_O >= λmax(M_OO): the core block's λmax is computed exactly (one dense
+eigenvalue solve), β from the Frobenius norm or λmax(M_KO M_KOᵀ), λ_O from Gershgorin's
+theorem or a Cholesky-proven bound (:func:`~eigensparse.bounds.lambda_max_upper_bound`).
+
+The steps only choose U; whatever they reach, the bound is evaluated from scratch on the
+final U, so its validity does not depend on their convergence. Relative rounding of the
+eigenvalue solves is a few ulps of ‖M‖ times the size, far below the margin the caller
+adds.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg as sla
+
+from ._cheap import _lambda_max_upper_bound
+
+__all__ = ["row_shift_bound", "BOUND_ROW_SHIFT"]
+
+#: the name the default method reports for this bound
+BOUND_ROW_SHIFT = "row-shift dual (λmax(Σ − U + diag r(U)), U optimized on a core block)"
+
+
+def _top_sums(A: np.ndarray, k: int) -> np.ndarray:
+    """Each row's sum of its k largest entries (A >= 0)."""
+    if k <= 0 or A.shape[1] == 0:
+        return np.zeros(A.shape[0])
+    if k >= A.shape[1]:
+        return A.sum(axis=1)
+    return -np.partition(-A, k - 1, axis=1)[:, :k].sum(axis=1)
+
+
+def _top_sorted(A: np.ndarray, k: int) -> np.ndarray:
+    """Each row's k largest entries (A >= 0), largest first (zero-padded to k)."""
+    out = np.zeros((A.shape[0], k))
+    t = min(k, A.shape[1])
+    if t <= 0:
+        return out
+    part = -np.partition(-A, t - 1, axis=1)[:, :t] if t < A.shape[1] else A.copy()
+    out[:, :t] = -np.sort(-part, axis=1)
+    return out
+
+
+def _ritz(M: np.ndarray, v0: np.ndarray, steps: int) -> tuple[float, np.ndarray]:
+    """Top Ritz pair of the symmetric M after ``steps`` Lanczos steps from ``v0`` (full
+    reorthogonalization): an estimate (a lower bound on λmax) and its unit vector."""
+    n = M.shape[0]
+    steps = min(steps, n)
+    Q = np.zeros((steps, n))
+    a, b = np.zeros(steps), np.zeros(steps)
+    q = v0 / np.linalg.norm(v0)
+    k = steps
+    for j in range(steps):
+        Q[j] = q
+        w = M @ q
+        a[j] = q @ w
+        w -= Q[:j + 1].T @ (Q[:j + 1] @ w)
+        w -= Q[:j + 1].T @ (Q[:j + 1] @ w)
+        b[j] = np.linalg.norm(w)
+        if b[j] <= 1e-12 * (abs(a[j]) + 1e-300) or j == steps - 1:
+            k = j + 1
+            break
+        q = w / b[j]
+    if k == 1:
+        return float(a[0]), Q[0]
+    theta, y = sla.eigh_tridiagonal(a[:k], b[:k - 1], select="i", select_range=(k - 1, k - 1))
+    x = Q[:k].T @ y[:, 0]
+    return float(theta[0]), x / np.linalg.norm(x)
+
+
+class _Core:
+    """M(U) on the core block: U_KK optimized, the outside columns' clipped entries
+    fixed (their k largest per core row, ``fixed``)."""
+
+    def __init__(self, S_KK: np.ndarray, fixed: np.ndarray, k: int):
+        self.S, self.fixed, self.k = S_KK, fixed, k
+
+    def matrix(self, U: np.ndarray) -> np.ndarray:
+        A = np.abs(U)
+        r = _top_sums(np.hstack([A, self.fixed]) if self.fixed.shape[1] else A, self.k)
+        M = self.S - U
+        M[np.diag_indices_from(M)] += r
+        return M
+
+    def subgradient(self, U: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """A subgradient of λmax(M(U)) at U in the direction of the symmetric pairs, from
+        the (approximate) top eigenvector x."""
+        A = np.abs(U)
+        full = np.hstack([A, self.fixed]) if self.fixed.shape[1] else A
+        k = min(self.k, full.shape[1])
+        thr = -np.partition(-full, k - 1, axis=1)[:, k - 1] if k > 0 else np.full(A.shape[0], np.inf)
+        top = (A >= thr[:, None]) & (A > 0)
+        x2 = x * x
+        G = np.sign(U) * (x2[:, None] * top + x2[None, :] * top.T) - 2.0 * np.outer(x, x)
+        G = 0.5 * (G + G.T)
+        np.fill_diagonal(G, 0.0)
+        return G
+
+
+def _clipped(B: np.ndarray, rho: float, zero_diag: bool) -> np.ndarray:
+    U = np.clip(B, -rho, rho)
+    if zero_diag:
+        np.fill_diagonal(U, 0.0)
+    return U
+
+
+def _best_penalty(S_KK, V_K, off: float, v0, n_grid: int, n_golden: int, lanczos: int):
+    """ρ minimizing (approximately: Ritz values) λmax(M) at the clipped U, by a grid
+    and golden-section steps; ``V_K``: each core row's k largest |Σ_ij| over every j."""
+    def f(rho):
+        U = _clipped(S_KK, rho, True)
+        M = S_KK - U
+        M[np.diag_indices_from(M)] += np.minimum(V_K, rho).sum(axis=1)
+        return _ritz(M, v0, min(lanczos, 10))[0]
+
+    grid = np.linspace(0.0, off, n_grid + 1)[1:]
+    vals = [f(r) for r in grid]
+    j = int(np.argmin(vals))
+    lo, hi = grid[j - 1] if j else 0.0, grid[min(j + 1, grid.size - 1)]
+    g = (np.sqrt(5.0) - 1) / 2
+    best = (vals[j], grid[j])
+    for _ in range(n_golden):
+        c1, c2 = hi - g * (hi - lo), lo + g * (hi - lo)
+        f1, f2 = f(c1), f(c2)
+        best = min(best, (f1, c1), (f2, c2))
+        if f1 < f2:
+            hi = c2
+        else:
+            lo = c1
+    return float(best[1])
+
+
+def _outside(S, K, O, rho, k, lam_K):
+    """Upper bounds (β, λ_O) on ‖M_KO‖₂ and λmax(M_OO) at the clipped U: Frobenius and
+    Gershgorin first, the proven λmax (Cholesky) / exact Gram λmax when those cost more
+    than a thousandth of λ_K in the 2 × 2 bound."""
+    S_KO = S[np.ix_(K, O)]
+    M_KO = S_KO - np.clip(S_KO, -rho, rho)
+    S_OO = S[np.ix_(O, O)]
+    U_OO = _clipped(S_OO, rho, True)
+    r_O = _top_sums(np.hstack([np.abs(U_OO), np.minimum(np.abs(S_KO.T), rho)]), k)
+    M_OO = S_OO - U_OO
+    M_OO[np.diag_indices_from(M_OO)] += r_O
+    beta2 = float(np.sum(M_KO * M_KO))
+    lam_O = float(np.max(np.diag(M_OO) + np.abs(M_OO).sum(axis=1) - np.abs(np.diag(M_OO))))
+    if _two_by_two(lam_K, beta2, lam_O) > lam_K * (1 + 1e-3):
+        if beta2 > 0:
+            G = M_KO @ M_KO.T
+            beta2 = min(beta2, float(sla.eigh(G, eigvals_only=True, check_finite=False,
+                                              subset_by_index=[G.shape[0] - 1] * 2)[0])
+                        * (1 + 1e-12) + 1e-300)
+        top = _lambda_max_upper_bound(M_OO, exact_below=0)
+        if top is not None:
+            lam_O = min(lam_O, top)
+    return beta2, lam_O
+
+
+def _two_by_two(a: float, beta2: float, c: float) -> float:
+    """λmax([[a, β], [β, c]])."""
+    return 0.5 * (a + c) + np.sqrt(0.25 * (a - c) ** 2 + beta2)
+
+
+def row_shift_bound(S: np.ndarray, cardinality: int, value: float, support=None, *,
+                    core: int = 160, steps: int = 40, lanczos: int = 12,
+                    n_grid: int = 10, n_golden: int = 6) -> tuple[float, float]:
+    """A valid upper bound on v(s) of the PSD matrix S (checked input, s >= 2): the
+    row-shift dual of the module docstring, U optimized by ``steps`` subgradient steps
+    (Polyak's step towards ``value``, a variance reached at s) on a core of at most
+    ``core`` features (those of largest partner score, and ``support``), the outside
+    block bounded once. Returns (bound, ρ of the clipped start); (inf, 0) when S is empty.
+    """
+    S = np.asarray(S, dtype=float)
+    p, s = S.shape[0], int(cardinality)
+    k = s - 1
+    if p == 0 or k < 1:
+        return np.inf, 0.0
+    A = np.abs(S)
+    np.fill_diagonal(A, 0.0)
+    if p <= core:
+        K, O = np.arange(p), np.zeros(0, dtype=np.intp)
+    else:
+        score = np.diag(S) + _top_sums(A, k)
+        K = np.argsort(-score, kind="stable")[:core]
+        if support is not None:
+            K = np.union1d(K, np.asarray(support, dtype=np.intp))
+        K = np.sort(K)
+        O = np.setdiff1d(np.arange(p), K)
+    S_KK = S[np.ix_(K, K)]
+    V_K = _top_sorted(A[K], k)
+    V_out = _top_sorted(A[np.ix_(K, O)], k) if O.size else np.zeros((K.size, 0))
+    off = float(A[np.ix_(K, K)].max()) if K.size > 1 else 0.0
+    v0 = np.sqrt(np.maximum(np.diag(S_KK), 0.0)) + 1e-3
+    rho = _best_penalty(S_KK, V_K, off, v0, n_grid, n_golden, lanczos) if off > 0 else 0.0
+    core_m = _Core(S_KK, np.minimum(V_out, rho), k)
+    U = _clipped(S_KK, rho, True)
+    best_f, best_U, x = np.inf, U, v0
+    for _ in range(steps):
+        f, x = _ritz(core_m.matrix(U), x, lanczos)
+        if f < best_f:
+            best_f, best_U = f, U
+        if f <= value * (1 + 1e-9):
+            break
+        G = core_m.subgradient(U, x)
+        g2 = float(np.sum(G * G))
+        if g2 <= 0:
+            break
+        U = U - 0.5 * (f - value) / g2 * G
+    M = core_m.matrix(best_U)
+    lam_K = float(np.linalg.eigvalsh(M)[-1]) if M.shape[0] <= 16 else float(
+        sla.eigh(M, eigvals_only=True, subset_by_index=[M.shape[0] - 1] * 2, driver="evr",
+                 check_finite=False)[0])
+    if not O.size:
+        return lam_K, rho
+    beta2, lam_O = _outside(S, K, O, rho, k, lam_K)
+    return float(_two_by_two(lam_K, beta2, lam_O)), rho
