@@ -130,11 +130,11 @@ def test_memory_sources_and_detection(tmp_path):
 
 def test_threads_and_many_batches_give_the_same_counts(monkeypatch):
     from eigensparse.datasets.synthetic_text import make_text_documents
-    from eigensparse.io import documents
+    from eigensparse.io import _rows, documents
 
     docs, _ = make_text_documents(3000, random_state=5)
     docs[7] = "İSTANBUL ΣΟΦΟΣ " + docs[7]  # a document for the regular expression
     monkeypatch.setattr(documents, "_MEMORY_BATCH", 300)  # 10 batches, 2 threads each
     monkeypatch.setattr(documents, "_threads", lambda: 2)
-    monkeypatch.setattr(documents, "_REMAP_ENTRIES", 5000)
+    monkeypatch.setattr(_rows, "MEMORY_ENTRIES", 5000)  # spill most rows to the scratch file
     _same_as_sklearn(TextCorpus(docs), docs)

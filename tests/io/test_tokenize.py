@@ -82,7 +82,8 @@ def test_growth_of_every_state_array():
     rng = np.random.default_rng(0)
     vocab = ["w" + "".join(rng.choice(list("abcdéfgh"), size=int(rng.integers(2, 9))))
              for _ in range(40000)]
-    docs = [" ".join(rng.choice(vocab, size=30)) for _ in range(3000)] + [" ".join(vocab)]
+    pick = rng.integers(0, len(vocab), size=(3000, 30))
+    docs = [" ".join(vocab[i] for i in row) for row in pick] + [" ".join(vocab)]
     X, words, _ = _counter_matrix(docs)
     Y, ref = _sklearn(docs)
     assert words == ref and (X != Y).nnz == 0

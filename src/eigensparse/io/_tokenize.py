@@ -104,11 +104,8 @@ class TokenCounter:
         self.lowercase = bool(lowercase)
         self.fast = (token_pattern == DEFAULT_TOKEN_PATTERN and tuple(ngram_range) == (1, 1)
                      and strip_accents is None)
-        from sklearn.feature_extraction.text import CountVectorizer
-
-        self._analyzer = CountVectorizer(
-            lowercase=self.lowercase, token_pattern=token_pattern, ngram_range=tuple(ngram_range),
-            strip_accents=strip_accents).build_analyzer()
+        self._options = dict(lowercase=self.lowercase, token_pattern=token_pattern,
+                             ngram_range=tuple(ngram_range), strip_accents=strip_accents)
         if self.fast:
             isw_low, low, special, isw, ascii_low, ascii_raw = unicode_tables()
             self._tables = ((ascii_low, isw_low, low, special) if self.lowercase else
@@ -119,6 +116,14 @@ class TokenCounter:
         self.rec = np.zeros(4 * cap, dtype=np.int64)
         self.state = np.zeros(2, dtype=np.int64)
         self.serial = 0
+        self._out = None
+
+    @functools.cached_property
+    def _analyzer(self):
+        """scikit-learn's analyzer (imported when a document needs it)."""
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        return CountVectorizer(**self._options).build_analyzer()
 
     # -- growth ------------------------------------------------------------------
     def _reserve(self, n_new_words: int, n_bytes: int) -> None:
@@ -152,10 +157,8 @@ class TokenCounter:
             return self._count_python(texts.to_pylist())
         data, off = _string_buffers(texts)
         total = int(off[-1] - off[0])
-        out_ptr = np.zeros(n + 1, dtype=np.int64)
-        out_idx = np.zeros(total // 3 + n + 16, dtype=np.int32)
-        out_cnt = np.zeros(out_idx.size, dtype=np.uint32)
-        flags = np.zeros(n, dtype=np.uint8)
+        out_ptr, out_idx, out_cnt, flags = self._buffers(n, total // 3 + n + 16)
+        out_ptr[0] = 0
         ascii_low, isw, low, special = self._tables
         i = 0
         while i < n:
@@ -167,17 +170,35 @@ class TokenCounter:
                 self._reserve(L // 3 + 1, L + L // 2 + 8)
                 need = int(out_ptr[i]) + L // 3 + 1
                 if need > out_idx.size:
-                    grow = max(need, 2 * out_idx.size)
-                    out_idx = np.concatenate([out_idx, np.zeros(grow - out_idx.size, np.int32)])
-                    out_cnt = np.concatenate([out_cnt, np.zeros(grow - out_cnt.size, np.uint32)])
+                    out_idx, out_cnt = self._grow_output(need, int(out_ptr[i]))
         self.serial += n
         nnz = int(out_ptr[n])
-        out_idx, out_cnt = out_idx[:nnz], out_cnt[:nnz]
+        out_ptr, out_idx, out_cnt = out_ptr[:n + 1].copy(), out_idx[:nnz].copy(), \
+            out_cnt[:nnz].copy()
+        flags = flags[:n]
         hard = np.flatnonzero(flags == 1)
         if hard.size:
             out_ptr, out_idx, out_cnt = self._splice(out_ptr, out_idx, out_cnt, hard,
                                                      texts.take(hard).to_pylist())
         return out_ptr, out_idx, out_cnt, flags == 2
+
+    def _buffers(self, n_docs: int, n_entries: int):
+        """The kernel's output arrays, kept from batch to batch (no fresh pages each time)."""
+        buf = self._out
+        if buf is None or buf[0].size < n_docs + 1 or buf[1].size < n_entries:
+            docs = max(n_docs + 1, 0 if buf is None else buf[0].size)
+            ents = max(n_entries, 0 if buf is None else buf[1].size)
+            buf = self._out = (np.empty(docs, np.int64), np.empty(ents, np.int32),
+                               np.empty(ents, np.uint32), np.empty(docs, np.uint8))
+        return buf
+
+    def _grow_output(self, need: int, used: int):
+        ptr, idx, cnt, flags = self._out
+        size = max(need, 2 * idx.size)
+        idx2, cnt2 = np.empty(size, np.int32), np.empty(size, np.uint32)
+        idx2[:used], cnt2[:used] = idx[:used], cnt[:used]
+        self._out = (ptr, idx2, cnt2, flags)
+        return idx2, cnt2
 
     def _count_lists(self, token_lists):
         """CSR rows of documents given as lists of tokens."""
@@ -278,8 +299,10 @@ class ParallelCounter:
     >>> from eigensparse.io._tokenize import ParallelCounter
     >>> pc = ParallelCounter(2)
     >>> done = [pc.submit(pa.array(["sparse pca"] * 70 + ["topics"] * 70)) for _ in range(2)]
-    >>> [int(d()[0][-1]) for d in done], pc.vocabulary()[0], pc.vocabulary()[2].tolist()
-    ([210, 210], ['pca', 'sparse', 'topics'], [140, 140, 140])
+    >>> [[int(ptr[-1]) for ptr, _, _, _ in d()] for d in done]
+    [[140, 70], [140, 70]]
+    >>> pc.vocabulary()[0], pc.vocabulary()[2].tolist()
+    (['pca', 'sparse', 'topics'], [140, 140, 140])
     >>> pc.close()
     """
 
@@ -291,18 +314,19 @@ class ParallelCounter:
                       for t in range(len(self.counters))] if len(self.counters) > 1 else []
 
     def submit(self, texts):
-        """Start counting ``texts``; returns a function giving ``(ptr, idx, cnt, blank)``
-        (ids tagged with their counter) once done."""
+        """Start counting ``texts``; returns a function giving, once done, a list of
+        ``(ptr, idx, cnt, blank)``: the rows of consecutive parts of ``texts``, ids
+        tagged with their counter."""
         n = len(texts)
         k = len(self.counters) if n >= 64 * len(self.counters) else 1
         cuts = [n * t // k for t in range(k + 1)]
         if not self.pools:
             out = [self.counters[0].count(texts)]
-            return lambda: _join(out)
-        futs = [self.pools[t].submit(self.counters[t].count,
+            return lambda: out
+        futs = [self.pools[t].submit(_count_tagged, self.counters[t], t,
                                      texts.slice(cuts[t], cuts[t + 1] - cuts[t]))
                 for t in range(k)]
-        return lambda: _join([f.result() for f in futs])
+        return lambda: [f.result() for f in futs]
 
     def vocabulary(self):
         return merge_vocabularies(self.counters)
@@ -316,16 +340,8 @@ class ParallelCounter:
 OWNER_SHIFT = 27
 
 
-def _join(results):
-    if len(results) == 1:
-        return results[0]
-    ptrs, idxs, cnts, blanks = [], [], [], []
-    base = 0
-    for t, (ptr, idx, cnt, blank) in enumerate(results):
-        ptrs.append(ptr[1:] + base if ptrs else ptr)
-        base += int(ptr[-1])
-        idxs.append(idx | np.int32(t << OWNER_SHIFT) if t else idx)
-        cnts.append(cnt)
-        blanks.append(blank)
-    return (np.concatenate(ptrs), np.concatenate(idxs), np.concatenate(cnts),
-            np.concatenate(blanks))
+def _count_tagged(counter, t, texts):
+    ptr, idx, cnt, blank = counter.count(texts)
+    if t:
+        idx |= np.int32(t << OWNER_SHIFT)
+    return ptr, idx, cnt, blank

@@ -28,8 +28,8 @@ import zlib
 import numpy as np
 
 from .._validation import InvalidParameterError
-from . import _token_kernels as K
 from ._text_readers import detect_format, iter_document_batches, list_files
+from ._rows import RowStore, write_sorted_rows
 from ._tokenize import DEFAULT_TOKEN_PATTERN, OWNER_SHIFT, ParallelCounter
 from .cache import BowCache, BowCacheWriter, _arrays_crc, default_cache_dir, file_digest
 from .corpus import Corpus, _tqdm
@@ -40,8 +40,7 @@ __all__ = ["TextCorpus", "is_text_source", "SNIPPET_CHARS"]
 #: characters of each document kept to show representative documents
 SNIPPET_CHARS = 100
 _TEXT_FILE = "text.npz"
-_TEXT_VERSION = 1
-_REMAP_ENTRIES = 1 << 22
+_TEXT_VERSION = 2
 #: documents per batch of a source in memory
 _MEMORY_BATCH = 1 << 16
 
@@ -99,7 +98,7 @@ def _blob(strings):
     from ._tokenize import _string_buffers
 
     data, off = _string_buffers(arr)
-    return data[int(off[0]):int(off[-1])].copy(), off - off[0]
+    return data[int(off[0]):int(off[-1])], off - off[0]
 
 
 def _unblob(data, off):
@@ -220,61 +219,56 @@ class TextCorpus(Corpus):
             yield arr.slice(a, step), pa.array(np.arange(a, min(a + step, len(arr))), type=pa.int64())
 
     def _build(self, source, use_cache, progress):
-        import pyarrow as pa
-
         hasher = _Digest(self.path) if self.is_file and self.format != "dir" and use_cache else None
         scratch = tempfile.mkdtemp(prefix=f".tmp-{os.getpid()}-text-",
                                    dir=_scratch_root(self._root if use_cache else None))
         counter = ParallelCounter(_threads(), **self.options)
+        rows = RowStore(scratch)
         try:
-            with open(os.path.join(scratch, "idx"), "wb") as fi, \
-                    open(os.path.join(scratch, "cnt"), "wb") as fc:
-                kept = self._tokenize(source, counter, fi, fc, progress)
+            kept = self._tokenize(source, counter, rows, progress)
             words, ranks, df = counter.vocabulary()
-            lengths = np.concatenate(kept["lengths"]) if kept["lengths"] else np.zeros(0, np.int64)
             what = self.path or self.name
-            if lengths.size == 0:
+            if rows.n_docs == 0:
                 raise InvalidParameterError(
                     f"{what}: no documents ({kept['skipped']} empty or missing were skipped).")
             if not words:
                 raise InvalidParameterError(
-                    f"{what}: no token in {lengths.size} documents (token_pattern "
+                    f"{what}: no token in {rows.n_docs} documents (token_pattern "
                     f"{self.options['token_pattern']!r}); nothing to find topics in.")
-            text = {"words": _blob(words), "ids": _blob(pa.concat_arrays(kept["ids"])),
-                    "snippets": _blob(pa.concat_arrays(kept["snippets"]))}
-            text = {f"{k}_{part}": v for k, pair in text.items()
-                    for part, v in zip(("data", "offsets"), pair)}
+            text = _text_arrays(words, kept)
             text.update(n_skipped=np.int64(kept["skipped"]), df=df,
                         manifest=np.array(self._manifest() if self.format == "dir" else ""))
             digest = hasher.result() if hasher is not None else "none"
-            self._write_cache(scratch, lengths, ranks, len(words), text, digest, use_cache)
+            self._write_cache(rows, ranks, len(words), text, digest, use_cache)
         finally:
             counter.close()
+            rows.close()
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _tokenize(self, source, counter, fi, fc, progress) -> dict:
-        """Count every batch (the next batch is read while the threads count this one);
-        rows go to the scratch files ``fi``/``fc``."""
+    def _tokenize(self, source, counter, rows, progress) -> dict:
+        """Count every batch (the next batch is read while the threads count this one)
+        into ``rows``."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        kept = {"lengths": [], "ids": [], "snippets": [], "skipped": 0}
+        kept = {"ids": [], "snippets": [], "skipped": 0}
         bar = _tqdm(None, "doc", f"tokenize ({self.name})", progress)
 
         def finish(pending):
             texts, names, result = pending
-            ptr, idx, cnt, blank = result()
+            pieces = result()
+            blank = np.concatenate([p[3] for p in pieces]) if len(pieces) > 1 else pieces[0][3]
             kept["skipped"] += int(blank.sum())
-            fi.write(idx.tobytes())
-            fc.write(cnt.tobytes())
-            keep = ~blank
-            kept["lengths"].append(np.diff(ptr)[keep])
-            if not keep.all():
-                mask = pa.array(keep)
+            for ptr, idx, cnt, b in pieces:
+                if b.any():
+                    keep = np.flatnonzero(~b)
+                    ptr = np.r_[0, ptr[1:][keep]]  # blank rows are empty: drop their ends
+                rows.add(ptr, idx, cnt)
+            if blank.any():
+                mask = pa.array(~blank)
                 texts, names = texts.filter(mask), names.filter(mask)
-            kept["ids"].append(names.cast(pa.large_string()))
-            kept["snippets"].append(pc.utf8_slice_codeunits(texts, 0, SNIPPET_CHARS).cast(
-                pa.large_string()))
+            kept["ids"].append(names)
+            kept["snippets"].append(pc.utf8_slice_codeunits(texts, 0, SNIPPET_CHARS))
             if bar is not None:
                 bar.update(len(texts))
 
@@ -302,8 +296,10 @@ class TextCorpus(Corpus):
                 bar.close()
         return kept
 
-    def _write_cache(self, scratch, lengths, ranks, n_words, text, digest, use_cache):
-        """Renumber the scratch rows into the cache (sorted words, sorted within rows)."""
+    def _write_cache(self, rows, ranks, n_words, text, digest, use_cache):
+        """The rows with sorted word ids (sorted within rows) into the cache."""
+        from concurrent.futures import ThreadPoolExecutor
+
         root = self._root if use_cache else tempfile.mkdtemp(
             prefix="eigensparse-text-", dir=_scratch_root(None))
         if not use_cache:
@@ -312,25 +308,15 @@ class TextCorpus(Corpus):
         source = self.path if self.is_file else os.path.join(root, "documents")
         if not self.is_file:
             open(source, "wb").close()
-        indptr = np.zeros(lengths.size + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
         rank = np.concatenate(ranks).astype(np.int32)
         base = np.cumsum([0] + [r.size for r in ranks[:-1]]).astype(np.int64)
-        with BowCacheWriter(source, lengths.size, n_words, root) as w, \
-                open(os.path.join(scratch, "idx"), "rb") as fi, \
-                open(os.path.join(scratch, "cnt"), "rb") as fc:
-            d0 = 0
-            while d0 < lengths.size:
-                d1 = int(np.searchsorted(indptr, indptr[d0] + _REMAP_ENTRIES, side="right")) - 1
-                d1 = min(max(d1, d0 + 1), lengths.size)
-                m = int(indptr[d1] - indptr[d0])
-                idx = np.fromfile(fi, dtype=np.int32, count=m)
-                cnt = np.fromfile(fc, dtype=np.uint32, count=m)
-                ip = indptr[d0:d1 + 1] - indptr[d0]
-                oi, oc = np.empty_like(idx), np.empty_like(cnt)
-                K.remap_rows(ip, idx, cnt, rank, base, OWNER_SHIFT, oi, oc)
-                w.add(_chunk(d0, ip, oi, oc))
-                d0 = d1
+        threads = _threads()
+        with BowCacheWriter(source, rows.n_docs, n_words, root) as w:
+            if threads > 1:
+                with ThreadPoolExecutor(threads, thread_name_prefix="renumber") as pool:
+                    write_sorted_rows(rows, w, rank, base, OWNER_SHIFT, pool)
+            else:
+                write_sorted_rows(rows, w, rank, base, OWNER_SHIFT)
             text["crc32"] = np.int64(_arrays_crc(text))
             with open(os.path.join(w.tmp, _TEXT_FILE), "wb") as f:
                 np.savez(f, **text)
@@ -359,6 +345,8 @@ class TextCorpus(Corpus):
 
     def document_names(self, rows) -> list:
         """The names (ids) of documents ``rows``."""
+        if "ids_int" in self._text:
+            return [str(int(i)) for i in self._text["ids_int"][np.asarray(rows, dtype=np.int64)]]
         return _pick(self._text["ids_data"], self._text["ids_offsets"], rows)
 
     def document_snippets(self, rows) -> list:
@@ -388,10 +376,21 @@ def _threads() -> int:
     return max(1, min(4, n))
 
 
-def _chunk(d0, ip, idx, cnt):
-    from .cache import CSRChunk
+def _text_arrays(words, kept) -> dict:
+    """The words, document names and first characters as arrays for ``text.npz``: names
+    that are integers (line or row numbers, an integer id column) as ``ids_int``."""
+    import pyarrow as pa
 
-    return CSRChunk(d0, ip, idx, cnt)
+    ids = pa.concat_arrays(kept["ids"])
+    text = {"words": _blob(words), "snippets": _blob(pa.concat_arrays(kept["snippets"]))}
+    if pa.types.is_integer(ids.type) and not ids.null_count:
+        out = {"ids_int": np.asarray(ids, dtype=np.int64)}
+    else:
+        out = {}
+        text["ids"] = _blob(ids.cast(pa.large_string()))
+    out.update({f"{k}_{part}": v for k, pair in text.items()
+                for part, v in zip(("data", "offsets"), pair)})
+    return out
 
 
 def _pick(data, off, rows):
