@@ -310,9 +310,12 @@ def test_max_time_is_honoured_at_p300_simulated_clock(monkeypatch, budget):
             return f(*a, **kw)
         return g
 
+    scr = importlib.import_module("eigensparse.solvers._exact._screen")
     for mod in (pkg, srch):
         monkeypatch.setattr(mod, "time", fake)
         monkeypatch.setattr(mod, "soft_eig_bound", ticking(mod.soft_eig_bound))
+    monkeypatch.setattr(scr, "time", fake)
+    monkeypatch.setattr(scr, "_soft_prunes", ticking(scr._soft_prunes))
     monkeypatch.setattr(srch, "enumerate_completions", ticking(srch.enumerate_completions))
     S = _wishart(300, 120, 5)
     with pytest.warns(ExactSearchWarning):

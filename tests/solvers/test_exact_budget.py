@@ -48,7 +48,8 @@ def clock(monkeypatch):
             return f(*a, **kw)
         return g
 
-    for mod in (pkg, srch, inc, disp, budget, util):
+    scr = importlib.import_module("eigensparse.solvers._exact._screen")
+    for mod in (pkg, srch, inc, disp, budget, util, scr):
         monkeypatch.setattr(mod, "time", fake, raising=False)
     # the clock is simulated in this process only: worker processes (which n_jobs=None
     # adds after ESCALATE_SECONDS) would not advance it, so they never join here
@@ -56,6 +57,7 @@ def clock(monkeypatch):
     for mod in (pkg, srch):
         monkeypatch.setattr(mod, "soft_eig_bound", ticking(mod.soft_eig_bound))
     monkeypatch.setattr(srch, "enumerate_completions", ticking(srch.enumerate_completions))
+    monkeypatch.setattr(scr, "_soft_prunes", ticking(scr._soft_prunes))
     finish = pkg._finish
 
     def spy(*a, **kw):

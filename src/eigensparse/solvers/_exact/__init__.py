@@ -22,9 +22,9 @@ from ...operators import Operator
 from .. import register
 from .._common import make_result, polish_loadings
 from .._simple import _check_problem
-from ._bounds import (block_split_bound, free_block_bound, gershgorin_bound, soft_eig_bound,
-                      trace_bound)
+from ._bounds import gershgorin_bound, soft_eig_bound, trace_bound
 from ._incumbent import initial_incumbent
+from ._screen import screen_root
 from ._search import ProcessNodePool, Search
 
 __all__ = ["exact", "ExactSearchWarning", "root_upper_bound"]
@@ -90,39 +90,6 @@ def _root_setup(search: Search, allowed: np.ndarray,
             best = (b, r, w)
     search.scale = best[2]
     return best[0], best[1]
-
-
-def _screen(search: Search, allowed: np.ndarray, rho: float, rounds: int = 3,
-            deadline: float = math.inf) -> np.ndarray:
-    """Root screening: drop every variable j whose node ({j}, A) has a bound <= the
-    incumbent (no support containing j beats it, so the optimum lies in A \\ {j}).
-    Repeated while it removes something (a smaller A tightens the others' bounds).
-    Variables not yet examined when ``deadline`` passes are kept (keeping is always safe)."""
-    s, cut = search.s, search.cut
-    for _ in range(rounds):
-        keep = []
-        for j in allowed:
-            if time.perf_counter() >= deadline:
-                keep.append(True)
-                continue
-            F = np.array([j], dtype=np.intp)
-            R = allowed[allowed != j]
-            if s == 1:
-                ok = search.d[j] > cut
-            elif gershgorin_bound(search.absS, search.d, F, R, s - 1, search.order) <= cut:
-                ok = False
-            elif block_split_bound(search.S, F, R, s - 1, float(search.d[j]),
-                                   free_block_bound(search.S, search.absS, search.d, R,
-                                                    s - 1, order=search.order)) <= cut:
-                ok = False
-            else:
-                ok = soft_eig_bound(search.S, F, R, s - 1, rho, search.scale, search.order)[0] > cut
-            keep.append(ok)
-        keep = np.asarray(keep, dtype=bool)
-        if keep.all() or keep.sum() < s:
-            return allowed if keep.sum() < s else allowed[keep]
-        allowed = allowed[keep]
-    return allowed
 
 
 @validate_params({"s": [Interval(Integral, 1, None, closed="left")],
@@ -449,9 +416,11 @@ def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
         if screen and root_bound > search.cut:
             # screening may use at most half of what is left: the tree needs the rest
             now = time.perf_counter()
-            allowed = _screen(search, allowed, rho, deadline=now + 0.5 * max(deadline - now, 0))
+            allowed = screen_root(search, allowed, rho,
+                                  deadline=now + 0.5 * max(deadline - now, 0))
             n_screened = p - allowed.size
-        search.root(allowed, rho, deadline=deadline, bound=root_bound)
+        if allowed.size >= s:  # else no support beats the incumbent: the tree is empty
+            search.root(allowed, rho, deadline=deadline, bound=root_bound)
     update, bar = _progress_callback(progress, s)
     pool = None
     if backend == "dask":
