@@ -27,3 +27,23 @@ def test_row_shift_bound_beats_the_cheap_bounds_on_a_planted_problem():
     ub, _ = row_shift_bound(S, s, v, np.arange(s), core=24, steps=40)
     cheap, _ = full_problem_bound(S, s)
     assert v * (1 - 1e-12) <= ub < min(cheap, np.linalg.eigvalsh(S)[-1])
+
+
+def test_outside_block_and_its_proofs_hold_against_brute_force():
+    from itertools import combinations
+
+    from eigensparse.bounds._rowshift import _proves_below
+
+    rng = np.random.default_rng(5)
+    n, p, s = 60, 36, 3
+    X = rng.standard_normal((n, p)) @ (np.eye(p) + 0.3 * rng.standard_normal((p, p)))
+    S = np.cov(X, rowvar=False)
+    T = np.array(list(combinations(range(p), s)))
+    v = float(np.linalg.eigvalsh(S[T[:, :, None], T[:, None, :]])[:, -1].max())
+    for core in (6, 12, 36):  # most features outside, some, none
+        for slack in (1e-6, 1e-3, 0.5):  # the Cholesky proof, exact λ_O, Gershgorin
+            ub, _ = row_shift_bound(S, s, 0.9 * v, None, core=core, steps=20, slack=slack)
+            assert ub >= v * (1 - 1e-12), (core, slack, ub, v)
+    top = float(np.linalg.eigvalsh(S)[-1])
+    assert _proves_below(S.copy(), top * (1 + 1e-9))
+    assert not _proves_below(S.copy(), top * (1 - 1e-6))

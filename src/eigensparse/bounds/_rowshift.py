@@ -33,6 +33,7 @@ import numpy as np
 from scipy import linalg as sla
 
 from ._cheap import _lambda_max_upper_bound
+from ._rowshift_kernels import descend, ritz, row_shifts
 
 __all__ = ["row_shift_bound", "BOUND_ROW_SHIFT"]
 
@@ -60,77 +61,21 @@ def _top_sorted(A: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _ritz(M: np.ndarray, v0: np.ndarray, steps: int) -> tuple[float, np.ndarray]:
-    """Top Ritz pair of the symmetric M after ``steps`` Lanczos steps from ``v0`` (full
-    reorthogonalization): an estimate (a lower bound on λmax) and its unit vector."""
-    n = M.shape[0]
-    steps = min(steps, n)
-    Q = np.zeros((steps, n))
-    a, b = np.zeros(steps), np.zeros(steps)
-    q = v0 / np.linalg.norm(v0)
-    k = steps
-    for j in range(steps):
-        Q[j] = q
-        w = M @ q
-        a[j] = q @ w
-        w -= Q[:j + 1].T @ (Q[:j + 1] @ w)
-        w -= Q[:j + 1].T @ (Q[:j + 1] @ w)
-        b[j] = np.linalg.norm(w)
-        if b[j] <= 1e-12 * (abs(a[j]) + 1e-300) or j == steps - 1:
-            k = j + 1
-            break
-        q = w / b[j]
-    if k == 1:
-        return float(a[0]), Q[0]
-    theta, y = sla.eigh_tridiagonal(a[:k], b[:k - 1], select="i", select_range=(k - 1, k - 1))
-    x = Q[:k].T @ y[:, 0]
-    return float(theta[0]), x / np.linalg.norm(x)
-
-
-class _Core:
-    """M(U) on the core block: U_KK optimized, the outside columns' clipped entries
-    fixed (their k largest per core row, ``fixed``)."""
-
-    def __init__(self, S_KK: np.ndarray, fixed: np.ndarray, k: int):
-        self.S, self.fixed, self.k = S_KK, fixed, k
-
-    def matrix(self, U: np.ndarray) -> np.ndarray:
-        A = np.abs(U)
-        r = _top_sums(np.hstack([A, self.fixed]) if self.fixed.shape[1] else A, self.k)
-        M = self.S - U
-        M[np.diag_indices_from(M)] += r
-        return M
-
-    def subgradient(self, U: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """A subgradient of λmax(M(U)) at U in the direction of the symmetric pairs, from
-        the (approximate) top eigenvector x."""
-        A = np.abs(U)
-        full = np.hstack([A, self.fixed]) if self.fixed.shape[1] else A
-        k = min(self.k, full.shape[1])
-        thr = -np.partition(-full, k - 1, axis=1)[:, k - 1] if k > 0 else np.full(A.shape[0], np.inf)
-        top = (A >= thr[:, None]) & (A > 0)
-        x2 = x * x
-        G = np.sign(U) * (x2[:, None] * top + x2[None, :] * top.T) - 2.0 * np.outer(x, x)
-        G = 0.5 * (G + G.T)
-        np.fill_diagonal(G, 0.0)
-        return G
-
-
-def _clipped(B: np.ndarray, rho: float, zero_diag: bool) -> np.ndarray:
+def _clipped(B: np.ndarray, rho: float) -> np.ndarray:
+    """B clipped to [−ρ, ρ] with a zero diagonal."""
     U = np.clip(B, -rho, rho)
-    if zero_diag:
-        np.fill_diagonal(U, 0.0)
+    np.fill_diagonal(U, 0.0)
     return U
 
 
 def _best_penalty(S_KK, V_K, off: float, v0, n_grid: int, n_golden: int, lanczos: int):
-    """ρ minimizing (approximately: Ritz values) λmax(M) at the clipped U, by a grid
-    and golden-section steps; ``V_K``: each core row's k largest |Σ_ij| over every j."""
+    """ρ minimizing (approximately: Lanczos estimates) λmax(M) at the clipped U, by a
+    grid and golden-section steps; ``V_K``: each core row's k largest |Σ_ij| over every
+    j (so that r_i = Σ_t min(V_it, ρ))."""
     def f(rho):
-        U = _clipped(S_KK, rho, True)
-        M = S_KK - U
+        M = S_KK - _clipped(S_KK, rho)
         M[np.diag_indices_from(M)] += np.minimum(V_K, rho).sum(axis=1)
-        return _ritz(M, v0, min(lanczos, 10))[0]
+        return ritz(M, v0, lanczos)[0]
 
     grid = np.linspace(0.0, off, n_grid + 1)[1:]
     vals = [f(r) for r in grid]
@@ -149,28 +94,50 @@ def _best_penalty(S_KK, V_K, off: float, v0, n_grid: int, n_golden: int, lanczos
     return float(best[1])
 
 
-def _outside(S, K, O, rho, k, lam_K):
-    """Upper bounds (β, λ_O) on ‖M_KO‖₂ and λmax(M_OO) at the clipped U: Frobenius and
-    Gershgorin first, the proven λmax (Cholesky) / exact Gram λmax when those cost more
-    than a thousandth of λ_K in the 2 × 2 bound."""
+def _proves_below(M: np.ndarray, t: float) -> bool:
+    """True only if λmax(M) <= t, proven by a Cholesky factor of C = (t − δ)I − M: a
+    factorization that runs to completion gives RᵀR = C + E with
+    ‖E‖₂ <= n·γ_{n+1}·max_i C_ii (Demmel; Higham, Thm 10.5), so δ >= that makes
+    λmin(C) >= −δ, i.e. λmax(M) <= t."""
+    n = M.shape[0]
+    eps = np.finfo(float).eps
+    cmax = float(t - np.min(np.diag(M)))
+    delta = 2.0 * n * (n + 1) * eps * max(cmax, 0.0)
+    C = -M
+    C[np.diag_indices_from(C)] += t - delta
+    try:
+        sla.cholesky(C, lower=True, check_finite=False, overwrite_a=True)
+    except np.linalg.LinAlgError:
+        return False
+    return True
+
+
+def _outside(S, K, O, rho, k, lam_K, slack):
+    """Upper bounds (β², λ_O) on ‖M_KO‖₂² and λmax(M_OO) at the clipped U: Frobenius and
+    Gershgorin; when those cost more than ``slack``·λ_K in the 2 × 2 bound, λ_O is the
+    level that costs ``slack``·λ_K if a Cholesky factor proves it."""
     S_KO = S[np.ix_(K, O)]
     M_KO = S_KO - np.clip(S_KO, -rho, rho)
     S_OO = S[np.ix_(O, O)]
-    U_OO = _clipped(S_OO, rho, True)
+    U_OO = _clipped(S_OO, rho)
     r_O = _top_sums(np.hstack([np.abs(U_OO), np.minimum(np.abs(S_KO.T), rho)]), k)
     M_OO = S_OO - U_OO
     M_OO[np.diag_indices_from(M_OO)] += r_O
     beta2 = float(np.sum(M_KO * M_KO))
-    lam_O = float(np.max(np.diag(M_OO) + np.abs(M_OO).sum(axis=1) - np.abs(np.diag(M_OO))))
-    if _two_by_two(lam_K, beta2, lam_O) > lam_K * (1 + 1e-3):
-        if beta2 > 0:
-            G = M_KO @ M_KO.T
-            beta2 = min(beta2, float(sla.eigh(G, eigvals_only=True, check_finite=False,
-                                              subset_by_index=[G.shape[0] - 1] * 2)[0])
-                        * (1 + 1e-12) + 1e-300)
-        top = _lambda_max_upper_bound(M_OO, exact_below=0)
-        if top is not None:
-            lam_O = min(lam_O, top)
+    dM = np.diag(M_OO)
+    lam_O = float(np.max(np.abs(M_OO).sum(axis=1) - np.abs(dM) + dM))  # Gershgorin
+    if _two_by_two(lam_K, beta2, lam_O) > lam_K * (1 + slack) and beta2 > 0:
+        G = M_KO @ M_KO.T
+        beta2 = min(beta2, float(sla.eigh(G, eigvals_only=True, check_finite=False,
+                                          subset_by_index=[G.shape[0] - 1] * 2)[0]) * (1 + 1e-12))
+    if _two_by_two(lam_K, beta2, lam_O) > lam_K * (1 + slack):
+        # λmax([[a, β], [β, c]]) <= a(1 + η) when c <= a(1 + η) − β²/(aη)
+        t = lam_K * (1 + slack) - beta2 / (lam_K * slack)
+        if t < lam_O and _proves_below(M_OO.copy(), t):
+            lam_O = t
+        else:
+            top = _lambda_max_upper_bound(M_OO, exact_below=0)
+            lam_O = lam_O if top is None else min(lam_O, top)
     return beta2, lam_O
 
 
@@ -180,13 +147,14 @@ def _two_by_two(a: float, beta2: float, c: float) -> float:
 
 
 def row_shift_bound(S: np.ndarray, cardinality: int, value: float, support=None, *,
-                    core: int = 160, steps: int = 40, lanczos: int = 12,
-                    n_grid: int = 10, n_golden: int = 6) -> tuple[float, float]:
+                    core: int = 200, steps: int = 40, lanczos: int = 12, n_grid: int = 10,
+                    n_golden: int = 6, slack: float = 1e-3) -> tuple[float, float]:
     """A valid upper bound on v(s) of the PSD matrix S (checked input, s >= 2): the
     row-shift dual of the module docstring, U optimized by ``steps`` subgradient steps
     (Polyak's step towards ``value``, a variance reached at s) on a core of at most
     ``core`` features (those of largest partner score, and ``support``), the outside
-    block bounded once. Returns (bound, ρ of the clipped start); (inf, 0) when S is empty.
+    block bounded once (at a cost of at most ``slack``·λ_K when a Cholesky factor proves
+    it). Returns (bound, ρ of the clipped start); (inf, 0) when s < 2 or S is empty.
     """
     S = np.asarray(S, dtype=float)
     p, s = S.shape[0], int(cardinality)
@@ -204,31 +172,23 @@ def row_shift_bound(S: np.ndarray, cardinality: int, value: float, support=None,
             K = np.union1d(K, np.asarray(support, dtype=np.intp))
         K = np.sort(K)
         O = np.setdiff1d(np.arange(p), K)
-    S_KK = S[np.ix_(K, K)]
+    S_KK = np.ascontiguousarray(S[np.ix_(K, K)])
     V_K = _top_sorted(A[K], k)
     V_out = _top_sorted(A[np.ix_(K, O)], k) if O.size else np.zeros((K.size, 0))
     off = float(A[np.ix_(K, K)].max()) if K.size > 1 else 0.0
     v0 = np.sqrt(np.maximum(np.diag(S_KK), 0.0)) + 1e-3
     rho = _best_penalty(S_KK, V_K, off, v0, n_grid, n_golden, lanczos) if off > 0 else 0.0
-    core_m = _Core(S_KK, np.minimum(V_out, rho), k)
-    U = _clipped(S_KK, rho, True)
-    best_f, best_U, x = np.inf, U, v0
-    for _ in range(steps):
-        f, x = _ritz(core_m.matrix(U), x, lanczos)
-        if f < best_f:
-            best_f, best_U = f, U
-        if f <= value * (1 + 1e-9):
-            break
-        G = core_m.subgradient(U, x)
-        g2 = float(np.sum(G * G))
-        if g2 <= 0:
-            break
-        U = U - 0.5 * (f - value) / g2 * G
-    M = core_m.matrix(best_U)
-    lam_K = float(np.linalg.eigvalsh(M)[-1]) if M.shape[0] <= 16 else float(
-        sla.eigh(M, eigvals_only=True, subset_by_index=[M.shape[0] - 1] * 2, driver="evr",
+    fixed = np.ascontiguousarray(np.minimum(V_out, rho))
+    U = descend(S_KK, _clipped(S_KK, rho), fixed, k, float(value), int(steps), int(lanczos),
+                v0)
+    r = row_shifts(U, fixed, k, np.zeros(K.size))
+    M = S_KK - U
+    M[np.diag_indices_from(M)] += r
+    m = M.shape[0]
+    lam_K = float(np.linalg.eigvalsh(M)[-1]) if m <= 16 else float(
+        sla.eigh(M, eigvals_only=True, subset_by_index=[m - 1, m - 1], driver="evr",
                  check_finite=False)[0])
     if not O.size:
         return lam_K, rho
-    beta2, lam_O = _outside(S, K, O, rho, k, lam_K)
+    beta2, lam_O = _outside(S, K, O, rho, k, lam_K, slack)
     return float(_two_by_two(lam_K, beta2, lam_O)), rho

@@ -64,7 +64,7 @@ def upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, 
         if psd and eig and s > 1 and p <= cfg.row_shift_features \
                 and ub - lam > cfg.row_shift_gap * ub:
             rs = row_shift_bound(B, s, lam, support, core=cfg.row_shift_core,
-                                 steps=cfg.row_shift_steps)[0]
+                                 steps=cfg.row_shift_steps, lanczos=cfg.row_shift_lanczos)[0]
             ub, name = (rs, BOUND_ROW_SHIFT) if rs < ub else (ub, name)
     else:
         ub, name = _full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
