@@ -314,3 +314,36 @@ def test_cross_validation_without_rows_names_the_rule_and_the_alternatives():
                        match=r"'cardinality_rule'='cv'.*rows.*'fraction' or 'knee'"):
         es.sparse_pca(es.Covariance(S), n_components=2, cardinality="auto",
                       cardinality_rule="cv")
+
+
+# ---- cross-validation fits every training fold as the request -------------------------------
+
+
+def test_cv_folds_are_fitted_by_the_request_method_options_and_seed():
+    """cardinality="auto", cardinality_rule="cv": the component of each training fold at each
+    s is the request's own fit (its method, its options, its seed), as every refit of a request;
+    the folds were fitted by the greedy path, which dropped the method and its options."""
+    from eigensparse import registry
+    from eigensparse.registry import MethodSpec, register_method
+    from eigensparse.solvers import polish
+
+    calls = []
+
+    def toy_every(op, cardinality, *, random_state=None, stride: int = 2):
+        """Toy: features 0, stride, 2·stride, … modulo p (the first s of them), polished."""
+        calls.append((op.n_samples, cardinality, stride, random_state))
+        return polish(op, np.arange(cardinality) * stride % op.n_features, method="toy_every")
+
+    register_method(MethodSpec("toy_every", toy_every))
+    try:
+        X = np.random.default_rng(3).standard_normal((60, 12))
+        res = es.sparse_pca(X, n_components=1, cardinality="auto", cardinality_rule="cv",
+                            method="toy_every", stride=5, random_state=7)
+    finally:
+        del registry._METHODS["toy_every"]
+    seed = res.plan.seeds[0]
+    assert {(stride, rs) for _, _, stride, rs in calls} == {(5, seed)}
+    folds = [c for c in calls if c[0] == 48]  # 5 folds of 60 rows: 48 training rows
+    assert sorted(s for _, s, _, _ in folds) == sorted(list(range(1, 13)) * 5)  # s = 1..p
+    s = res.info["cardinalities"][0]
+    assert calls[-1][1] == s  # the component on the whole data, at the s chosen

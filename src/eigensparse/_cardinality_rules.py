@@ -358,7 +358,10 @@ def _cv_select(mean, se, select):
 
 
 def _choose_cv(X, op, lam1, K, method, random_state, n_folds, select, previous, deflation,
-               center, scale):
+               center, scale, fit=None):
+    """K-fold CV (see :mod:`eigensparse.selection`); ``fit(op, s) -> ComponentResult``,
+    when given, is each training fold's component at s (the request's solve), otherwise
+    the fold's ``method`` path supports, polished."""
     from sklearn.model_selection import KFold
 
     from .multi import deflate
@@ -378,11 +381,15 @@ def _choose_cv(X, op, lam1, K, method, random_state, n_folds, select, previous, 
         Q = []
         for c in prev:
             train = deflate(train, c, deflation, Q)
-        path = _path(train, K, method, random_state, certificate=False, relaxation=False,
-                     penalized=False)
-        for k, supp in enumerate(path.supports):
-            x = polish(train, supp, method).loadings
-            scores[f, k] = _adjusted_variance(test, np.vstack([prev, x]))[-1] / test.trace()
+        if fit is None:
+            path = _path(train, K, method, random_state, certificate=False, relaxation=False,
+                         penalized=False)
+            fold = (polish(train, supp, method) for supp in path.supports)
+        else:
+            fold = (fit(train, s) for s in range(1, K + 1))
+        for k, r in enumerate(fold):
+            x = np.vstack([prev, r.loadings])
+            scores[f, k] = _adjusted_variance(test, x)[-1] / test.trace()
     mean = scores.mean(axis=0)
     se = scores.std(axis=0, ddof=1) / np.sqrt(n_folds)
     j = _cv_select(mean, se, select)

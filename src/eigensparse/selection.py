@@ -21,9 +21,11 @@ Three rules, by name:
   never below :data:`TOPIC_CARDINALITY_MIN` = 5 nor above :data:`TOPIC_CARDINALITY_MAX` = 30
   words. The fraction rule on a corpus asks for 90% of the dense component's variance,
   which takes tens to hundreds of words (mixed signs, site boilerplate) and minutes.
-- ``"cv"``: K-fold cross-validation over the rows of the data. On each training fold the
-  path is computed (after deflating by the ``previous`` components); each support's
-  loadings are scored by the held-out *adjusted* explained variance (Zou, Hastie &
+- ``"cv"``: K-fold cross-validation over the rows of the data. On each training fold
+  (deflated by the ``previous`` components) a component is fitted at each s = 1..K: by the
+  request's own solve when a front door asks (``cardinality="auto"``: the method, its
+  options and seeds of the fit, as every refit of a request), otherwise from the fold's
+  path. Each component's loadings are scored by the held-out *adjusted* explained variance (Zou, Hastie &
   Tibshirani; :func:`eigensparse.adjusted_variance`) of the test fold, given the previous
   components. The chosen s is the smallest one whose mean score is within one standard
   error of the best mean (``cv_select="one_se"``, the default) or the best (``"max"``).
@@ -146,7 +148,9 @@ def choose_cardinality(data_or_op, *, rule="fraction", fraction=0.9, s_max=None,
         bounds' lower limit and s, and the smallest s it brings to the threshold is kept
         (greedy paths can be far from optimal: 20 newsgroups, s=26: greedy 0.899·λmax,
         tpower with 20 starts 0.946·λmax). Default ``"tpower"`` with ``n_starts=20``;
-        ``False`` keeps the path alone.
+        ``False`` keeps the path alone. ``"cv"`` rule: when given, each training fold's
+        component at s = 1..K is this solver's (a front door passes its request's solve,
+        so every fold is fitted as the request); default: the fold's path supports.
     method_options : dict, optional
         Options of a named ``method``.
     path_method : str, default="greedy"
@@ -251,7 +255,7 @@ def _choose(data_or_op, op, p, lam1, rule, fraction, s_max, method, method_optio
                                 random_state, p <= 300 if certify is None else certify,
                                 p <= 300 if relaxation is None else relaxation,
                                 exact_supports)
-    method = path_method
+    method_given, method = method, path_method
     K = s_max or min(p, 100)
     if rule == "knee":
         return _choose_knee(op, lam1, K, method, random_state)
@@ -260,7 +264,8 @@ def _choose(data_or_op, op, p, lam1, rule, fraction, s_max, method, method_optio
             "parameter 'rule'='cv' needs the data rows (an array or sparse matrix); "
             f"got an operator ({op.kind}).")
     return _choose_cv(data_or_op, op, lam1, K, method, random_state, int(n_folds), cv_select,
-                      previous, deflation, center, scale)
+                      previous, deflation, center, scale,
+                      fit=None if method_given in (None, False) else solver)
 
 
 @validate_params(_CONSTRAINTS, prefer_skip_nested_validation=False)  # **rule_options:
@@ -347,16 +352,16 @@ def resolve_auto_cardinalities(op, n_components, *, deflation="schur", rule="fra
                 f"deflation={deflation!r}: the first {t} components use all "
                 f"{op.n_features} features, none is left for component {t + 1}; ask for "
                 f"at most {t} components or give the cardinalities.")
-        if rule == "cv":
+        refine = method
+        if refine is None and solve is not None:
+            def refine(o, s_, t=t, at=solve if probe is None else probe):
+                return at(o, s_, t)
+        if rule == "cv":  # each training fold fitted by the request's own solve
             prev = np.vstack([r.loadings for r in previous]) if previous else None
-            ch = choose_cardinality(data, rule="cv", s_max=s_max,
+            ch = choose_cardinality(data, rule="cv", s_max=s_max, method=refine,
                                     random_state=random_state, previous=prev,
                                     deflation=deflation, **rule_options)
         else:
-            refine = method
-            if refine is None and solve is not None:
-                def refine(o, s_, t=t, at=solve if probe is None else probe):
-                    return at(o, s_, t)
             ch = choose_cardinality(sub, rule=rule, fraction=fraction, s_max=s_max,
                                     method=refine, random_state=random_state, **rule_options)
         r = ch.result if solve is None else solve(sub, ch.cardinality, t)
