@@ -51,3 +51,26 @@ def test_statistics_of_every_scaling_equal_the_scaled_matrix(kos, tmp_path, scal
         assert np.array_equal(st["df"], ref["df"])
         assert _rel(st["s1"], ref["s1"]) < 1e-12 and _rel(st["s2"], ref["s2"]) < 1e-12
     assert corpus.last_source == "cache"
+
+
+@pytest.mark.parametrize("scaling", ["count", "binary", "log", "tfidf"])
+def test_passes_on_two_threads_equal_the_scaled_matrix(kos, scaling):
+    """Both passes split every chunk between two threads (each with its own sums) and
+    compute the scaled values entry by entry: the same numbers as the scaled matrix."""
+    from eigensparse.text._passes import _idf, scale_matrix
+
+    X = kos.data[:900].tocsr()
+    df = np.diff(X.tocsc().indptr)
+    idf = _idf(df, X.shape[0]) if scaling == "tfidf" else None
+    Y = scale_matrix(X, scaling)
+    ws = np.sort(np.argsort(-df, kind="stable")[:80])  # frequent words: many pairs per document
+    mean = np.asarray(Y.mean(axis=0)).ravel()
+    ref = SparseData(Y).block(ws)
+    one = word_statistics(X, scaling, idf=idf, chunk_nnz=4000)
+    for n_jobs in (1, 2):
+        st = word_statistics(X, scaling, idf=idf, chunk_nnz=4000, n_jobs=n_jobs)
+        assert np.array_equal(st["df"], df)
+        assert _rel(st["s1"], one["s1"]) < 1e-12 and _rel(st["s2"], one["s2"]) < 1e-12
+        S = working_set_covariance(X, ws, scaling=scaling, idf=idf, mean=mean, n_jobs=n_jobs,
+                                   chunk_nnz=4000)
+        assert _rel(S, ref) < 1e-12

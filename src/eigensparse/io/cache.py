@@ -51,6 +51,7 @@ import numpy as np
 
 from ._atomic import atomic_open, pid_is_dead
 from ._source import crc32, file_crc32
+from ._verify import _ARRAYS, verify_cache_arrays
 from .._validation import InvalidParameterError
 
 __all__ = ["default_cache_dir", "cache_dir_for", "source_signature", "BowCache", "BowCacheWriter",
@@ -58,11 +59,7 @@ __all__ = ["default_cache_dir", "cache_dir_for", "source_signature", "BowCache",
 
 CACHE_FORMAT = "eigensparse-bow-cache"
 CACHE_VERSION = 3  # 2: CRC-32 of every array file in meta.json; 3: the source keyed by CRC-32
-#: bytes read at a time when verifying a cache
-_VERIFY_BLOCK = 1 << 24
 _HASH = "crc32"
-_ARRAYS = {"indptr": ("indptr.i64", "<i8"), "indices": ("indices.i32", "<i4"),
-           "data": ("data.u32", "<u4")}
 _STALE_TMP_SECONDS = 6 * 3600
 
 
@@ -196,81 +193,6 @@ def _write_json_atomic(path, obj):
 def _meta_crc(meta: dict) -> int:
     body = {k: v for k, v in meta.items() if k != "meta_crc32"}
     return zlib.crc32(json.dumps(body, sort_keys=True).encode("utf-8"))
-
-
-def _scan_array(path, dtype, check_block, block_bytes=_VERIFY_BLOCK):
-    """CRC-32 of the file ``path`` read as ``dtype`` in blocks; ``check_block(a, pos)``
-    returns a problem (str) or None for each block ``a`` starting at element ``pos``."""
-    crc, pos = 0, 0
-    count = max(1, block_bytes // np.dtype(dtype).itemsize)
-    with open(path, "rb") as f:
-        while True:
-            a = np.fromfile(f, dtype=dtype, count=count)
-            if a.size == 0:
-                return crc, None
-            crc = crc32(a, crc)
-            problem = check_block(a, pos)
-            if problem is not None:
-                return crc, problem
-            pos += a.size
-
-
-def verify_cache_arrays(directory, meta: dict) -> str | None:
-    """Check a cache's array files against ``meta``: CRC-32 of each file, offsets that
-    start at 0, never decrease and end at NNZ, word ids in [0, W), positive counts.
-
-    Reads each file once in blocks of 16 MB (memory does not grow with the cache).
-    Returns a one-phrase description of the first problem, or None when intact.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from importlib.resources import files
-    >>> from eigensparse.io import BowCache, UCICorpus
-    >>> from eigensparse.io.cache import verify_cache_arrays
-    >>> kos = files("eigensparse.datasets") / "data" / "docword.kos.txt.gz"
-    >>> caches = tempfile.TemporaryDirectory()
-    >>> _ = sum(ch.nnz for ch in UCICorpus(kos, cache_dir=caches.name).iter_chunks())
-    >>> cache = BowCache.open(kos, caches.name)
-    >>> verify_cache_arrays(cache.directory, cache.meta) is None  # intact
-    True
-    >>> caches.cleanup()
-    """
-    n_words, nnz = int(meta["n_words"]), int(meta["nnz"])
-    last = [np.int64(0)]
-
-    def offsets(a, pos):
-        if pos == 0 and a[0] != 0:
-            return f"offsets start at {int(a[0])}, not 0"
-        prev = last[0] if pos else a[0]
-        if a[0] < prev or (a.size > 1 and np.any(a[1:] < a[:-1])):
-            return "offsets decrease"
-        last[0] = a[-1]
-        return None
-
-    def word_ids(a, pos):
-        lo, hi = int(a.min()), int(a.max())
-        if lo < 0 or hi >= n_words:
-            bad = lo if lo < 0 else hi
-            return f"word id {bad} outside [0, W={n_words})"
-        return None
-
-    def counts(a, pos):
-        return "a count is 0" if int(a.min()) == 0 else None
-
-    for key, check in (("indptr", offsets), ("indices", word_ids), ("data", counts)):
-        fname, dtype = _ARRAYS[key]
-        try:
-            crc, problem = _scan_array(os.path.join(directory, fname), dtype, check)
-        except OSError as exc:
-            return f"cannot read {fname} ({type(exc).__name__})"
-        if problem is not None:
-            return f"{fname}: {problem}"
-        if crc != meta["arrays"][key]["crc32"]:
-            return f"{fname} does not match its CRC-32 (the file was altered)"
-    if int(last[0]) != nnz:
-        return f"offsets end at {int(last[0])}, not NNZ={nnz}"
-    return None
 
 
 def _arrays_crc(arrays: dict) -> int:
@@ -544,6 +466,7 @@ class BowCacheWriter:
         self.n_docs, self.n_words = int(n_docs), int(n_words)
         self.nnz = 0
         self._next_doc = 0  # offsets of documents < _next_doc are written (streamed: no O(D) memory)
+        self._ends_at = 0  # the last offset written
         self._fi = open(os.path.join(self.tmp, _ARRAYS["indices"][0]), "wb")
         self._fd = open(os.path.join(self.tmp, _ARRAYS["data"][0]), "wb")
         self._fp = open(os.path.join(self.tmp, _ARRAYS["indptr"][0]), "wb")
@@ -592,6 +515,22 @@ class BowCacheWriter:
         self._write("indptr", self.nnz + np.asarray(chunk.indptr[1:], dtype=np.int64))
         self.nnz += chunk.nnz
         self._next_doc = chunk.doc_start + chunk.n_docs
+
+    def append(self, indices: np.ndarray, data: np.ndarray, ends: np.ndarray) -> None:
+        """Entries in file order (int32 word ids, uint32 counts, already checked) and the
+        end offsets of the documents they finish (from the next unwritten document on):
+        the fused pass 1a (:mod:`eigensparse.io._build`) writes blocks that may end
+        inside a document."""
+        if ends.size and (ends[0] < self._ends_at or ends[-1] > self.nnz + indices.size
+                          or self._next_doc + ends.size > self.n_docs):
+            raise InvalidParameterError("cache: offsets out of order.")
+        self._write("indices", indices)
+        self._write("data", data)
+        if ends.size:
+            self._write("indptr", ends)
+            self._ends_at = int(ends[-1])
+        self.nnz += int(indices.size)
+        self._next_doc += int(ends.size)
 
     def _fill_offsets(self, upto: int):
         gap = upto - self._next_doc

@@ -140,6 +140,31 @@ class UCICorpus(Corpus):
     def cache_directory(self) -> str | None:
         return None if self.cache is None else self.cache.directory
 
+    def ensure_cache(self, *, progress: bool = False, desc: str = "pass 1a") -> dict | None:
+        """Pass 1a when the cache is missing: one streamed pass parses the file straight
+        into its binary cache (:mod:`eigensparse.io._build`) and returns the count
+        statistics ``{"s1", "s2", "df"}`` (also saved with the cache). None when there is
+        nothing to build (a cache is there, or ``cache=False``), the cache directory
+        cannot be written, or the file needs the general route of :meth:`iter_chunks`
+        (entries repeated or unsorted inside a document)."""
+        if not self.use_cache or self.cache is not None:
+            return None
+        from ._build import build_uci_cache
+
+        bar = _tqdm(os.path.getsize(self.path), "B", f"{desc} ({self.name})", progress)
+        try:
+            out = build_uci_cache(self.path, self.cache_dir, progress=bar)
+        except OSError:
+            return None  # e.g. an unwritable cache directory: streamed without a cache
+        finally:
+            if bar is not None:
+                bar.close()
+        if out is None:
+            return None
+        self.cache, stats = out
+        self.cache_status, self.last_source = "written", "text"
+        return stats
+
     def iter_chunks(self, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ, progress: bool = False,
                     desc: str = "pass") -> Iterator[CSRChunk]:
         if self.cache is not None and not self.cache.verify_arrays(self.path):
@@ -327,6 +352,8 @@ def build_cache(docword, cache_dir=None, *, verify: str = "hash", chunk_nnz: int
     c = UCICorpus(docword, cache_dir=cache_dir, verify=verify)
     if c.cache is None or not c.cache.verify_arrays(c.path):
         c.cache = None
+        if c.ensure_cache(progress=progress, desc="cache") is not None:
+            return c.cache
         for _ in c.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc="cache"):
             pass
         if c.cache is None:

@@ -264,29 +264,49 @@ class _UCIStream:
             msg = _parse.ERR_MESSAGES[err]
         raise _err(self.path, line, f"{msg}: {text!r}.")
 
-    def _blocks(self):
-        """Yield parsed blocks (arrays) until the end; checks the NNZ count."""
+    def texts(self):
+        """Yield the body as blocks of whole lines (memoryviews; the last block may lack
+        its final newline). A piece's lines are handed over without a copy: only the line
+        cut at each piece boundary is joined."""
         while True:
             p = None if self._eof else self._next_piece()
             if p is None:
                 self._eof = True
                 text, self._pending = self._pending, b""
                 if text:
-                    yield self._parse(text, True)
-                break
-            data = self._pending + p if self._pending else p
-            cut = data.rfind(b"\n")
-            if cut < 0:
-                self._pending = data
+                    yield memoryview(text)
+                return
+            if self._pending:
+                first = p.find(b"\n")
+                if first < 0:
+                    self._pending += p
+                    continue
+                yield memoryview(self._pending + p[:first + 1])
+                start = first + 1
+            else:
+                start = 0
+            cut = p.rfind(b"\n")
+            if cut < start:
+                self._pending = p[start:]
                 continue
-            self._pending = data[cut + 1:]
-            yield self._parse(memoryview(data)[: cut + 1], False)
+            self._pending = p[cut + 1:]
+            if cut + 1 > start:
+                yield memoryview(p)[start:cut + 1]
+
+    def finish(self):
+        """After the body: the entry count must be the header's NNZ, and D plausible."""
         if self._seen != self.header.nnz:
             last = self._line - 1
             raise _err(self.path, max(last + 1, 4),
                        f"the header says NNZ={self.header.nnz} (line 3) but the file ends after "
                        f"{self._seen} entries (last line {last}).")
         self._check_documents()
+
+    def _blocks(self):
+        """Yield parsed blocks (arrays) until the end; checks the NNZ count."""
+        for text in self.texts():
+            yield self._parse(text, False)
+        self.finish()
 
     def chunks(self) -> Iterator[UCIChunk]:
         docs, words, cnts = [], [], []

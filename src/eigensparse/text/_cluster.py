@@ -32,12 +32,14 @@ __all__ = ["ClusterCorpus", "cluster_corpus"]
 
 def _build(path, cache_dir):
     """On a worker: the file's binary cache, built by one streamed pass if needed, with
-    the count statistics of that pass (pass 1a: no second read for them); returns its
-    directory."""
+    the document frequencies of that pass (pass 1a: no second read for them); returns
+    its directory."""
     from ._passes import word_statistics
 
     corpus = UCICorpus(path, cache_dir=cache_dir)
-    if corpus.cache is None or corpus.cache.load_stats("count") is None:
+    if corpus.ensure_cache() is not None:  # the fused pass 1a (io._build)
+        return corpus.cache.directory
+    if corpus.cache is None or all(corpus.cache.load_stats(k) is None for k in ("df", "count")):
         stats = word_statistics(corpus, "count")  # builds the cache when it is missing
         if corpus.cache is not None:
             corpus.cache.save_stats("count", stats)

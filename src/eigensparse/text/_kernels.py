@@ -7,7 +7,7 @@ import numpy as np
 
 from ..operators._kernels import accumulate_gram
 
-__all__ = ["accumulate_gram", "row_sums", "scaled_moments"]
+__all__ = ["accumulate_gram", "row_sums", "scaled_moments", "scaled_gram"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -20,33 +20,80 @@ def row_sums(indptr, values, out):
         out[d] = s
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _value(c, w, mode, idf, nrm):
+    """The value of count ``c`` of word ``w`` under the scaling ``mode``."""
+    if mode == 0:
+        return float(c)
+    if mode == 1:
+        return 1.0
+    if mode == 2:
+        return np.log1p(float(c))
+    return c * idf[w] / nrm
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _norm(indices, data, a, b, mode, idf):
+    """The ℓ2 norm of a tf-idf document (entries a … b-1; 1 for an empty one), else 1."""
+    if mode != 3:
+        return 1.0
+    s = 0.0
+    for t in range(a, b):
+        x = data[t] * idf[indices[t]]
+        s += x * x
+    nrm = np.sqrt(s)
+    return nrm if nrm != 0.0 else 1.0
+
+
 @numba.njit(cache=True, nogil=True)
-def scaled_moments(indptr, indices, data, mode, idf, s1, s2, df):
-    """Per word Σv, Σv² and document frequency of one chunk, for the values v of the
-    scaling ``mode`` (0 count, 1 binary, 2 log(1 + count), 3 tf-idf: count·idf,
-    documents divided by their ℓ2 norm), computed entry by entry (no array of values)."""
-    for d in range(indptr.size - 1):
+def scaled_moments(indptr, indices, data, mode, idf, s1, s2, df, d_lo=0, d_hi=-1):
+    """Per word Σv, Σv² and document frequency of documents ``d_lo … d_hi - 1`` of one
+    chunk (all by default), for the values v of the scaling ``mode`` (0 count, 1 binary,
+    2 log(1 + count), 3 tf-idf: count·idf, documents divided by their ℓ2 norm), computed
+    entry by entry (no array of values)."""
+    if d_hi < 0:
+        d_hi = indptr.size - 1
+    for d in range(d_lo, d_hi):
         a = indptr[d]
         b = indptr[d + 1]
-        nrm = 1.0
-        if mode == 3:
-            s = 0.0
-            for t in range(a, b):
-                x = data[t] * idf[indices[t]]
-                s += x * x
-            nrm = np.sqrt(s)
-            if nrm == 0.0:
-                nrm = 1.0
+        nrm = _norm(indices, data, a, b, mode, idf)
         for t in range(a, b):
             w = indices[t]
-            if mode == 0:
-                x = float(data[t])
-            elif mode == 1:
-                x = 1.0
-            elif mode == 2:
-                x = np.log1p(float(data[t]))
-            else:
-                x = data[t] * idf[w] / nrm
+            x = _value(data[t], w, mode, idf, nrm)
             s1[w] += x
             s2[w] += x * x
             df[w] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def scaled_gram(indptr, indices, data, mode, idf, col_map, G, d_lo, d_hi):
+    """G[a, b] += v_a v_b (a <= b) over documents ``d_lo … d_hi - 1`` of a CSR chunk for
+    the working-set words (``col_map[word]`` its position, or -1), with the values v of
+    the scaling ``mode`` (as :func:`scaled_moments`) computed entry by entry: the
+    counts are read once, no array of values is formed. The indices of each document
+    must be sorted and ``col_map`` increase with the word id (the upper triangle)."""
+    m = G.shape[0]
+    pos = np.empty(m, dtype=np.int64)
+    ent = np.empty(m, dtype=np.int64)
+    val = np.empty(m, dtype=np.float64)
+    for d in range(d_lo, d_hi):
+        a0 = indptr[d]
+        b0 = indptr[d + 1]
+        k = 0
+        for t in range(a0, b0):
+            a = col_map[indices[t]]
+            if a >= 0:
+                pos[k] = a
+                ent[k] = t  # scaled below, once the document's norm is known
+                k += 1
+        if k == 0:
+            continue
+        nrm = _norm(indices, data, a0, b0, mode, idf)
+        for i in range(k):
+            t = ent[i]
+            val[i] = _value(data[t], indices[t], mode, idf, nrm)
+        for i in range(k):
+            a = pos[i]
+            va = val[i]
+            for j in range(i, k):
+                G[a, pos[j]] += va * val[j]

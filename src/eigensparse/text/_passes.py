@@ -26,7 +26,7 @@ from .._validation import InvalidParameterError
 from ..io.corpus import open_corpus
 from ..io.uci import DEFAULT_CHUNK_NNZ
 from ._config import PASS_SCALINGS
-from ._kernels import accumulate_gram, row_sums, scaled_moments
+from ._kernels import row_sums, scaled_gram, scaled_moments
 
 __all__ = ["SCALINGS", "word_statistics", "working_set_covariance", "scale_matrix",
            "CorpusPasses", "Clock", "say", "progress_mode", "phase_line"]
@@ -83,12 +83,13 @@ def scale_matrix(X, scaling: str):
 _MODES = {"count": 0, "binary": 1, "log": 2, "tfidf": 3}
 
 
-def _chunk_moments(ch, scaling, idf, s1, s2, df) -> None:
-    """Add one chunk's Σv, Σv², df per word (values v after ``scaling``) to the sums."""
+def _chunk_moments(ch, scaling, idf, s1, s2, df, d_lo=0, d_hi=-1) -> None:
+    """Add the Σv, Σv², df per word of documents ``d_lo … d_hi - 1`` of one chunk (values
+    v after ``scaling``) to the sums."""
     if scaling == "tfidf" and idf is None:
         raise InvalidParameterError("scaling='tfidf' needs the idf of the words.")
     scaled_moments(ch.indptr, ch.indices, ch.data, _MODES[scaling],
-                   idf if idf is not None else np.ones(1), s1, s2, df)
+                   idf if idf is not None else np.ones(1), s1, s2, df, d_lo, d_hi)
 
 
 def _chunk_statistics(ch, scaling, idf, W) -> dict:
@@ -102,14 +103,39 @@ def _chunk_statistics(ch, scaling, idf, W) -> dict:
 def _chunk_gram(ch, scaling, idf, col_map, m) -> np.ndarray:
     """The upper triangle of one chunk's working-set Gram matrix."""
     G = np.zeros((m, m))
-    accumulate_gram(ch.indptr, ch.indices, _values(ch, scaling, idf), col_map, G, 0, ch.n_docs)
+    scaled_gram(ch.indptr, ch.indices, ch.data, _MODES[scaling],
+                idf if idf is not None else np.ones(1), col_map, G, 0, ch.n_docs)
     return G
 
 
+def _over_chunks(chunks, work, n_jobs: int) -> None:
+    """``work(chunk, j, d_lo, d_hi)`` on ``n_jobs`` row ranges of equal entries of every
+    chunk, range j on thread j (compiled kernels release the GIL: thread j adds to its
+    own sums); the next chunk is read while the threads work on this one."""
+    if n_jobs <= 1:
+        for ch in chunks:
+            work(ch, 0, 0, ch.n_docs)
+        return
+    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+        running = []
+        for ch in chunks:  # read while the previous chunk's ranges run
+            for f in running:
+                f.result()
+            ip = ch.indptr
+            cuts = np.searchsorted(ip, np.linspace(0, ip[-1], n_jobs + 1)[1:-1])
+            bounds = np.r_[0, np.minimum(cuts, ch.n_docs), ch.n_docs]
+            running = [pool.submit(work, ch, j, int(bounds[j]), int(bounds[j + 1]))
+                       for j in range(n_jobs)]
+        for f in running:
+            f.result()
+
+
 def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAULT_CHUNK_NNZ,
-                    progress: bool = False, desc: str = "pass 1: word statistics") -> dict:
+                    progress: bool = False, desc: str = "pass 1: word statistics",
+                    n_jobs: int = 1) -> dict:
     """One pass: per word Σv, Σv² and the document frequency, for values v after
-    ``scaling`` (``"tfidf"`` needs ``idf``). Returns ``{"s1", "s2", "df"}``.
+    ``scaling`` (``"tfidf"`` needs ``idf``), on ``n_jobs`` threads. Returns
+    ``{"s1", "s2", "df"}``.
 
     A corpus with ``reduce_blocks`` (:class:`eigensparse.text._cluster.ClusterCorpus`) runs
     the pass where its blocks are.
@@ -127,10 +153,15 @@ def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAU
     remote = getattr(corpus, "reduce_blocks", None)
     if remote is not None:
         return remote(_chunk_statistics, scaling, idf, W)
-    s1, s2 = np.zeros(W), np.zeros(W)
-    df = np.zeros(W, dtype=np.int64)
-    for ch in corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc):
-        _chunk_moments(ch, scaling, idf, s1, s2, df)
+    n_jobs = max(1, int(n_jobs))
+    sums = [(np.zeros(W), np.zeros(W), np.zeros(W, dtype=np.int64)) for _ in range(n_jobs)]
+    _over_chunks(corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc),
+                 lambda ch, j, lo, hi: _chunk_moments(ch, scaling, idf, *sums[j], lo, hi), n_jobs)
+    s1, s2, df = sums[0]
+    for e1, e2, edf in sums[1:]:
+        s1 += e1
+        s2 += e2
+        df += edf
     return {"s1": s1, "s2": s2, "df": df}
 
 
@@ -158,35 +189,25 @@ def working_set_covariance(corpus, working_set, *, scaling: str = "count", idf=N
     if ws.ndim != 1 or ws.size == 0 or np.any(np.diff(ws) <= 0) or ws[0] < 0 or ws[-1] >= corpus.n_words:
         raise InvalidParameterError("parameter 'working_set' must be sorted unique word ids in "
                                     f"[0, {corpus.n_words}).")
+    if scaling == "tfidf" and idf is None:
+        raise InvalidParameterError("scaling='tfidf' needs the idf of the words.")
     m = ws.size
     col_map = np.full(corpus.n_words, -1, dtype=np.int64)
     col_map[ws] = np.arange(m)
     remote = getattr(corpus, "reduce_blocks", None)
-    Gs = [remote(_chunk_gram, scaling, idf, col_map, m)] if remote is not None else \
-        [np.zeros((m, m)) for _ in range(max(1, n_jobs))]
-    pool = ThreadPoolExecutor(max_workers=n_jobs) if n_jobs > 1 and remote is None else None
-    chunks = () if remote is not None else corpus.iter_chunks(chunk_nnz=chunk_nnz,
-                                                              progress=progress, desc=desc)
-    try:
-        for ch in chunks:
-            v = _values(ch, scaling, idf)
-            if pool is None:
-                accumulate_gram(ch.indptr, ch.indices, v, col_map, Gs[0], 0, ch.n_docs)
-            else:
-                ip = ch.indptr
-                cuts = np.searchsorted(ip, np.linspace(0, ip[-1], n_jobs + 1)[1:-1])
-                bounds = np.r_[0, cuts, ch.n_docs]
-                futs = [pool.submit(accumulate_gram, ip, ch.indices, v, col_map, Gs[j],
-                                    int(bounds[j]), int(bounds[j + 1])) for j in range(n_jobs)]
-                for f in futs:
-                    f.result()
-    finally:
-        if pool is not None:
-            pool.shutdown()
-    G = Gs[0]
-    for extra in Gs[1:]:
-        G += extra
-    del Gs
+    if remote is not None:
+        G = remote(_chunk_gram, scaling, idf, col_map, m)
+    else:
+        n_jobs = max(1, int(n_jobs))
+        Gs = [np.zeros((m, m)) for _ in range(n_jobs)]
+        mode, w = _MODES[scaling], idf if idf is not None else np.ones(1)
+        _over_chunks(corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc),
+                     lambda ch, j, lo, hi: scaled_gram(ch.indptr, ch.indices, ch.data, mode, w,
+                                                       col_map, Gs[j], lo, hi), n_jobs)
+        G = Gs[0]
+        for extra in Gs[1:]:
+            G += extra
+        del Gs
     # upper triangle → symmetric
     iu = np.triu_indices(m, 1)
     G[(iu[1], iu[0])] = G[iu]
@@ -198,18 +219,21 @@ def working_set_covariance(corpus, working_set, *, scaling: str = "count", idf=N
 
 
 class Clock:
-    """Seconds per phase, in order (a phase timed twice accumulates)."""
+    """Seconds per phase, in order (a phase timed twice accumulates): wall time in
+    ``timings``, CPU time of the process (all its threads) in ``cpu``."""
 
     def __init__(self):
         self.t0 = time.perf_counter()
-        self.timings = {}
-        self._last = self.t0
+        self.c0 = time.process_time()
+        self.timings, self.cpu = {}, {}
+        self._last, self._last_cpu = self.t0, self.c0
 
     def lap(self, name: str) -> float:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.process_time()
         dt = now - self._last
         self.timings[name] = self.timings.get(name, 0.0) + dt
-        self._last = now
+        self.cpu[name] = self.cpu.get(name, 0.0) + cpu - self._last_cpu
+        self._last, self._last_cpu = now, cpu
         return dt
 
 
@@ -271,14 +295,17 @@ class CorpusPasses:
         self.idf = None
 
     def _run(self, name, fn):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = fn()
-        dt = time.perf_counter() - t
+        self._record(name, time.perf_counter() - t, time.process_time() - c)
+        return out
+
+    def _record(self, name, dt, cpu=None):
         self.passes.append({"name": name, "source": self.corpus.last_source,
-                            "seconds": dt, "nnz": int(self.corpus.nnz)})
+                            "seconds": dt, "nnz": int(self.corpus.nnz)}
+                           | ({} if cpu is None else {"cpu_seconds": cpu}))
         phase_line(f"{name}: {int(self.corpus.nnz):,} nonzeros from {self.corpus.last_source} "
                    f"in {dt:.2f} s", self.mode)
-        return out
 
     def _note(self, msg: str) -> None:
         self.messages.append(msg)
@@ -312,29 +339,54 @@ class CorpusPasses:
         return out, False
 
     def statistics(self) -> dict:
-        """Pass 1 (or the cache): ``{"s1", "s2", "df"}`` per word after scaling; for
-        tf-idf the document frequencies come first (pass 1a, or the cached counts)."""
+        """Pass 1 (or the cache): ``{"s1", "s2", "df"}`` per word after scaling. A file
+        without its cache is first read once into it (pass 1a, which also counts the
+        document frequencies); tf-idf needs those first (pass 1a, or the cache's)."""
         corpus, scaling, cache = self.corpus, self.scaling, self._cache()
         stats = cache.load_stats(scaling) if cache is not None else None
         if stats is not None:
             self._note(f"pass 1: word statistics ({scaling}) read from the cache")
         else:
+            df = self._build()
             if scaling == "tfidf":
-                base = cache.load_stats("count") if cache is not None else None
-                if base is None:
-                    desc = "pass 1a: document frequencies"
-                    base = self._run(desc, lambda: word_statistics(
-                        corpus, "count", chunk_nnz=self.chunk_nnz, progress=self.progress, desc=desc))
-                    if self._cache() is not None:
-                        self._cache().save_stats("count", base)
-                self.idf = _idf(base["df"], corpus.n_docs)
+                self.idf = _idf(self._document_frequencies() if df is None else df, corpus.n_docs)
             stats = self._run("pass 1: word statistics", lambda: word_statistics(
-                corpus, scaling, idf=self.idf, chunk_nnz=self.chunk_nnz, progress=self.progress))
+                corpus, scaling, idf=self.idf, chunk_nnz=self.chunk_nnz, progress=self.progress,
+                n_jobs=self.n_jobs))
             if self._cache() is not None:
                 self._cache().save_stats(scaling, stats)
         if scaling == "tfidf" and self.idf is None:
             self.idf = _idf(stats["df"], corpus.n_docs)
         return stats
+
+    def _build(self):
+        """Pass 1a of a file without its cache (:meth:`eigensparse.io.UCICorpus.ensure_cache`):
+        the document frequencies, or None (nothing built)."""
+        ensure = getattr(self.corpus, "ensure_cache", None)
+        if ensure is None or self._cache() is not None:
+            return None
+        desc = "pass 1a: cache and document frequencies"
+        t, c = time.perf_counter(), time.process_time()
+        out = ensure(progress=self.progress, desc=desc)
+        if out is None:
+            return None
+        self._record(desc, time.perf_counter() - t, time.process_time() - c)
+        return out["df"]
+
+    def _document_frequencies(self) -> np.ndarray:
+        """Every word's document frequency: kept with the cache, or one pass (pass 1a of
+        a corpus without a cache)."""
+        cache = self._cache()
+        for name in ("df", "count"):
+            got = cache.load_stats(name) if cache is not None else None
+            if got is not None:
+                return got["df"]
+        desc = "pass 1a: document frequencies"
+        base = self._run(desc, lambda: word_statistics(
+            self.corpus, "count", chunk_nnz=self.chunk_nnz, progress=self.progress, desc=desc))
+        if self._cache() is not None:
+            self._cache().save_stats("count", base)
+        return base["df"]
 
     def gram(self, ws: np.ndarray, label: str) -> np.ndarray:
         """Pass 2: the uncentered XᵀX/n of the words ``ws`` (sorted ids), from the Gram

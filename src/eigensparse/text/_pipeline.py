@@ -469,7 +469,8 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
                    nnz=int(corpus.nnz), scaling=scaling, center=center,
                    word_mean=mean, word_variance=var, working_set=wset.ws,
                    working_set_sizes=wset.sizes, threshold=wset.tau, covariance=wset.S,
-                   timings=clock.timings, passes=passes.passes, rereads=wset.rereads,
+                   timings=clock.timings, cpu_timings=clock.cpu, passes=passes.passes,
+                   rereads=wset.rereads,
                    cache={"status": getattr(corpus, "cache_status", "n/a"),
                           "directory": getattr(corpus, "cache_directory", None)},
                    messages=messages, vocabulary=words, pruning=pruning, device=device, word_df=df,
@@ -477,5 +478,6 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
     for i, r in enumerate(res.results):
         clock.timings[f"  topic {i + 1}"] = float(r.info.get("seconds", 0.0))
     clock.timings["total"] = time.perf_counter() - clock.t0
+    clock.cpu["total"] = time.process_time() - clock.c0
     return res
 

@@ -205,9 +205,11 @@ class TopicsResult(SparsePCAResult):
         Covariance of the working set (undeflated).
     timings : dict
         Seconds per phase, in order (``"total"`` last).
+    cpu_timings : dict
+        CPU seconds of the process (all threads) per phase of ``timings``.
     passes : list of dict
         One entry per pass over the data: name, source ("text", "cache", "memory"),
-        seconds, nnz.
+        seconds, CPU seconds (``cpu_seconds``), nnz.
     rereads : list of str
         Why the data had to be read again (empty when the first working set sufficed).
     cache : dict
@@ -247,6 +249,7 @@ class TopicsResult(SparsePCAResult):
     device: str | None = None
     word_df: np.ndarray | None = None
     documents: list | None = None
+    cpu_timings: dict = field(default_factory=dict)
 
     feature_unit = "words"
 
@@ -289,6 +292,7 @@ class TopicsResult(SparsePCAResult):
             "working_set_sizes": [int(m) for m in self.working_set_sizes],
             "elimination_threshold": float(self.threshold),
             "timings": {k: float(v) for k, v in self.timings.items()},
+            "cpu_timings": {k: float(v) for k, v in self.cpu_timings.items()},
             "passes": self.passes,
             "rereads": list(self.rereads),
             "cache": self.cache,
@@ -311,12 +315,14 @@ class TopicsResult(SparsePCAResult):
         """Seconds per phase (and per topic), as printed by the benchmark and ``-v``."""
         rows = [(k, v) for k, v in self.timings.items()]
         w = max(len(k) for k, _ in rows) if rows else 10
-        out = [f"{'phase'.ljust(w)}  seconds"]
+        out = [f"{'phase'.ljust(w)}  seconds  CPU s"]
         for k, v in rows:
-            out.append(f"{k.ljust(w)}  {v:8.3f}")
+            cpu = self.cpu_timings.get(k)
+            out.append(f"{k.ljust(w)}  {v:8.3f}" + ("" if cpu is None else f" {cpu:7.2f}"))
         for p in self.passes:
+            cpu = f", {p['cpu_seconds']:.2f} CPU s" if "cpu_seconds" in p else ""
             out.append(f"  pass {p['name']!r} read {p['nnz']} nonzeros from {p['source']} "
-                       f"in {p['seconds']:.3f} s")
+                       f"in {p['seconds']:.3f} s{cpu}")
         out.append(f"  working set: {int(self.working_set.size)} of {self.n_words} words "
                    f"(sizes used: {self.working_set_sizes}); elimination threshold "
                    f"{_fmt(self.threshold)}")
