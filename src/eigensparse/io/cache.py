@@ -16,8 +16,11 @@ into place only after every file, ``meta.json`` last, is written and flushed. A 
 interrupted at any point leaves either no cache directory or only a ``.tmp-…`` one,
 which is never read (and is removed by the next build). A cache is trusted only when
 ``meta.json`` parses, names the same format and version, its source size, mtime and
-(by default) CRC-32 (:func:`~eigensparse.io._source.file_crc32`) match the file as it is now, and every array file has the
-recorded size. Anything else is treated as absent.
+(by default) CRC-32 (:func:`~eigensparse.io._source.file_crc32`) match the file as it is
+now, and every array file has the recorded size. The source's signature is taken when
+the build starts; the CRC-32 is not computed again while the file keeps the device,
+inode and change time (ctime) recorded then (any write updates the ctime, and no
+program can set it back). Anything else is treated as absent.
 
 Verification: ``meta.json`` also records a CRC-32 of each array file (computed while
 writing, at no extra cost). Before its arrays are first read in a process
@@ -162,14 +165,24 @@ def source_signature(path, digest: str | None = None) -> dict:
     ...         _ = f.write("1\\n1\\n1\\n1 1 3\\n")
     ...     sig = source_signature(path, digest="abc")
     >>> sorted(sig), sig["size"]
-    (['crc32', 'mtime_ns', 'path', 'size'], 12)
+    (['crc32', 'ctime_ns', 'inode', 'mtime_ns', 'path', 'size'], 12)
     """
     path = os.path.abspath(os.fspath(path))
     st = os.stat(path)
-    sig = {"path": path, "size": int(st.st_size), "mtime_ns": int(st.st_mtime_ns)}
+    sig = {"path": path, "size": int(st.st_size), "mtime_ns": int(st.st_mtime_ns),
+           "ctime_ns": int(st.st_ctime_ns), "inode": [int(st.st_dev), int(st.st_ino)]}
     if digest is not None:
         sig[_HASH] = digest
     return sig
+
+
+def _unchanged(recorded: dict, now: dict) -> bool:
+    """The source is the very file the cache was built from, untouched since: same
+    device and inode, same change time (ctime, which the system updates on every write
+    and no program can set back, unlike the modification time). Then its CRC-32 need
+    not be computed again."""
+    return all(recorded.get(k) is not None and recorded.get(k) == now[k]
+               for k in ("ctime_ns", "inode"))
 
 
 def _fsync_dir(path):
@@ -274,7 +287,7 @@ class BowCache:
         src = meta.get("source", {})
         if src.get("size") != sig["size"] or src.get("mtime_ns") != sig["mtime_ns"]:
             return None
-        if verify == "hash" and src.get(_HASH) != file_digest(source):
+        if verify == "hash" and not _unchanged(src, sig) and src.get(_HASH) != file_digest(source):
             return None
         cache = cls(d, meta)
         if check_arrays and not cache.verify_arrays(source):
@@ -458,6 +471,7 @@ class BowCacheWriter:
 
     def __init__(self, source, n_docs: int, n_words: int, cache_dir=None):
         self.source = os.fspath(source)
+        self._signature = source_signature(self.source)  # before the source is read
         self.final = cache_dir_for(source, cache_dir)
         root = os.path.dirname(self.final)
         os.makedirs(root, exist_ok=True)
@@ -550,7 +564,7 @@ class BowCacheWriter:
         lengths = {"indptr": self.n_docs + 1, "indices": self.nnz, "data": self.nnz}
         meta = {
             "format": CACHE_FORMAT, "version": CACHE_VERSION, "token": uuid.uuid4().hex,
-            "source": source_signature(self.source, digest),
+            "source": {**self._signature, _HASH: digest},
             "n_docs": self.n_docs, "n_words": self.n_words, "nnz": self.nnz,
             "arrays": {k: {"file": fn, "dtype": dt, "length": lengths[k], "crc32": self._crc[k]}
                        for k, (fn, dt) in _ARRAYS.items()},
