@@ -10,6 +10,7 @@ import numpy as np
 from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, BOUND_THRESHOLD, _full_problem_bound,
                       _lambda_max_upper_bound)
 from ..bounds._rowshift import BOUND_ROW_SHIFT, row_shift_bound
+from ..bounds._rowshift_kernels import ritz
 from ..bounds._threshold import threshold_bound_near
 from ..operators import HotellingDeflated, Operator
 from ._auto_settings import BOUND_CERTIFIED, BOUND_LAMBDA_MAX, BOUND_TREE, AutoSettings
@@ -40,11 +41,7 @@ def upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, 
                 cfg: AutoSettings, eig: bool = True, gershgorin=None, support=None):
     """A valid upper bound on the whole problem's v(s) and its name (``None`` when none
     is available): :func:`~eigensparse.bounds.full_problem_bound` on B when W is every
-    feature (with λmax(B) when B is small enough for a dense eigenvalue solve, and
-    :func:`~eigensparse.bounds._threshold.threshold_bound_near` at penalties keeping at most
-    ``cholesky_bound_features`` features, and the row-shift dual
-    :func:`~eigensparse.bounds._rowshift.row_shift_bound` when the gap is still above
-    ``row_shift_gap`` up to ``row_shift_features`` features), its
+    feature, tightened by :func:`_tighter` for a PSD B, its
     working-set split otherwise, or the whole problem's Gershgorin partner bound
     ``gershgorin`` (from :func:`~eigensparse.solvers._auto_working_set.working_set`) when smaller. Never below the value found
     (rounding). ``eig=False`` (a warm re-solve of the refinement, which runs many) skips
@@ -55,17 +52,8 @@ def upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, 
         g = float(d_B.max()) if s == 1 else float((d_B + P[:, s - 2]).max())
         ub = min(float(np.sort(d_B)[::-1][:s].sum()), g) if psd else g
         name = BOUND_DENSE if psd else BOUND_GERSHGORIN
-        top = lambda_max_bound(B, cfg) if psd and eig else None
-        if top is not None and top < ub:
-            ub, name = top, BOUND_LAMBDA_MAX
-        soft = threshold_bound_near(B, s, lam, max_features=cfg.cholesky_bound_features)[0] \
-            if psd and eig and s > 1 else np.inf
-        ub, name = (soft, BOUND_THRESHOLD) if soft < ub else (ub, name)
-        if psd and eig and s > 1 and p <= cfg.row_shift_features \
-                and ub - lam > cfg.row_shift_gap * ub:
-            rs = row_shift_bound(B, s, lam, support, core=cfg.row_shift_core,
-                                 steps=cfg.row_shift_steps, lanczos=cfg.row_shift_lanczos)[0]
-            ub, name = (rs, BOUND_ROW_SHIFT) if rs < ub else (ub, name)
+        if psd and eig:
+            ub, name = _tighter(B, s, lam, support, ub, name, cfg)
     else:
         ub, name = _full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
         if gershgorin is not None and gershgorin < ub:
@@ -73,6 +61,43 @@ def upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, 
     if not np.isfinite(ub):
         return None, None
     return max(float(ub), float(lam)) * (1 + cfg.bound_margin), name
+
+
+def _tighter(B: np.ndarray, s: int, lam: float, support, ub: float, name: str,
+             cfg: AutoSettings):
+    """``(ub, name)`` tightened on the whole PSD matrix B: λmax(B) up to
+    ``cholesky_bound_features`` features; then, while the gap is above ``row_shift_gap``
+    (s > 1), the row-shift dual :func:`~eigensparse.bounds._rowshift.row_shift_bound` up
+    to ``row_shift_features`` features (and λmax(B) beyond ``cholesky_bound_features`` if
+    a Lanczos estimate says it is smaller), else the soft-threshold bound
+    :func:`~eigensparse.bounds._threshold.threshold_bound_near` at penalties keeping at
+    most ``cholesky_bound_features`` features."""
+    p = B.shape[0]
+
+    def better(u, n):
+        return (u, n) if u < ub else (ub, name)
+
+    def open_gap():
+        return s > 1 and ub - lam > cfg.row_shift_gap * ub
+
+    if p <= cfg.cholesky_bound_features:
+        top = lambda_max_bound(B, cfg)
+        if top is not None:
+            ub, name = better(top, BOUND_LAMBDA_MAX)
+    if not open_gap():
+        return ub, name
+    if p > cfg.row_shift_features:
+        return better(threshold_bound_near(B, s, lam, max_features=cfg.cholesky_bound_features)[0],
+                      BOUND_THRESHOLD)
+    ub, name = better(row_shift_bound(B, s, lam, support, core=cfg.row_shift_core,
+                                      steps=cfg.row_shift_steps,
+                                      lanczos=cfg.row_shift_lanczos)[0], BOUND_ROW_SHIFT)
+    if open_gap() and p > cfg.cholesky_bound_features \
+            and ritz(B, np.ones(p), cfg.row_shift_lanczos)[0] < ub:
+        top = _lambda_max_upper_bound(B, exact_below=0)
+        if top is not None:
+            ub, name = better(top, BOUND_LAMBDA_MAX)
+    return ub, name
 
 
 def should_certify(op: Operator, m: int, s: int, lam: float, ub, warm_resolve: bool,
