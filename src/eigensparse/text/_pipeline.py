@@ -313,14 +313,16 @@ def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget) -> list
                         timed_out=bool(chain.get("timed_out")) or j in budget.cut)
             r = replace(r, info=info)
             if plan.deflation == "disjoint" and r.cardinality:
-                # the bound of the refined topic's problem: the words of the other topics
-                # left out
+                # the bound of the refined topic's problem: the best topic of Σ on the
+                # words the other topics leave; its variance there is xᵀΣx (the re-solve
+                # saw Σ Schur-deflated by the others, a lower value the bound is not about)
                 others = np.zeros(wset.ws.size, dtype=bool)
                 for i, q in enumerate(results):
                     if i != j:
                         others[q.support] = True
-                r = vocabulary_bound(wset, replace(r, upper_bound=None, gap=None), wset.op,
-                                     r.cardinality, plan.deflation, used=others)
+                var = float(wset.op.quad(r.loadings))
+                r = vocabulary_bound(wset, replace(r, variance=var, upper_bound=None, gap=None),
+                                     wset.op, r.cardinality, plan.deflation, used=others)
         out.append(r)
     return out
 
