@@ -22,7 +22,9 @@ from ...operators import Operator
 from .. import register
 from .._common import make_result, polish_loadings
 from .._simple import _check_problem
-from ._bounds import gershgorin_bound, soft_eig_bound, trace_bound
+from ..._linalg import top_eigh
+from ._bounds import (LANCZOS_MIN, LANCZOS_STEPS, _lanczos, gershgorin_bound, shifted_block,
+                      soft_eig_bound, trace_bound)
 from ._incumbent import initial_incumbent
 from ._screen import screen_root
 from ._search import ProcessNodePool, Search
@@ -37,12 +39,16 @@ class ExactSearchWarning(UserWarning):
     """The exact search stopped (time or node budget) before certifying optimality."""
 
 
-def _root_penalty(search: Search, allowed: np.ndarray, scale,
+def _root_penalty(search: Search, allowed: np.ndarray, scale, v0=None,
                   deadline: float = math.inf) -> tuple[float, float]:
     """The penalty ρ minimising the root split bound over a grid, then a finer grid.
 
-    Stops trying penalties once ``deadline`` (a ``time.perf_counter`` value) has passed;
-    ρ = 0 (interlacing) is always tried, so the value returned is a valid bound."""
+    The grid compares estimates: on a large block the top Ritz value of a short Lanczos
+    run (:func:`._bounds._lanczos`, from ``v0`` and then from the previous penalty's Ritz
+    vector), a fraction of a dense eigensolve; on a small one λmax itself. Only the
+    penalty chosen is evaluated as a bound (:func:`._bounds.soft_eig_bound`, a dense
+    eigensolve), so the value returned is a valid bound whatever the estimates. Stops
+    trying penalties once ``deadline`` (a ``time.perf_counter`` value) has passed."""
     A = np.asarray(allowed, dtype=np.intp)
     B = search.S[np.ix_(A, A)]
     if scale is not None:
@@ -51,44 +57,60 @@ def _root_penalty(search: Search, allowed: np.ndarray, scale,
             B = np.where(np.outer(w, w) > 0, B / np.outer(w, w), 0.0)
     off = float(np.abs(B - np.diag(np.diag(B))).max()) if A.size > 1 else 0.0
     F = np.zeros(0, dtype=np.intp)
+    start = {"v": v0 if A.size >= LANCZOS_MIN else None}
+
+    def estimate(r):
+        M = shifted_block(search.S, F, A, search.s, r, scale, search.order)
+        if start["v"] is None:
+            return top_eigh(M, small=0, check_finite=False)[0]
+        theta, x = _lanczos(M, start["v"], LANCZOS_STEPS)
+        start["v"] = x
+        return theta
 
     def bound(r):
         return soft_eig_bound(search.S, F, A, search.s, r, scale, search.order)[0]
 
     if off <= 0:
         return bound(0.0), 0.0
-    # coarse grid in an order that brackets the minimum early (every value is a bound)
+    # coarse grid in an order that brackets the minimum early
     grid = np.linspace(0.0, off, _ROOT_GRID)
     vals = np.full(grid.size, np.inf)
     for i in (0, *range(grid.size // 4, grid.size, 4), *range(1, grid.size)):
         if np.isinf(vals[i]):
             if i and time.perf_counter() >= deadline:
                 break
-            vals[i] = bound(grid[i])
+            vals[i] = estimate(grid[i])
     i = int(np.argmin(vals))
     fine = np.linspace(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)], 9)
     fvals = np.full(fine.size, np.inf)
     for j in range(fine.size):
         if time.perf_counter() >= deadline:
             break
-        fvals[j] = bound(fine[j])
+        fvals[j] = estimate(fine[j])
     j = int(np.argmin(fvals))
-    return (fvals[j], float(fine[j])) if fvals[j] < vals[i] else (vals[i], float(grid[i]))
+    rho = float(fine[j]) if fvals[j] < vals[i] else float(grid[i])
+    return bound(rho), rho
 
 
 def _root_setup(search: Search, allowed: np.ndarray,
                 deadline: float = math.inf) -> tuple[float, float]:
     """Choose the clipping weights (uniform, or √Σ_ii: thresholding correlations) and ρ
-    by the smaller root bound; sets ``search.scale``. Returns (root bound, ρ)."""
-    best = (*_root_penalty(search, allowed, None, deadline), None)
+    by the smaller root bound; sets ``search.scale``. Returns (root bound, ρ); never above
+    λmax(Σ[A, A]) (interlacing, ρ = 0)."""
+    A = np.asarray(allowed, dtype=np.intp)
+    lam0, v0 = top_eigh(search.S[np.ix_(A, A)], small=0, check_finite=False)
+    v0 = np.abs(v0) + 1e-2 * float(np.abs(v0).max())
+    best = (*_root_penalty(search, A, None, v0, deadline), None)
     d = search.d
-    if np.ptp(d[allowed]) > 1e-12 * max(float(d.max()), 1e-300) and \
+    if np.ptp(d[A]) > 1e-12 * max(float(d.max()), 1e-300) and \
             time.perf_counter() < deadline:
         w = np.sqrt(np.maximum(d, 0.0))
-        b, r = _root_penalty(search, allowed, w, deadline)
+        b, r = _root_penalty(search, A, w, v0, deadline)
         if b < best[0]:
             best = (b, r, w)
     search.scale = best[2]
+    if lam0 <= best[0]:
+        return float(lam0), 0.0
     return best[0], best[1]
 
 

@@ -15,7 +15,10 @@ Two phases, cheapest first, repeated while the second removes something:
    by one Cholesky factor of cut·I − (M + D) (:func:`._bounds.proves_below`: success proves
    λmax(M + D) <= cut; failure keeps j, which is always safe). No eigensolve: only the
    prune decision is needed. Survivors of phase 1 are tried in the order of their
-   Gershgorin bound (most likely to go first, so the others face a smaller A).
+   cheap bound (most likely to go first, so the others face a smaller A); the phase
+   stops after ``PATIENCE`` failures in a row (on problems where the eigenvalue bound
+   prunes nothing, e.g. a root gap of a few percent, it would otherwise cost one
+   factorization per variable).
 """
 from __future__ import annotations
 
@@ -28,6 +31,9 @@ from ._bounds import (block_split_bound, free_block_bound, gershgorin_bound, pro
                       shifted_block)
 
 __all__ = ["screen_root"]
+
+#: phase 2 stops after this many variables in a row that it could not remove
+PATIENCE = 32
 
 
 def _cheap_bound(search, j: int, A: np.ndarray) -> float:
@@ -93,13 +99,17 @@ def screen_root(search, allowed: np.ndarray, rho: float, *, rounds: int = 4,
         # phase 2: the eigenvalue test, most promising first, removals at once
         removed = set()
         cur = A
+        misses = 0
         for a in np.argsort(cheap, kind="stable"):
-            if time.perf_counter() >= deadline or cur.size < s:
+            if time.perf_counter() >= deadline or cur.size < s or misses >= PATIENCE:
                 break
             j = int(A[a])
             if _soft_prunes(search, j, cur, rho):
                 removed.add(j)
                 cur = cur[cur != j]
+                misses = 0
+            else:
+                misses += 1
         A = cur
         if not removed or A.size == before or time.perf_counter() >= deadline:
             break
