@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import bz2
+import os
 import gzip
 
 import pyarrow as pa
@@ -68,4 +69,16 @@ def test_directory_walk_skips_hidden_and_names_bad_file(tmp_path):
     assert _texts(tmp_path) == ["one", "two"]
     (tmp_path / "b" / "d.txt").write_bytes(b"x\n\xff")
     with pytest.raises(InvalidParameterError, match=r"d.txt: line 2: not valid utf-8"):
+        _texts(tmp_path)
+
+
+def test_directory_files_read_in_order_by_threads(tmp_path, monkeypatch):
+    from eigensparse.io import _text_readers
+
+    monkeypatch.setattr(_text_readers, "_DIR_BATCH_BYTES", 40)  # many batches, 8 readers each
+    for i in range(50):
+        (tmp_path / f"f{i:02d}.txt").write_text(f"doc {i} " * (i % 4 + 1), encoding="utf-8")
+    assert _texts(tmp_path) == [f"doc {i} " * (i % 4 + 1) for i in range(50)]
+    os.symlink(tmp_path / "missing", tmp_path / "g.txt")
+    with pytest.raises(InvalidParameterError, match=r"g.txt: cannot read"):
         _texts(tmp_path)

@@ -20,7 +20,8 @@ import numpy as np
 
 from .._validation import InvalidParameterError
 
-__all__ = ["TEXT_SUFFIXES", "detect_format", "split_compression", "iter_document_batches"]
+__all__ = ["TEXT_SUFFIXES", "detect_format", "split_compression", "iter_document_batches",
+           "scan_files", "list_files"]
 
 _COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".bz2": "bz2"}
 TEXT_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
@@ -357,61 +358,127 @@ def _line_batches(path, codec, encoding, decode_error):
 
 
 # -- a directory ------------------------------------------------------------------------------
+def scan_files(root):
+    """``(name below root, size, mtime_ns)`` of every file below ``root`` (hidden files
+    and directories, and linked directories, excepted), sorted by name; one ``stat``
+    per file (from the directory scan)."""
+    out = []
+    stack = [("", os.fspath(root))]
+    while stack:
+        rel, folder = stack.pop()
+        with os.scandir(folder) as it:
+            for e in it:
+                if e.name.startswith("."):
+                    continue
+                if e.is_dir():
+                    if not e.is_symlink():
+                        stack.append((rel + e.name + os.sep, e.path))
+                    continue
+                try:
+                    st = e.stat()
+                except OSError:  # a broken link: reading it will say so
+                    out.append((rel + e.name, 0, 0))
+                    continue
+                out.append((rel + e.name, st.st_size, st.st_mtime_ns))
+    out.sort()
+    return out
+
+
 def list_files(root):
     """Every file below ``root`` (hidden files and directories excepted), sorted."""
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        out += [os.path.join(dirpath, f) for f in sorted(filenames) if not f.startswith(".")]
-    return sorted(out)
+    return [os.path.join(root, name) for name, _, _ in scan_files(root)]
 
 
 def _read_file(fn):
     base, codec = split_compression(fn)
+    if codec is None:
+        with open(fn, "rb", buffering=0) as f:
+            return f.readall()
     with _raw_bytes(fn, codec) as f:
         return f.read()
 
 
-def _dir_batches(path, encoding, decode_error):
+#: threads reading the files of a directory (waiting on the disk, not the CPU)
+_READ_THREADS = 8
+
+
+def _dir_groups(files):
+    """Consecutive files of about ``_DIR_BATCH_BYTES`` together."""
+    group, size = [], 0
+    for name, nbytes, _ in files:
+        group.append(name)
+        size += nbytes
+        if size >= _DIR_BATCH_BYTES:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
+
+
+def _dir_texts(path, names, parts, encoding, decode_error):
     import pyarrow as pa
 
-    files = list_files(path)
+    offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in parts], out=offsets[1:])
+    try:
+        texts = _as_strings(path, b"".join(parts), offsets, encoding, decode_error, None)
+    except InvalidParameterError:
+        for fn_rel, raw in zip(names, parts):  # name the file and its line
+            try:
+                raw.decode(encoding, decode_error)
+            except UnicodeDecodeError as exc:
+                line = raw.count(b"\n", 0, exc.start) + 1
+                raise InvalidParameterError(
+                    f"{os.path.join(path, fn_rel)}: line {line}: not valid {encoding} "
+                    f"(byte {raw[exc.start]:#04x}); give the files' encoding (--encoding / "
+                    "encoding=) or decode_error='replace'.") from None
+        raise
+    return texts, pa.array(names, type=pa.string())
+
+
+def _dir_batches(path, encoding, decode_error, files=None):
+    from concurrent.futures import ThreadPoolExecutor
+
+    files = scan_files(path) if files is None else files
     if not files:
         raise InvalidParameterError(f"{path}: the directory holds no files.")
-    i = 0
-    while i < len(files):
-        parts, names, size = [], [], 0
-        while i < len(files) and size < _DIR_BATCH_BYTES:
-            fn = files[i]
-            i += 1
+
+    def read(names):
+        out = []
+        for n in names:
+            fn = os.path.join(path, n)
             try:
-                raw = _read_file(fn)
+                out.append(_read_file(fn))
             except OSError as exc:
-                raise InvalidParameterError(f"{fn}: cannot read ({exc.strerror or exc}).") from None
-            parts.append(raw)
-            names.append(os.path.relpath(fn, path))
-            size += len(raw)
-        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
-        np.cumsum([len(p) for p in parts], out=offsets[1:])
+                raise InvalidParameterError(
+                    f"{fn}: cannot read ({exc.strerror or exc}).") from None
+        return out
+
+    def start(group):
+        k = _READ_THREADS
+        cuts = [len(group) * t // k for t in range(k + 1)]
+        return group, [pool.submit(read, group[cuts[t]:cuts[t + 1]]) for t in range(k)]
+
+    with ThreadPoolExecutor(_READ_THREADS, thread_name_prefix="read") as pool:
+        groups = _dir_groups(files)
+        pending = start(next(groups))
         try:
-            texts = _as_strings(path, b"".join(parts), offsets, encoding, decode_error, None)
-        except InvalidParameterError:
-            for fn_rel, raw in zip(names, parts):  # name the file and its line
-                try:
-                    raw.decode(encoding, decode_error)
-                except UnicodeDecodeError as exc:
-                    line = raw.count(b"\n", 0, exc.start) + 1
-                    raise InvalidParameterError(
-                        f"{os.path.join(path, fn_rel)}: line {line}: not valid {encoding} "
-                        f"(byte {raw[exc.start]:#04x}); give the files' encoding (--encoding / "
-                        "encoding=) or decode_error='replace'.") from None
-            raise
-        yield texts, pa.array(names, type=pa.string())
+            while pending is not None:
+                names, futs = pending
+                following = next(groups, None)
+                pending = start(following) if following is not None else None
+                parts = [raw for f in futs for raw in f.result()]
+                yield _dir_texts(path, names, parts, encoding, decode_error)
+        finally:
+            if pending is not None:
+                for f in pending[1]:
+                    f.cancel()
 
 
 def iter_document_batches(path, fmt, *, text_column=None, id_column=None, encoding="utf-8",
-                          decode_error="strict"):
-    """``(texts, ids)`` batches of the documents of ``path`` (format ``fmt``)."""
+                          decode_error="strict", files=None):
+    """``(texts, ids)`` batches of the documents of ``path`` (format ``fmt``); a
+    directory's ``files`` may be given (as :func:`scan_files` gives them)."""
     if decode_error not in ("strict", "replace", "ignore"):
         raise InvalidParameterError(f"parameter 'decode_error' must be 'strict', 'replace' or "
                                     f"'ignore'; got {decode_error!r}.")
@@ -420,7 +487,7 @@ def iter_document_batches(path, fmt, *, text_column=None, id_column=None, encodi
     except LookupError:
         raise InvalidParameterError(f"parameter 'encoding': unknown encoding {encoding!r}.") from None
     if fmt == "dir":
-        return _dir_batches(path, encoding, decode_error)
+        return _dir_batches(path, encoding, decode_error, files)
     _, codec = split_compression(path)
     if fmt in ("csv", "tsv"):
         return _csv_batches(path, codec, fmt, text_column, id_column, encoding, decode_error)

@@ -28,7 +28,7 @@ import zlib
 import numpy as np
 
 from .._validation import InvalidParameterError
-from ._text_readers import detect_format, iter_document_batches, list_files
+from ._text_readers import detect_format, iter_document_batches, scan_files
 from ._rows import RowStore, write_sorted_rows
 from ._tokenize import DEFAULT_TOKEN_PATTERN, OWNER_SHIFT, ParallelCounter
 from .cache import BowCache, BowCacheWriter, _arrays_crc, default_cache_dir, file_digest
@@ -161,6 +161,7 @@ class TextCorpus(Corpus):
         self.cache = None
         self._scratch = None
         self._digest = None
+        self._files = None
         key = {**self.options, **self.read, "format": self.format, "version": _TEXT_VERSION}
         self._root = os.path.join(os.fspath(cache_dir) if cache_dir is not None else
                                   default_cache_dir(), "text-" + hashlib.sha1(
@@ -176,12 +177,13 @@ class TextCorpus(Corpus):
 
     # -- the cache -----------------------------------------------------------------------
     def _manifest(self) -> str:
-        """A digest of a directory's file names, sizes and modification times."""
+        """A digest of a directory's file names, sizes and modification times (as
+        scanned once: the files then read are those)."""
+        if self._files is None:
+            self._files = scan_files(self.path)
         h = hashlib.sha256()
-        for fn in list_files(self.path):
-            st = os.stat(fn)
-            h.update(f"{os.path.relpath(fn, self.path)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode(
-                "utf-8", "surrogateescape"))
+        for name, size, mtime in self._files:
+            h.update(f"{name}\0{size}\0{mtime}\n".encode("utf-8", "surrogateescape"))
         return h.hexdigest()
 
     def _open_cache(self, verify):
@@ -211,7 +213,10 @@ class TextCorpus(Corpus):
         import pyarrow as pa
 
         if self.is_file:
-            yield from iter_document_batches(self.path, self.format, **self.read)
+            if self.format == "dir" and self._files is None:
+                self._files = scan_files(self.path)
+            files = self._files if self.format == "dir" else None
+            yield from iter_document_batches(self.path, self.format, files=files, **self.read)
             return
         arr = _memory_array(source)
         step = _MEMORY_BATCH
