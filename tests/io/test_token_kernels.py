@@ -30,3 +30,22 @@ def test_remap_rows_renumbers_and_sorts_each_row():
         a, b = indptr[d], indptr[d + 1]
         assert np.all(np.diff(oi[a:b]) > 0)
         assert dict(zip(oi[a:b], oc[a:b])) == dict(zip(rank[idx[a:b]], cnt[a:b]))
+
+
+def test_words_sharing_their_first_16_bytes_stay_apart():
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    stem = "internationalisation"  # 20 bytes: the slot holds the first 16
+    words = [stem[:n] for n in range(2, 21)] + [stem + s for s in ("a", "b", "ab", "ba")] + \
+        ["é" * 9 + "x", "é" * 9 + "y", "é" * 8 + "xy"]
+    docs = [" ".join(words[i:] + words[:i]) for i in range(len(words))] + [words[3]]
+    tc = TokenCounter()
+    ptr, idx, cnt, _ = tc.count(pa.array(docs))
+    vocab, rank, df = tc.vocabulary()
+    cv = CountVectorizer()
+    Y = cv.fit_transform(docs)
+    assert vocab == list(cv.get_feature_names_out())
+    assert df.tolist() == np.asarray((Y > 0).sum(axis=0)).ravel().tolist()
+    import scipy.sparse as sp
+    X = sp.csr_matrix((cnt, rank[idx], ptr), shape=Y.shape)
+    assert (X != Y).nnz == 0

@@ -12,23 +12,27 @@ tokenized by the regular expression.
 ASCII bytes use a 128-entry table (the lowered byte, or 0 for a non-word byte).
 
 State (grown by the caller when a kernel stops early, see :func:`tokenize_batch`):
-``table`` (2 int64 per slot: the word's hash and id, id -1 when empty; a power of two
-of slots), ``arena`` (the words' bytes, in id order), ``rec`` (4 int64 per word: start
-in the arena | length << 40, the document it was last counted in, where, its document
-frequency), ``state`` = [n_words, arena bytes used].
+``table`` (:data:`SLOT` int64 per slot, a power of two of slots, at most half of them
+used: the word's hash, its id (-1: an empty slot), the document it was last counted in,
+where, its document frequency, its length in bytes and its first 16 bytes, so that
+counting a word touches one cache line), ``arena`` (the words' bytes, in id order),
+``rec`` (2 int64 per word: start in the arena | length << 40, its slot),
+``state`` = [n_words, arena bytes used].
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-__all__ = ["tokenize_batch", "count_token_lists", "rehash", "remap_rows"]
+__all__ = ["tokenize_batch", "count_token_lists", "rehash", "remap_rows", "SLOT"]
 
 _LEN_SHIFT = 40
 _START_MASK = (1 << _LEN_SHIFT) - 1
+#: int64 fields of a hash-table slot (64 bytes: one cache line)
+SLOT = 8
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _mix(h):
     h ^= h >> np.uint64(33)
     h *= np.uint64(0xFF51AFD7ED558CCD)
@@ -36,57 +40,77 @@ def _mix(h):
     return h
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _step(h, b):
     return ((h << np.uint64(5)) | (h >> np.uint64(59))) ^ np.uint64(b)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
+def _prefix(arena, a, n):
+    """Bytes ``arena[a:a+n]`` (n <= 8) as one little-endian integer."""
+    p = np.int64(0)
+    for k in range(n):
+        p |= np.int64(arena[a + k]) << (8 * k)
+    return p
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _find_or_add(h0, tok0, toklen, arena, table, rec, state):
-    """The id of the word whose bytes are ``arena[tok0:tok0 + toklen]`` (just written
-    past the used part of the arena); a new word keeps those bytes."""
+    """The slot (its first field's index) of the word whose bytes are
+    ``arena[tok0:tok0 + toklen]`` (just written past the used part of the arena); a new
+    word keeps those bytes."""
     h = _mix(h0)
     hs = np.int64(h)
-    mask = table.size // 2 - 1
+    p0 = _prefix(arena, tok0, min(toklen, 8))
+    p1 = _prefix(arena, tok0 + 8, min(max(toklen - 8, 0), 8))
+    mask = table.size // SLOT - 1
     s = np.int64(h & np.uint64(mask))
     while True:
-        w = table[2 * s + 1]
+        b = s * SLOT
+        w = table[b + 1]
         if w < 0:
             break
-        if table[2 * s] == hs:
-            packed = rec[4 * w]
-            if (packed >> _LEN_SHIFT) == toklen:
-                a = packed & _START_MASK
-                same = True
-                for k in range(toklen):
-                    if arena[a + k] != arena[tok0 + k]:
-                        same = False
-                        break
-                if same:
-                    return w
+        if table[b] == hs and table[b + 5] == toklen and table[b + 6] == p0 \
+                and table[b + 7] == p1:
+            if toklen <= 16:
+                return b
+            a = rec[2 * w] & _START_MASK
+            same = True
+            for k in range(16, toklen):
+                if arena[a + k] != arena[tok0 + k]:
+                    same = False
+                    break
+            if same:
+                return b
         s = (s + 1) & mask
     w = state[0]
-    table[2 * s] = hs
-    table[2 * s + 1] = w
-    rec[4 * w] = tok0 | (np.int64(toklen) << _LEN_SHIFT)
-    rec[4 * w + 1] = -1
+    table[b] = hs
+    table[b + 1] = w
+    table[b + 2] = -1
+    table[b + 3] = 0
+    table[b + 4] = 0
+    table[b + 5] = toklen
+    table[b + 6] = p0
+    table[b + 7] = p1
+    rec[2 * w] = tok0 | (np.int64(toklen) << _LEN_SHIFT)
+    rec[2 * w + 1] = b
     state[0] = w + 1
     state[1] = tok0 + toklen
-    return w
+    return b
 
 
-@numba.njit(cache=True, nogil=True)
-def _count(w, serial, rec, out_idx, out_cnt, nnz):
-    """Count word ``w`` in the document ``serial`` whose entries end at ``nnz``; the new end."""
-    r = 4 * w
-    if rec[r + 1] != serial:
-        rec[r + 1] = serial
-        rec[r + 2] = nnz
-        rec[r + 3] += 1
-        out_idx[nnz] = w
+@numba.njit(cache=True, nogil=True, inline="always")
+def _count(b, serial, table, out_idx, out_cnt, nnz):
+    """Count the word of slot ``b`` in the document ``serial`` whose entries end at
+    ``nnz``; the new end."""
+    if table[b + 2] != serial:
+        table[b + 2] = serial
+        table[b + 3] = nnz
+        table[b + 4] += 1
+        out_idx[nnz] = table[b + 1]
         out_cnt[nnz] = 1
         return nnz + 1
-    out_cnt[rec[r + 2]] += 1
+    out_cnt[table[b + 3]] += 1
     return nnz
 
 
@@ -101,15 +125,16 @@ def tokenize_batch(data, offsets, lo, hi, serial0, ascii_low, isw, low, special,
     first document not done: ``hi``, or earlier when a state array or the output is too
     small for the next document (the caller grows them and calls again from there).
     """
-    n_cap = rec.size // 4
+    n_cap = rec.size // 2
+    n_slots = table.size // SLOT
     nnz = out_ptr[lo]
     for i in range(lo, hi):
         b0 = offsets[i]
         b1 = offsets[i + 1]
         L = b1 - b0
         bound = L // 3 + 1  # most tokens (hence new words and entries) of L bytes
-        if (state[0] + bound > n_cap or 4 * (state[0] + bound) > table.size
-                or state[1] + L + L // 2 + 8 > arena.size or nnz + bound > out_idx.size):
+        if (state[0] + bound > n_cap or 2 * (state[0] + bound) > n_slots
+                or state[1] + L + L // 2 + 24 > arena.size or nnz + bound > out_idx.size):
             return i
         serial = serial0 + i
         row0 = nnz
@@ -178,18 +203,18 @@ def tokenize_batch(data, offsets, lo, hi, serial0, ascii_low, isw, low, special,
                     continue
             # a non-word character ends the token
             if ncp >= 2:
-                w = _find_or_add(h, used, toklen, arena, table, rec, state)
-                nnz = _count(w, serial, rec, out_idx, out_cnt, nnz)
+                b = _find_or_add(h, used, toklen, arena, table, rec, state)
+                nnz = _count(b, serial, table, out_idx, out_cnt, nnz)
                 used = state[1]
             toklen = 0
             ncp = 0
             h = np.uint64(0)
         if flag == 0 and ncp >= 2:
-            w = _find_or_add(h, used, toklen, arena, table, rec, state)
-            nnz = _count(w, serial, rec, out_idx, out_cnt, nnz)
+            b = _find_or_add(h, used, toklen, arena, table, rec, state)
+            nnz = _count(b, serial, table, out_idx, out_cnt, nnz)
         if flag == 1:  # undo this row: the regular expression counts the document
             for t in range(row0, nnz):
-                rec[4 * out_idx[t] + 3] -= 1
+                table[rec[2 * out_idx[t] + 1] + 4] -= 1
             nnz = row0
         elif blank:
             flag = 2
@@ -216,28 +241,25 @@ def count_token_lists(tokdata, tokptr, docptr, serial0, table, arena, rec, state
                 b = tokdata[a + k]
                 arena[used + k] = b
                 h = _step(h, b)
-            w = _find_or_add(h, used, toklen, arena, table, rec, state)
-            nnz = _count(w, serial, rec, out_idx, out_cnt, nnz)
+            b = _find_or_add(h, used, toklen, arena, table, rec, state)
+            nnz = _count(b, serial, table, out_idx, out_cnt, nnz)
         out_ptr[j + 1] = nnz
     return nnz
 
 
 @numba.njit(cache=True, nogil=True)
-def rehash(table, rec, arena, n_words):
-    """Insert words ``0 … n_words-1`` into the empty table (after it was enlarged)."""
-    mask = table.size // 2 - 1
+def rehash(table, old, rec, n_words):
+    """Move the slots of words ``0 … n_words-1`` from ``old`` into the empty, larger
+    ``table`` (each keeps its hash)."""
+    mask = table.size // SLOT - 1
     for w in range(n_words):
-        packed = rec[4 * w]
-        a = packed & _START_MASK
-        h = np.uint64(0)
-        for k in range(packed >> _LEN_SHIFT):
-            h = _step(h, arena[a + k])
-        h = _mix(h)
-        s = np.int64(h & np.uint64(mask))
-        while table[2 * s + 1] >= 0:
+        a = rec[2 * w + 1]
+        s = np.int64(np.uint64(old[a]) & np.uint64(mask))
+        while table[s * SLOT + 1] >= 0:
             s = (s + 1) & mask
-        table[2 * s] = np.int64(h)
-        table[2 * s + 1] = w
+        for k in range(SLOT):
+            table[s * SLOT + k] = old[a + k]
+        rec[2 * w + 1] = s * SLOT
 
 
 @numba.njit(cache=True, nogil=True)

@@ -111,9 +111,9 @@ class TokenCounter:
             self._tables = ((ascii_low, isw_low, low, special) if self.lowercase else
                             (ascii_raw, isw, low, special))
         cap = 1 << 14
-        self.table = np.full(4 * cap, -1, dtype=np.int64)
+        self.table = np.full(K.SLOT * 2 * cap, -1, dtype=np.int64)
         self.arena = np.zeros(1 << 20, dtype=np.uint8)
-        self.rec = np.zeros(4 * cap, dtype=np.int64)
+        self.rec = np.zeros(2 * cap, dtype=np.int64)
         self.state = np.zeros(2, dtype=np.int64)
         self.serial = 0
         self._out = None
@@ -128,22 +128,22 @@ class TokenCounter:
     # -- growth ------------------------------------------------------------------
     def _reserve(self, n_new_words: int, n_bytes: int) -> None:
         need = int(self.state[0]) + int(n_new_words)
-        cap = self.rec.size // 4
+        cap = self.rec.size // 2
         if need > cap:
-            rec = np.zeros(4 * max(2 * cap, need), dtype=np.int64)
+            rec = np.zeros(2 * max(2 * cap, need), dtype=np.int64)
             rec[:self.rec.size] = self.rec
             self.rec = rec
-        need_bytes = int(self.state[1]) + int(n_bytes)
+        need_bytes = int(self.state[1]) + int(n_bytes) + 24
         if need_bytes > self.arena.size:
             a = np.zeros(max(2 * self.arena.size, need_bytes), dtype=np.uint8)
             a[:self.arena.size] = self.arena
             self.arena = a
-        if 4 * need > self.table.size:
-            size = self.table.size
-            while 4 * need > size:
-                size *= 2
-            self.table = np.full(size, -1, dtype=np.int64)
-            K.rehash(self.table, self.rec, self.arena, int(self.state[0]))
+        slots = self.table.size // K.SLOT
+        if 2 * need > slots:  # at most half of the slots used
+            while 2 * need > slots:
+                slots *= 2
+            old, self.table = self.table, np.full(K.SLOT * slots, -1, dtype=np.int64)
+            K.rehash(self.table, old, self.rec, int(self.state[0]))
 
     # -- counting ------------------------------------------------------------------
     def count(self, texts):
@@ -250,10 +250,10 @@ class TokenCounter:
         import pyarrow as pa
 
         n = self.n_words
-        offsets = np.append(self.rec[0:4 * n:4] & ((1 << 40) - 1), self.state[1]).astype(np.int64)
+        offsets = np.append(self.rec[0:2 * n:2] & ((1 << 40) - 1), self.state[1]).astype(np.int64)
         arr = pa.Array.from_buffers(pa.large_binary(), n, [None, pa.py_buffer(offsets),
                                                            pa.py_buffer(self.arena[:int(self.state[1])])])
-        return arr, self.rec[3:4 * n:4].copy()
+        return arr, self.table[self.rec[1:2 * n:2] + 4].copy()
 
     def vocabulary(self):
         """``(words, rank, df)``: the words that occur, sorted as scikit-learn sorts them
