@@ -33,7 +33,7 @@ import numpy as np
 from scipy import linalg as sla
 
 from ._cheap import _lambda_max_upper_bound
-from ._rowshift_kernels import descend, ritz, row_shifts
+from ._rowshift_kernels import clipped_top, descend, ritz, row_shifts
 
 __all__ = ["row_shift_bound", "BOUND_ROW_SHIFT"]
 
@@ -50,31 +50,34 @@ def _top_sums(A: np.ndarray, k: int) -> np.ndarray:
     return -np.partition(-A, k - 1, axis=1)[:, :k].sum(axis=1)
 
 
-def _top_sorted(A: np.ndarray, k: int) -> np.ndarray:
-    """Each row's k largest entries (A >= 0), largest first (zero-padded to k)."""
-    out = np.zeros((A.shape[0], k))
-    t = min(k, A.shape[1])
-    if t <= 0:
-        return out
-    part = -np.partition(-A, t - 1, axis=1)[:, :t] if t < A.shape[1] else A.copy()
-    out[:, :t] = -np.sort(-part, axis=1)
-    return out
-
-
-def _clipped(B: np.ndarray, rho: float) -> np.ndarray:
-    """B clipped to [−ρ, ρ] with a zero diagonal."""
-    U = np.clip(B, -rho, rho)
-    np.fill_diagonal(U, 0.0)
+def _clipped(B: np.ndarray, rho: float, wr: np.ndarray, wc: np.ndarray,
+             zero_diag: bool = True) -> np.ndarray:
+    """B clipped to [−ρ·wr_i·wc_j, ρ·wr_i·wc_j] (with a zero diagonal)."""
+    lim = rho * np.outer(wr, wc)
+    U = np.clip(B, -lim, lim)
+    if zero_diag:
+        np.fill_diagonal(U, 0.0)
     return U
 
 
-def _best_penalty(S_KK, V_K, off: float, v0, n_grid: int, n_golden: int, lanczos: int):
-    """ρ minimizing (approximately: Lanczos estimates) λmax(M) at the clipped U, by a
-    grid and golden-section steps; ``V_K``: each core row's k largest |Σ_ij| over every
-    j (so that r_i = Σ_t min(V_it, ρ))."""
+def _start(S_KK, A_KO, w_K, w_O, k, rho):
+    """The clipped U on the core and the outside columns' clipped values (each core row's
+    k largest) at ρ with weights w."""
+    U = _clipped(S_KK, rho, w_K, w_K)
+    fixed = clipped_top(A_KO, w_K, w_O, rho, k) if A_KO.shape[1] else np.zeros((w_K.size, 0))
+    return U, fixed
+
+
+def _best_penalty(S_KK, A_KO, w_K, w_O, k, off: float, v0, n_grid: int, n_golden: int,
+                  lanczos: int):
+    """(estimate, ρ): ρ minimizing (approximately: Lanczos estimates) λmax(M) at the U
+    clipped at ρ·w_iw_j, by a grid on [0, off] and golden-section steps."""
+    thr = np.zeros(S_KK.shape[0])
+
     def f(rho):
-        M = S_KK - _clipped(S_KK, rho)
-        M[np.diag_indices_from(M)] += np.minimum(V_K, rho).sum(axis=1)
+        U, fixed = _start(S_KK, A_KO, w_K, w_O, k, rho)
+        M = S_KK - U
+        M[np.diag_indices_from(M)] += row_shifts(U, fixed, k, thr)
         return ritz(M, v0, lanczos)[0]
 
     grid = np.linspace(0.0, off, n_grid + 1)[1:]
@@ -91,7 +94,7 @@ def _best_penalty(S_KK, V_K, off: float, v0, n_grid: int, n_golden: int, lanczos
             hi = c2
         else:
             lo = c1
-    return float(best[1])
+    return float(best[0]), float(best[1])
 
 
 def _proves_below(M: np.ndarray, t: float) -> bool:
@@ -112,15 +115,16 @@ def _proves_below(M: np.ndarray, t: float) -> bool:
     return True
 
 
-def _outside(S, K, O, rho, k, lam_K, slack):
-    """Upper bounds (β², λ_O) on ‖M_KO‖₂² and λmax(M_OO) at the clipped U: Frobenius and
-    Gershgorin; when those cost more than ``slack``·λ_K in the 2 × 2 bound, λ_O is the
-    level that costs ``slack``·λ_K if a Cholesky factor proves it."""
+def _outside(S, K, O, rho, w, k, lam_K, slack):
+    """Upper bounds (β², λ_O) on ‖M_KO‖₂² and λmax(M_OO) at the U clipped at ρ·w_iw_j:
+    Frobenius and Gershgorin; when those cost more than ``slack``·λ_K in the 2 × 2 bound,
+    λ_O is the level that costs ``slack``·λ_K if a Cholesky factor proves it."""
     S_KO = S[np.ix_(K, O)]
-    M_KO = S_KO - np.clip(S_KO, -rho, rho)
+    M_KO = S_KO - _clipped(S_KO, rho, w[K], w[O], zero_diag=False)
     S_OO = S[np.ix_(O, O)]
-    U_OO = _clipped(S_OO, rho)
-    r_O = _top_sums(np.hstack([np.abs(U_OO), np.minimum(np.abs(S_KO.T), rho)]), k)
+    U_OO = _clipped(S_OO, rho, w[O], w[O])
+    A_OK = np.abs(S_KO.T)
+    r_O = _top_sums(np.hstack([np.abs(U_OO), np.minimum(A_OK, rho * np.outer(w[O], w[K]))]), k)
     M_OO = S_OO - U_OO
     M_OO[np.diag_indices_from(M_OO)] += r_O
     beta2 = float(np.sum(M_KO * M_KO))
@@ -173,14 +177,14 @@ def row_shift_bound(S: np.ndarray, cardinality: int, value: float, support=None,
         K = np.sort(K)
         O = np.setdiff1d(np.arange(p), K)
     S_KK = np.ascontiguousarray(S[np.ix_(K, K)])
-    V_K = _top_sorted(A[K], k)
-    V_out = _top_sorted(A[np.ix_(K, O)], k) if O.size else np.zeros((K.size, 0))
-    off = float(A[np.ix_(K, K)].max()) if K.size > 1 else 0.0
+    A_KO = np.ascontiguousarray(A[np.ix_(K, O)])
     v0 = np.sqrt(np.maximum(np.diag(S_KK), 0.0)) + 1e-3
-    rho = _best_penalty(S_KK, V_K, off, v0, n_grid, n_golden, lanczos) if off > 0 else 0.0
-    fixed = np.ascontiguousarray(np.minimum(V_out, rho))
-    U = descend(S_KK, _clipped(S_KK, rho), fixed, k, float(value), int(steps), int(lanczos),
-                v0)
+    w = np.ones(p)  # clipping the covariances (docs/developer/auto.rst: why not correlations)
+    off = float(A[np.ix_(K, K)].max()) if K.size > 1 else 0.0
+    rho = _best_penalty(S_KK, A_KO, w[K], w[O], k, off, v0, n_grid, n_golden,
+                        lanczos)[1] if off > 0 else 0.0
+    U, fixed = _start(S_KK, A_KO, w[K], w[O], k, rho)
+    U = descend(S_KK, U, fixed, k, float(value), int(steps), int(lanczos), v0)
     r = row_shifts(U, fixed, k, np.zeros(K.size))
     M = S_KK - U
     M[np.diag_indices_from(M)] += r
@@ -190,5 +194,5 @@ def row_shift_bound(S: np.ndarray, cardinality: int, value: float, support=None,
                  check_finite=False)[0])
     if not O.size:
         return lam_K, rho
-    beta2, lam_O = _outside(S, K, O, rho, k, lam_K, slack)
+    beta2, lam_O = _outside(S, K, O, rho, w, k, lam_K, slack)
     return float(_two_by_two(lam_K, beta2, lam_O)), rho

@@ -80,7 +80,7 @@ def ritz(M, v0, steps):
 
 
 @numba.njit(cache=True, nogil=True)
-def descend(S, U0, fixed, k, value, steps, lanczos, v0):
+def descend(S, U0, fixed, k, value, steps, lanczos, v0, eta=0.5):
     """``steps`` subgradient steps on λmax(S − U + diag r(U)) over symmetric U with a zero
     diagonal, from U0, with Polyak's step 0.5·(f − value)/‖g‖² (``value``: a lower
     bound's estimate of the minimum); f from Lanczos estimates warm-started at the
@@ -119,8 +119,31 @@ def descend(S, U0, fixed, k, value, steps, lanczos, v0):
                 g2 += 2 * g * g
         if g2 <= 0:
             break
-        step = 0.5 * (f - value) / g2
+        step = eta * (f - value) / g2
         for i in range(m):
             for j in range(m):
                 U[i, j] -= step * M[i, j]
     return best_U
+
+
+@numba.njit(cache=True, nogil=True)
+def clipped_top(A, wr, wc, rho, k):
+    """Each row's k largest of min(A_ij, ρ·wr_i·wc_j) (A >= 0), largest first,
+    zero-padded: the clipped entries' contribution to the row shifts."""
+    m, n = A.shape
+    out = np.zeros((m, k))
+    for i in range(m):
+        c = 0
+        lim = rho * wr[i]
+        for j in range(n):
+            a = min(A[i, j], lim * wc[j])
+            if a <= 0.0 or (c == k and a <= out[i, k - 1]):
+                continue
+            if c < k:
+                c += 1
+            w = c - 1
+            while w > 0 and out[i, w - 1] < a:
+                out[i, w] = out[i, w - 1]
+                w -= 1
+            out[i, w] = a
+    return out
