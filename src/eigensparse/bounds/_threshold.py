@@ -41,6 +41,8 @@ BOUND_TOTAL = ("min(Ky Fan sum of the soft-thresholded matrix + ρ·Σs, sum of 
 _MARGIN = 1e-10
 #: penalties tried (geometric grid between the smallest useful one and the largest variance)
 N_PENALTIES = 12
+#: :func:`total_upper_bound`'s default cap on the features a penalty keeps
+TOTAL_WORKING_SET = 500
 
 
 def _soft(B: np.ndarray, rho: float) -> np.ndarray:
@@ -147,7 +149,7 @@ def threshold_bound(op, cardinality, *, outside=None, max_working_set=2000, cent
 @validate_params({"max_working_set": [_POSITIVE_INT],
                   "n_penalties": [IntInterval(1, None, closed="left")],
                   "center": ["boolean"], "scale": ["boolean"]})
-def total_upper_bound(op, cardinalities, *, outside=None, max_working_set=2000,
+def total_upper_bound(op, cardinalities, *, outside=None, max_working_set=TOTAL_WORKING_SET,
                       n_penalties=N_PENALTIES, center=True, scale=False) -> float:
     """A valid upper bound on Σ_j λmax(Σ[T_j, T_j]) over every choice of pairwise disjoint
     supports with |T_j| <= s_j (PSD Σ): the total variance of k disjoint sparse components.
@@ -163,8 +165,9 @@ def total_upper_bound(op, cardinalities, *, outside=None, max_working_set=2000,
         s_1, ..., s_k.
     outside : array of float, optional
         Variances of features not in ``op`` that the bound must also cover.
-    max_working_set : int, default=2000
-        Penalties keeping more features are not tried.
+    max_working_set : int, default=500
+        Penalties keeping more features are not tried (each penalty costs a dense
+        eigenvalue solve of that size; the best penalty keeps far fewer on real data).
     n_penalties : int, default=12
         Size of the grid of penalties.
 
