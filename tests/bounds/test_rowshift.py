@@ -47,3 +47,16 @@ def test_outside_block_and_its_proofs_hold_against_brute_force():
     top = float(np.linalg.eigvalsh(S)[-1])
     assert _proves_below(S.copy(), top * (1 + 1e-9))
     assert not _proves_below(S.copy(), top * (1 - 1e-6))
+
+
+def test_top_upper_is_a_proven_upper_bound():
+    from eigensparse.bounds._rowshift import _top_upper
+
+    rng = np.random.default_rng(7)
+    for n in (80, 150):
+        X = rng.standard_normal((n + 20, n))
+        M = X.T @ X - 3.0 * np.eye(n)  # indefinite too
+        top = float(np.linalg.eigvalsh(M)[-1])
+        for v0 in (np.ones(n), rng.standard_normal(n)):
+            u = _top_upper(M, v0, 10)
+            assert top <= u <= top * (1 + 1e-6) + 1e-9, (n, u, top)

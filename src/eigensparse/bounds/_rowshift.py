@@ -115,6 +115,24 @@ def _proves_below(M: np.ndarray, t: float) -> bool:
     return True
 
 
+def _top_upper(M: np.ndarray, v0: np.ndarray, lanczos: int) -> float:
+    """A proven upper bound on λmax(M): a Lanczos estimate θ (with ``2·lanczos`` steps)
+    raised by 1e-7 of the scale, or by its residual, accepted when a Cholesky factor
+    proves it (:func:`_proves_below`), else the dense eigenvalue."""
+    m = M.shape[0]
+    if m > 64:
+        theta, x = ritz(M, v0, 2 * lanczos)
+        scale = max(abs(theta), float(np.abs(np.diag(M)).max()), 1e-300)
+        res = float(np.linalg.norm(M @ x - theta * x))
+        for t in (theta + 1e-7 * scale, theta + res + 1e-12 * scale):  # Ritz values converge
+            if _proves_below(M.copy(), t):  # faster than their residuals
+                return float(t)
+    if m <= 16:
+        return float(np.linalg.eigvalsh(M)[-1])
+    return float(sla.eigh(M, eigvals_only=True, subset_by_index=[m - 1, m - 1], driver="evr",
+                          check_finite=False)[0])
+
+
 def _outside(S, K, O, rho, w, k, lam_K, slack):
     """Upper bounds (β², λ_O) on ‖M_KO‖₂² and λmax(M_OO) at the U clipped at ρ·w_iw_j:
     Frobenius and Gershgorin; when those cost more than ``slack``·λ_K in the 2 × 2 bound,
@@ -184,14 +202,12 @@ def row_shift_bound(S: np.ndarray, cardinality: int, value: float, support=None,
     rho = _best_penalty(S_KK, A_KO, w[K], w[O], k, off, v0, n_grid, n_golden,
                         lanczos)[1] if off > 0 else 0.0
     U, fixed = _start(S_KK, A_KO, w[K], w[O], k, rho)
-    U = descend(S_KK, U, fixed, k, float(value), int(steps), int(lanczos), v0)
+    U = descend(S_KK, U, fixed, k, float(value), int(steps), int(lanczos), v0, 0.5,
+                max(int(lanczos) // 2, 1))
     r = row_shifts(U, fixed, k, np.zeros(K.size))
     M = S_KK - U
     M[np.diag_indices_from(M)] += r
-    m = M.shape[0]
-    lam_K = float(np.linalg.eigvalsh(M)[-1]) if m <= 16 else float(
-        sla.eigh(M, eigvals_only=True, subset_by_index=[m - 1, m - 1], driver="evr",
-                 check_finite=False)[0])
+    lam_K = _top_upper(M, v0, lanczos)
     if not O.size:
         return lam_K, rho
     beta2, lam_O = _outside(S, K, O, rho, w, k, lam_K, slack)

@@ -80,7 +80,7 @@ def ritz(M, v0, steps):
 
 
 @numba.njit(cache=True, nogil=True)
-def descend(S, U0, fixed, k, value, steps, lanczos, v0, eta=0.5):
+def descend(S, U0, fixed, k, value, steps, lanczos, v0, eta=0.5, warm=0):
     """``steps`` subgradient steps on λmax(S − U + diag r(U)) over symmetric U with a zero
     diagonal, from U0, with Polyak's step 0.5·(f − value)/‖g‖² (``value``: a lower
     bound's estimate of the minimum); f from Lanczos estimates warm-started at the
@@ -92,13 +92,13 @@ def descend(S, U0, fixed, k, value, steps, lanczos, v0, eta=0.5):
     thr = np.zeros(m)
     x = v0.copy()
     M = np.empty((m, m))
-    for _ in range(steps):
+    for it in range(steps):
         r = row_shifts(U, fixed, k, thr)
         for i in range(m):
             for j in range(m):
                 M[i, j] = S[i, j] - U[i, j]
             M[i, i] += r[i]
-        f, x = ritz(M, x, lanczos)
+        f, x = ritz(M, x, lanczos if it == 0 or warm <= 0 else warm)
         if f < best_f:
             best_f = f
             best_U[:, :] = U
