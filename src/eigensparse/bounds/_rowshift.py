@@ -41,43 +41,28 @@ __all__ = ["row_shift_bound", "BOUND_ROW_SHIFT"]
 BOUND_ROW_SHIFT = "row-shift dual (λmax(Σ − U + diag r(U)), U optimized on a core block)"
 
 
-def _top_sums(A: np.ndarray, k: int) -> np.ndarray:
-    """Each row's sum of its k largest entries (A >= 0)."""
-    if k <= 0 or A.shape[1] == 0:
-        return np.zeros(A.shape[0])
-    if k >= A.shape[1]:
-        return A.sum(axis=1)
-    return -np.partition(-A, k - 1, axis=1)[:, :k].sum(axis=1)
-
-
-def _clipped(B: np.ndarray, rho: float, wr: np.ndarray, wc: np.ndarray,
-             zero_diag: bool = True) -> np.ndarray:
-    """B clipped to [−ρ·wr_i·wc_j, ρ·wr_i·wc_j] (with a zero diagonal)."""
-    lim = rho * np.outer(wr, wc)
-    U = np.clip(B, -lim, lim)
+def _clipped(B: np.ndarray, rho: float, zero_diag: bool = True) -> np.ndarray:
+    """B clipped to [−ρ, ρ] (with a zero diagonal)."""
+    U = np.clip(B, -rho, rho)
     if zero_diag:
         np.fill_diagonal(U, 0.0)
     return U
 
 
-def _start(S_KK, A_KO, w_K, w_O, k, rho):
-    """The clipped U on the core and the outside columns' clipped values (each core row's
-    k largest) at ρ with weights w."""
-    U = _clipped(S_KK, rho, w_K, w_K)
-    fixed = clipped_top(A_KO, w_K, w_O, rho, k) if A_KO.shape[1] else np.zeros((w_K.size, 0))
-    return U, fixed
+def _tops(A: np.ndarray, k: int, rho: float = np.inf) -> np.ndarray:
+    """Each row's k largest of min(A_ij, ρ) (A >= 0 with a zero diagonal), largest first,
+    zero-padded; one compiled pass."""
+    return clipped_top(np.ascontiguousarray(A), np.ones(A.shape[0]), np.ones(A.shape[1]),
+                       float(rho), k)
 
 
-def _best_penalty(S_KK, A_KO, w_K, w_O, k, off: float, v0, n_grid: int, n_golden: int,
-                  lanczos: int):
-    """(estimate, ρ): ρ minimizing (approximately: Lanczos estimates) λmax(M) at the U
-    clipped at ρ·w_iw_j, by a grid on [0, off] and golden-section steps."""
-    thr = np.zeros(S_KK.shape[0])
-
+def _best_penalty(S_KK, V_K, off: float, v0, n_grid: int, n_golden: int, lanczos: int):
+    """ρ minimizing (approximately: Lanczos estimates) λmax(M) at the clipped U, by a
+    grid on [0, off] and golden-section steps; ``V_K``: each core row's k largest
+    |Σ_ij| over every j ≠ i, so that r_i = Σ_t min(V_it, ρ)."""
     def f(rho):
-        U, fixed = _start(S_KK, A_KO, w_K, w_O, k, rho)
-        M = S_KK - U
-        M[np.diag_indices_from(M)] += row_shifts(U, fixed, k, thr)
+        M = S_KK - _clipped(S_KK, rho)
+        M[np.diag_indices_from(M)] += np.minimum(V_K, rho).sum(axis=1)
         return ritz(M, v0, lanczos)[0]
 
     grid = np.linspace(0.0, off, n_grid + 1)[1:]
@@ -94,7 +79,7 @@ def _best_penalty(S_KK, A_KO, w_K, w_O, k, off: float, v0, n_grid: int, n_golden
             hi = c2
         else:
             lo = c1
-    return float(best[0]), float(best[1])
+    return float(best[1])
 
 
 def _proves_below(M: np.ndarray, t: float) -> bool:
@@ -133,18 +118,15 @@ def _top_upper(M: np.ndarray, v0: np.ndarray, lanczos: int) -> float:
                           check_finite=False)[0])
 
 
-def _outside(S, K, O, rho, w, k, lam_K, slack):
-    """Upper bounds (β², λ_O) on ‖M_KO‖₂² and λmax(M_OO) at the U clipped at ρ·w_iw_j:
-    Frobenius and Gershgorin; when those cost more than ``slack``·λ_K in the 2 × 2 bound,
-    λ_O is the level that costs ``slack``·λ_K if a Cholesky factor proves it."""
+def _outside(S, A, K, O, rho, k, lam_K, slack):
+    """Upper bounds (β², λ_O) on ‖M_KO‖₂² and λmax(M_OO) at the clipped U: Frobenius and
+    Gershgorin; when those cost more than ``slack``·λ_K in the 2 × 2 bound, λ_O is the
+    level that costs ``slack``·λ_K if a Cholesky factor proves it."""
     S_KO = S[np.ix_(K, O)]
-    M_KO = S_KO - _clipped(S_KO, rho, w[K], w[O], zero_diag=False)
+    M_KO = S_KO - _clipped(S_KO, rho, zero_diag=False)
     S_OO = S[np.ix_(O, O)]
-    U_OO = _clipped(S_OO, rho, w[O], w[O])
-    A_OK = np.abs(S_KO.T)
-    r_O = _top_sums(np.hstack([np.abs(U_OO), np.minimum(A_OK, rho * np.outer(w[O], w[K]))]), k)
-    M_OO = S_OO - U_OO
-    M_OO[np.diag_indices_from(M_OO)] += r_O
+    M_OO = S_OO - _clipped(S_OO, rho)
+    M_OO[np.diag_indices_from(M_OO)] += _tops(A[O], k, rho).sum(axis=1)
     beta2 = float(np.sum(M_KO * M_KO))
     dM = np.diag(M_OO)
     lam_O = float(np.max(np.abs(M_OO).sum(axis=1) - np.abs(dM) + dM))  # Gershgorin
@@ -188,27 +170,26 @@ def row_shift_bound(S: np.ndarray, cardinality: int, value: float, support=None,
     if p <= core:
         K, O = np.arange(p), np.zeros(0, dtype=np.intp)
     else:
-        score = np.diag(S) + _top_sums(A, k)
+        score = np.diag(S) + _tops(A, k).sum(axis=1)
         K = np.argsort(-score, kind="stable")[:core]
         if support is not None:
             K = np.union1d(K, np.asarray(support, dtype=np.intp))
         K = np.sort(K)
         O = np.setdiff1d(np.arange(p), K)
     S_KK = np.ascontiguousarray(S[np.ix_(K, K)])
-    A_KO = np.ascontiguousarray(A[np.ix_(K, O)])
+    A_KO = A[np.ix_(K, O)]
     v0 = np.sqrt(np.maximum(np.diag(S_KK), 0.0)) + 1e-3
-    w = np.ones(p)  # clipping the covariances (docs/developer/auto.rst: why not correlations)
     off = float(A[np.ix_(K, K)].max()) if K.size > 1 else 0.0
-    rho = _best_penalty(S_KK, A_KO, w[K], w[O], k, off, v0, n_grid, n_golden,
-                        lanczos)[1] if off > 0 else 0.0
-    U, fixed = _start(S_KK, A_KO, w[K], w[O], k, rho)
-    U = descend(S_KK, U, fixed, k, float(value), int(steps), int(lanczos), v0, 0.5,
-                max(int(lanczos) // 2, 1))
+    rho = _best_penalty(S_KK, _tops(A[K], k), off, v0, n_grid, n_golden,
+                        lanczos) if off > 0 else 0.0
+    fixed = _tops(A_KO, k, rho) if O.size else np.zeros((K.size, 0))
+    U = descend(S_KK, _clipped(S_KK, rho), fixed, k, float(value), int(steps), int(lanczos),
+                v0, 0.5, max(int(lanczos) // 2, 1))
     r = row_shifts(U, fixed, k, np.zeros(K.size))
     M = S_KK - U
     M[np.diag_indices_from(M)] += r
     lam_K = _top_upper(M, v0, lanczos)
     if not O.size:
         return lam_K, rho
-    beta2, lam_O = _outside(S, K, O, rho, w, k, lam_K, slack)
+    beta2, lam_O = _outside(S, A, K, O, rho, k, lam_K, slack)
     return float(_two_by_two(lam_K, beta2, lam_O)), rho
