@@ -26,6 +26,7 @@ from ..._linalg import top_eigh
 from ._bounds import (LANCZOS_MIN, LANCZOS_STEPS, _lanczos, gershgorin_bound, shifted_block,
                       soft_eig_bound, trace_bound)
 from ._incumbent import initial_incumbent
+from ._lowrank import lowrank_bound
 from ._screen import screen_root
 from ._search import ProcessNodePool, Search
 
@@ -67,8 +68,10 @@ def _root_penalty(search: Search, allowed: np.ndarray, scale, v0=None,
         start["v"] = x
         return theta
 
-    def bound(r):
-        return soft_eig_bound(search.S, F, A, search.s, r, scale, search.order)[0]
+    def bound(r):  # the eigenvalue bound and the low-rank bound (:mod:`._lowrank`)
+        b = soft_eig_bound(search.S, F, A, search.s, r, scale, search.order)[0]
+        M = shifted_block(search.S, F, A, search.s, r, scale, search.order)
+        return min(b, lowrank_bound(M, 0, search.s))
 
     if off <= 0:
         return bound(0.0), 0.0
@@ -95,8 +98,9 @@ def _root_penalty(search: Search, allowed: np.ndarray, scale, v0=None,
 def _root_setup(search: Search, allowed: np.ndarray,
                 deadline: float = math.inf) -> tuple[float, float]:
     """Choose the clipping weights (uniform, or √Σ_ii: thresholding correlations) and ρ
-    by the smaller root bound; sets ``search.scale``. Returns (root bound, ρ); never above
-    λmax(Σ[A, A]) (interlacing, ρ = 0)."""
+    by the smaller root bound; sets ``search.scale``. Returns (root bound, ρ); the bound
+    also takes the low-rank bound (:mod:`._lowrank`) of Σ[A, A] and of the block at ρ,
+    and is never above λmax(Σ[A, A]) (interlacing, ρ = 0)."""
     A = np.asarray(allowed, dtype=np.intp)
     lam0, v0 = top_eigh(search.S[np.ix_(A, A)], small=0, check_finite=False)
     v0 = np.abs(v0) + 1e-2 * float(np.abs(v0).max())
@@ -110,8 +114,10 @@ def _root_setup(search: Search, allowed: np.ndarray,
             best = (b, r, w)
     search.scale = best[2]
     if lam0 <= best[0]:
-        return float(lam0), 0.0
-    return best[0], best[1]
+        best = (lam0, 0.0, best[2])
+    # Σ[A, A] itself: its top eigenvector's s heaviest coordinates (the penalty stays the
+    # one of the eigenvalue bounds: the tree's nodes use it)
+    return float(min(best[0], lowrank_bound(search.S[np.ix_(A, A)], 0, search.s))), best[1]
 
 
 @validate_params({"s": [Interval(Integral, 1, None, closed="left")],

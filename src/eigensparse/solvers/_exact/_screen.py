@@ -8,8 +8,11 @@ A \\ {j}. Removals are applied at once; each is valid given the ones before it (
 supports that remain to be searched are those inside the current A), and a smaller A
 tightens the bounds of the others (fewer partners for each row).
 
-Two phases, cheapest first, repeated while the second removes something:
+Three phases, cheapest first, repeated while the last removes something:
 
+0. the low-rank bound of :func:`._lowrank.lowrank_screen` for every j at once (one
+   eigensolve of the top three eigenpairs, on Σ[A, A] and on the soft-threshold block
+   at the root's ρ, both of which dominate Σ on every support inside A);
 1. the Gershgorin and 2×2 block bounds of :mod:`._bounds` (O(p·s) each), to a fixpoint;
 2. the shifted soft-threshold eigenvalue bound of :func:`._bounds.soft_eig_bound`, decided
    by one Cholesky factor of cut·I − (M + D) (:func:`._bounds.proves_below`: success proves
@@ -29,6 +32,7 @@ import numpy as np
 
 from ._bounds import (block_split_bound, free_block_bound, gershgorin_bound, proves_below,
                       shifted_block)
+from ._lowrank import lowrank_screen
 
 __all__ = ["screen_root"]
 
@@ -53,6 +57,18 @@ def _soft_prunes(search, j: int, A: np.ndarray, rho: float) -> bool:
     F = np.array([j], dtype=np.intp)
     B = shifted_block(search.S, F, A[A != j], search.s - 1, rho, search.scale, search.order)
     return proves_below(B, search.cut)
+
+
+def _lowrank_pass(search, A: np.ndarray, rho: float) -> np.ndarray:
+    """Phase 0: A without the variables whose low-rank bound is <= the cut (all tested on
+    the same A: a support beating the cut contains none of them, so it lies in what is
+    left)."""
+    bound = lowrank_screen(search.S[np.ix_(A, A)], search.s)
+    if rho > 0:
+        F = np.zeros(0, dtype=np.intp)
+        M = shifted_block(search.S, F, A, search.s, rho, search.scale, search.order)
+        bound = np.minimum(bound, lowrank_screen(M, search.s))
+    return A[bound > search.cut]
 
 
 def _cheap_pass(search, A: np.ndarray, deadline: float):
@@ -88,6 +104,10 @@ def screen_root(search, allowed: np.ndarray, rho: float, *, rounds: int = 4,
         return A[keep]
     for _ in range(rounds):
         before = A.size
+        if A.size >= 3 and time.perf_counter() < deadline:
+            A = _lowrank_pass(search, A, rho)
+            if A.size < s:
+                return A
         # phase 1 to a fixpoint (each pass is cheap; a smaller A tightens the rows)
         while True:
             n = A.size

@@ -6,7 +6,8 @@ branched on one free variable j ∈ R = A \\ F into "j in" (F ∪ {j}, A) and "j
 children's values have the parent's value as their maximum and no support is lost.
 Bounds, cheapest first (:mod:`._bounds`): trace and Gershgorin, the 2×2 block bound, an
 exact scan of few completions, the Schur-complement test of a node with enough variables
-fixed in (its fixed rows enter exactly), then the shifted soft-threshold eigenvalue bound.
+fixed in (its fixed rows enter exactly), then the shifted soft-threshold eigenvalue bound
+and, on the same block, the low-rank bound of :mod:`._lowrank`.
 j is the free variable carrying the largest weight in the top eigenvector of the node's
 eigenvalue bound: removing it lowers that bound the most, and including it follows the
 incumbent direction. Nodes with few completions (C(|R|, k) small) are closed exactly by a
@@ -30,7 +31,8 @@ import numpy as np
 from ..._linalg import top_eigh
 from ._bounds import (LANCZOS_MIN, block_lmax, block_split_bound, enumerate_completions,
                       free_block_bound, gershgorin_bound, partner_order, schur_prunes,
-                      soft_eig_bound, trace_bound)
+                      shifted_block, soft_eig_bound, trace_bound)
+from ._lowrank import lowrank_bound
 
 __all__ = ["Search", "SubtreePool", "ProcessNodePool", "expand_subtree", "merge_subtrees"]
 
@@ -53,6 +55,11 @@ PROVE_FIRST = True
 #: eigenvalue bound, on the nodes with at least half as many variables fixed in as free
 #: slots (where it prunes many: benchmarks/bench_exact.py, leukemia466 rand0 at s = 20)
 USE_SCHUR = True
+#: whether a node that the eigenvalue bound keeps tries the low-rank bound of
+#: :mod:`._lowrank` on the same block (top three eigenpairs: about the cost of the
+#: eigenvalue bound; it bounds a nearly sparse top eigenvector by its s heaviest
+#: coordinates)
+USE_LOWRANK = True
 
 
 @dataclass
@@ -90,7 +97,9 @@ class Search:
                                                         "block_pruned": 0, "eig": 0,
                                                         "chol_pruned": 0,
                                                         "enum": 0, "schur": 0,
-                                                        "schur_pruned": 0})
+                                                        "schur_pruned": 0,
+                                                        "lowrank": 0,
+                                                        "lowrank_pruned": 0})
 
     def __post_init__(self):
         self.absS = np.abs(self.S)
@@ -150,6 +159,14 @@ class Search:
         bound, rho, v = self._eig_bound(F, R, k, rho, cut)
         if v is None:  # proven below the cut
             return None
+        if USE_LOWRANK and bound > cut and F.size + R.size >= 3:
+            # the top eigenvector's s heaviest coordinates (:mod:`._lowrank`), same block
+            self.bound_calls["lowrank"] += 1
+            B = shifted_block(self.S, F, R, k, rho, self.scale, self.order)
+            bound = min(bound, lowrank_bound(B, F.size, k))
+            if bound <= cut:
+                self.bound_calls["lowrank_pruned"] += 1
+                return None
         bound = min(bound, parent_bound)
         vr = np.abs(v[F.size:])
         if self.nodes % PROPOSE_EVERY == 0:
