@@ -262,7 +262,8 @@ def main(argv=None):
     print("\n== cached run: same command, from the binary cache ==", flush=True)
     warm = _run_child(files + common)
     print(warm["phase_table"])
-    print(f"process wall {warm['wall_seconds']:.2f} s, peak RSS {warm['peak_rss_mb']:.0f} MB")
+    print(f"process wall {warm['wall_seconds']:.2f} s (imports {warm['import_seconds']:.2f} s), "
+          f"peak RSS {warm['peak_rss_mb']:.0f} MB")
 
     from eigensparse.datasets.synthetic_corpus import topic_precision
 
@@ -309,6 +310,14 @@ def main(argv=None):
     if kos is not None:
         print(f"  {'info'}  KOS extract_topics {kos['timings']['total']:.2f} s "
               f"(target < {TARGETS['kos_total']:g} s with the CLI; process {kos['wall_seconds']:.2f} s)")
+    print("\n== summary (issue 30 targets at --pubmed 1: cold <= 30 s, warm <= 3 s, <= 1536 MB, "
+          "precision >= 0.8) ==")
+    load = os.getloadavg()
+    print(f"  cold wall {cold['wall_seconds']:.2f} s (CPU {cold.get('cpu_timings', {}).get('total', 0):.1f} s), "
+          f"warm wall {warm['wall_seconds']:.2f} s (CPU {warm.get('cpu_timings', {}).get('total', 0):.1f} s), "
+          f"peak RSS cold {cold['peak_rss_mb']:.0f} MB / warm {warm['peak_rss_mb']:.0f} MB, "
+          f"precision {prec['mean_precision']:.3f} ({prec['n_distinct_matched']} planted topics "
+          f"matched); load average {load[0]:.1f} on {os.cpu_count()} CPUs")
     if args.json:
         from eigensparse.io._atomic import atomic_open
 
