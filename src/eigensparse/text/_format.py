@@ -32,9 +32,10 @@ LEGEND = (
                 "variance <= ρ cannot enter); '-' for exact-cardinality methods."),
     ("deflated var.", "the topic's variance on the deflated covariance its bound is about "
                       "(shown when it differs from the variance on Σ)."),
-    ("bound", "the solver's upper bound on the variance any topic of that many words can "
-              "reach (on the covariance it saw: deflated after the first topic); '-' when "
-              "the method gives none."),
+    ("bound", "an upper bound on the variance any topic of that many words can reach: of "
+              "the whole vocabulary's words that the other topics leave (disjoint topics), or "
+              "on the deflated covariance the topic was solved on; '-' when the method gives "
+              "none."),
     ("rel. gap", "(bound - variance) / bound: how far the topic may be from the best."),
     ("certified", "yes: the words are proven the best; no (gap r%): not proven, within r%."),
     ("+word / −word", "sign of the word's loading, then its magnitude; words are sorted by "

@@ -98,8 +98,9 @@ class Topic:
 
     @property
     def solved_variance(self) -> float:
-        """xᵀΣ'x on the covariance Σ' the topic was solved on (deflated after the first
-        topic): the variance its ``upper_bound`` is about."""
+        """xᵀΣ'x on the covariance Σ' its ``upper_bound`` is about: Σ itself for disjoint
+        topics (the bound is on the words the other topics leave), else Σ deflated by the
+        topics before it."""
         return float(self.result.variance)
 
     @property
