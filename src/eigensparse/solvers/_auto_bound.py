@@ -67,9 +67,10 @@ def _tighter(B: np.ndarray, s: int, lam: float, support, ub: float, name: str,
              cfg: AutoSettings):
     """``(ub, name)`` tightened on the whole PSD matrix B: λmax(B) up to
     ``cholesky_bound_features`` features; then, while the gap is above ``row_shift_gap``
-    (s > 1), the row-shift dual :func:`~eigensparse.bounds._rowshift.row_shift_bound` up
-    to ``row_shift_features`` features (and λmax(B) beyond ``cholesky_bound_features`` if
-    a Lanczos estimate says it is smaller), else the soft-threshold bound
+    (s > 1), the row-shift dual :func:`~eigensparse.bounds._rowshift.row_shift_bound` from
+    ``row_shift_min_features`` to ``row_shift_features`` features (and λmax(B) beyond
+    ``cholesky_bound_features`` if a Lanczos estimate says it is smaller), else the
+    soft-threshold bound
     :func:`~eigensparse.bounds._threshold.threshold_bound_near` at penalties keeping at
     most ``cholesky_bound_features`` features."""
     p = B.shape[0]
@@ -86,7 +87,7 @@ def _tighter(B: np.ndarray, s: int, lam: float, support, ub: float, name: str,
             ub, name = better(top, BOUND_LAMBDA_MAX)
     if not open_gap():
         return ub, name
-    if p > cfg.row_shift_features:
+    if not cfg.row_shift_min_features <= p <= cfg.row_shift_features:
         return better(threshold_bound_near(B, s, lam, max_features=cfg.cholesky_bound_features)[0],
                       BOUND_THRESHOLD)
     ub, name = better(row_shift_bound(B, s, lam, support, core=cfg.row_shift_core,

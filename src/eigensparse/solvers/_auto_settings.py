@@ -94,17 +94,19 @@ class AutoSettings:
     #: ``cholesky_bound_features``
     eig_bound_features: int = 128
     cholesky_bound_features: int = 640
-    #: up to ``certify_features`` features (whole matrix searched, no ``init``) the answer
-    #: goes to the branch and bound of ``method="exact"`` for at most ``certify_nodes`` nodes
-    #: while the gap is above ``row_shift_gap`` (relative), up to ``row_shift_features``
-    #: features, the row-shift dual bound: U optimized by ``row_shift_steps`` subgradient
+    #: while the gap is above ``row_shift_gap`` (relative), from ``row_shift_min_features``
+    #: to ``row_shift_features`` features, the row-shift dual bound: U optimized by
+    #: ``row_shift_steps`` subgradient
     #: steps (Lanczos estimates of ``row_shift_lanczos`` steps) on a core of
     #: ``row_shift_core`` features
     row_shift_gap: float = 0.01
+    row_shift_min_features: int = 256
     row_shift_features: int = 2048
     row_shift_core: int = 400
     row_shift_steps: int = 40
     row_shift_lanczos: int = 20
+    #: up to ``certify_features`` features (whole matrix searched, no ``init``) the answer
+    #: goes to the branch and bound of ``method="exact"`` for at most ``certify_nodes`` nodes
     certify_features: int = 48
     certify_nodes: int = 64
     certify_tol: float = 1e-9
