@@ -54,7 +54,10 @@ feature of largest variance):
    = upper_bound − variance and ``info["bound"]`` naming the bound
    (:func:`~eigensparse.bounds.full_problem_bound`): the smaller of the trace bound and
    the Gershgorin partner bound, and λmax(Σ) (proven by a Cholesky factor of t·I − Σ)
-   up to ``cholesky_bound_features``, and DSPCA's dual at the soft-thresholded Σ
+   up to ``cholesky_bound_features``; while the gap is above ``row_shift_gap``, the
+   row-shift dual λmax(Σ − U + diag r(U)) with U optimized on a core block
+   (:func:`~eigensparse.bounds._rowshift.row_shift_bound`) from ``row_shift_min_features``
+   to ``row_shift_features`` features, else DSPCA's dual at the soft-thresholded Σ
    (:func:`~eigensparse.bounds.threshold_bound`, a few penalties keeping at most
    ``cholesky_bound_features`` features); when W is a subset, the working-set split bound.
    ``method="exact"`` certifies (or tightens) it.
