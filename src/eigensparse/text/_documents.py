@@ -49,26 +49,33 @@ def resolve_stop_words(stop_words, corpus):
 def representative_documents(res, corpus, n: int, chunk_nnz: int) -> list:
     """For each topic, its ``n`` documents of largest score (the topic's loadings times
     the document's scaled word values, as the passes scale them): a list per topic of
-    ``{"row", "id", "score", "text"}`` (``text``: the first characters)."""
-    import scipy.sparse as sp
+    ``{"row", "id", "score", "text"}`` (``text``: the first characters). Only the
+    documents holding a topic word are scored (the others score 0)."""
+    from ._kernels import topic_scores
+    from ._passes import _MODES, _idf
 
-    from ._passes import _idf, _values
-
-    k = res.components.shape[0]
-    V = sp.csr_matrix(np.asarray(res.components, dtype=np.float64).T)  # words × topics
+    comp = np.asarray(res.components, dtype=np.float64)  # topics × words
+    k = comp.shape[0]
+    used = np.flatnonzero(np.any(comp != 0, axis=0))
+    col_map = np.full(corpus.n_words, -1, dtype=np.int64)
+    col_map[used] = np.arange(used.size)
+    V = np.ascontiguousarray(comp[:, used].T)  # topic words × topics
     scaling = "count" if res.scaling == "unit" else res.scaling
     idf = _idf(np.asarray(res.word_df, dtype=np.float64), corpus.n_docs) \
-        if scaling == "tfidf" else None
+        if scaling == "tfidf" else np.ones(1)
     best_s = np.full((0, k), -np.inf)
     best_r = np.zeros((0, k), dtype=np.int64)
     for ch in corpus.iter_chunks(chunk_nnz=chunk_nnz):
-        X = sp.csr_matrix((_values(ch, scaling, idf), ch.indices, ch.indptr),
-                          shape=(ch.n_docs, corpus.n_words))
-        S = np.asarray((X @ V).todense())
-        rows = np.arange(ch.doc_start, ch.doc_start + ch.n_docs)
-        top = min(n, ch.n_docs)
-        part = np.argpartition(-S, top - 1, axis=0)[:top] if top < ch.n_docs else \
-            np.tile(np.arange(ch.n_docs)[:, None], (1, k))
+        rows = np.empty(ch.n_docs, dtype=np.int64)
+        S = np.empty((ch.n_docs, k))
+        m = topic_scores(ch.indptr, ch.indices, ch.data, _MODES[scaling], idf, col_map, V,
+                         rows, S)
+        if m == 0:
+            continue
+        S, rows = S[:m], rows[:m] + ch.doc_start
+        top = min(n, m)
+        part = np.argpartition(-S, top - 1, axis=0)[:top] if top < m else \
+            np.tile(np.arange(m)[:, None], (1, k))
         best_s = np.vstack([best_s, np.take_along_axis(S, part, axis=0)])
         best_r = np.vstack([best_r, rows[part]])
         keep = np.argsort(-best_s, axis=0, kind="stable")[:n]

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..operators._kernels import accumulate_gram
 
-__all__ = ["accumulate_gram", "row_sums", "scaled_moments", "scaled_gram"]
+__all__ = ["accumulate_gram", "row_sums", "scaled_moments", "scaled_gram", "topic_scores"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -97,3 +97,35 @@ def scaled_gram(indptr, indices, data, mode, idf, col_map, G, d_lo, d_hi):
             va = val[i]
             for j in range(i, k):
                 G[a, pos[j]] += va * val[j]
+
+
+@numba.njit(cache=True, nogil=True)
+def topic_scores(indptr, indices, data, mode, idf, col_map, V, rows, S):
+    """Scores of the documents of a CSR chunk that hold a topic word: for the n-th such
+    document d, ``rows[n] = d`` and ``S[n, j] = Σ v_w V[col_map[w], j]`` over its words w
+    with ``col_map[w] >= 0``, v the values of the scaling ``mode`` (as
+    :func:`scaled_moments`). Returns n, the number of such documents."""
+    k = V.shape[1]
+    n = 0
+    for d in range(indptr.size - 1):
+        a0 = indptr[d]
+        b0 = indptr[d + 1]
+        hit = False
+        for t in range(a0, b0):
+            if col_map[indices[t]] >= 0:
+                hit = True
+                break
+        if not hit:
+            continue
+        nrm = _norm(indices, data, a0, b0, mode, idf)
+        for j in range(k):
+            S[n, j] = 0.0
+        for t in range(a0, b0):
+            c = col_map[indices[t]]
+            if c >= 0:
+                x = _value(data[t], indices[t], mode, idf, nrm)
+                for j in range(k):
+                    S[n, j] += x * V[c, j]
+        rows[n] = d
+        n += 1
+    return n
