@@ -102,7 +102,7 @@ class AutoSettings:
     row_shift_gap: float = 0.01
     row_shift_min_features: int = 256
     row_shift_features: int = 2048
-    row_shift_core: int = 400
+    row_shift_core: int = 560
     row_shift_steps: int = 40
     row_shift_lanczos: int = 20
     #: up to ``certify_features`` features (whole matrix searched, no ``init``) the answer
