@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from eigensparse.solvers._exact._bounds import block_lmax, shifted_block
-from eigensparse.solvers._exact._lowrank import lowrank_bound, lowrank_screen
+from eigensparse.solvers._exact._lowrank import lowrank_bound, lowrank_node, lowrank_screen
 
 
 def _matrix(kind, p, seed):
@@ -43,3 +43,23 @@ def test_lowrank_bound_vs_brute_force(kind, seed):
     for j in range(p):
         assert per[j] >= vals[(sups == j).any(axis=1)].max() * (1 - 1e-12)
     assert per.max() <= u * (1 + 1e-12)
+
+
+def test_lowrank_node_per_variable_bounds_vs_brute_force():
+    """With variables fixed in, each free variable's bound covers every support of the
+    node that contains it."""
+    p, s = 13, 5
+    S = _matrix("spike", p, 3)
+    sups = np.array(list(itertools.combinations(range(p), s)))
+    vals = block_lmax(S, sups)
+    F = np.array([2])
+    R = np.array([j for j in range(p) if j != 2])
+    for rho in (0.0, 0.1):
+        B = shifted_block(S, F, R, s - 1, rho)
+        bound, per = lowrank_node(B, 1, s - 1)
+        node = (sups == 2).any(axis=1)
+        assert bound >= vals[node].max() * (1 - 1e-12)
+        for a, j in enumerate(R):
+            mine = node & (sups == j).any(axis=1)
+            assert per[a] >= vals[mine].max() * (1 - 1e-12)
+            assert per[a] <= bound * (1 + 1e-12)

@@ -32,7 +32,7 @@ import math
 import numpy as np
 from scipy import linalg as sla
 
-__all__ = ["lowrank_bound", "lowrank_screen", "LOWRANK_CELLS"]
+__all__ = ["lowrank_bound", "lowrank_node", "lowrank_screen", "LOWRANK_CELLS"]
 
 #: cells of the angle θ (the bound's slack grows as π/(4·cells))
 LOWRANK_CELLS = 1024
@@ -85,9 +85,26 @@ def lowrank_bound(B: np.ndarray, f: int, k: int, cells: int = LOWRANK_CELLS) -> 
     n = B.shape[0]
     if n < 3:
         return math.inf
+    return lowrank_node(B, f, k, cells)[0]
+
+
+def lowrank_node(B: np.ndarray, f: int, k: int,
+                 cells: int = LOWRANK_CELLS) -> tuple[float, np.ndarray]:
+    """:func:`lowrank_bound` and, for each free position j (the positions after the first
+    ``f``), a bound on the supports that contain j: the first ``f``, j and k − 1 others
+    (per cell min(T_k, z_j + T_{k−1}) over the free z, as :func:`lowrank_screen`). A free
+    j whose bound is below the incumbent can leave the node: no support of the node that
+    contains it beats the incumbent. Returns (bound, per-free-position bounds); (inf, inf
+    everywhere) when n < 3."""
+    n = B.shape[0]
+    if n < 3 or k <= 0:
+        return math.inf, np.full(max(n - f, 0), math.inf)
     mu3, Z, margin = _cell_weights(B, cells)
-    tot = Z[:f].sum(axis=0) + _top_rows(Z[f:], k)
-    return float(mu3 + tot.max() + margin)
+    fixed = Z[:f].sum(axis=0)
+    free = Z[f:]
+    tk, tk1 = _top_rows(free, k), _top_rows(free, k - 1)
+    per = np.minimum(tk[None, :], free + tk1[None, :]) + fixed[None, :]
+    return float(mu3 + (fixed + tk).max() + margin), mu3 + per.max(axis=1) + margin
 
 
 def lowrank_screen(B: np.ndarray, s: int, cells: int = LOWRANK_CELLS) -> np.ndarray:

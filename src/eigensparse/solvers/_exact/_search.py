@@ -32,7 +32,7 @@ from ..._linalg import top_eigh
 from ._bounds import (LANCZOS_MIN, block_lmax, block_split_bound, enumerate_completions,
                       free_block_bound, gershgorin_bound, partner_order, schur_prunes,
                       shifted_block, soft_eig_bound, trace_bound)
-from ._lowrank import lowrank_bound
+from ._lowrank import lowrank_node
 
 __all__ = ["Search", "SubtreePool", "ProcessNodePool", "expand_subtree", "merge_subtrees"]
 
@@ -60,6 +60,12 @@ USE_SCHUR = True
 #: eigenvalue bound; it bounds a nearly sparse top eigenvector by its s heaviest
 #: coordinates)
 USE_LOWRANK = True
+#: the low-rank bound runs on the root and on one node in this many (its children inherit
+#: the bound it gives as their parent's; at every node it doubled the cost of a node on
+#: KOS covariance, p = 1000, for fewer nodes per second than it pruned)
+LOWRANK_EVERY = 4
+#: whether the free variables that the low-rank bound excludes leave the node
+FIX_OUT = True
 
 
 @dataclass
@@ -99,7 +105,8 @@ class Search:
                                                         "enum": 0, "schur": 0,
                                                         "schur_pruned": 0,
                                                         "lowrank": 0,
-                                                        "lowrank_pruned": 0})
+                                                        "lowrank_pruned": 0,
+                                                        "fixed_out": 0})
 
     def __post_init__(self):
         self.absS = np.abs(self.S)
@@ -124,7 +131,9 @@ class Search:
 
     def evaluate(self, F: np.ndarray, R: np.ndarray, rho: float, parent_bound: float = np.inf):
         """Bound (or close) the node (F, F ∪ R). Returns None when closed/pruned, else
-        (bound, rho, branching variable). Offers any support it meets to the incumbent.
+        (bound, rho, branching variable, R'): R' ⊆ R the free variables left after the
+        low-rank bound removed those that no support beating the cut contains
+        (:func:`._lowrank.lowrank_node`). Offers any support it meets to the incumbent.
         The parent's bound also bounds the child (its supports are among the parent's)."""
         k = self.s - F.size
         self.nodes += 1
@@ -159,14 +168,25 @@ class Search:
         bound, rho, v = self._eig_bound(F, R, k, rho, cut)
         if v is None:  # proven below the cut
             return None
-        if USE_LOWRANK and bound > cut and F.size + R.size >= 3:
+        if USE_LOWRANK and bound > cut and F.size + R.size >= 3 and \
+                (F.size == 0 or self.nodes % LOWRANK_EVERY == 0):
             # the top eigenvector's s heaviest coordinates (:mod:`._lowrank`), same block
             self.bound_calls["lowrank"] += 1
             B = shifted_block(self.S, F, R, k, rho, self.scale, self.order)
-            bound = min(bound, lowrank_bound(B, F.size, k))
+            lr, per = lowrank_node(B, F.size, k)
+            bound = min(bound, lr)
             if bound <= cut:
                 self.bound_calls["lowrank_pruned"] += 1
                 return None
+            out = per <= cut  # free variables that no support beating the cut contains
+            if FIX_OUT and out.any():
+                self.bound_calls["fixed_out"] += int(out.sum())
+                R, v = R[~out], np.concatenate([v[:F.size], v[F.size:][~out]])
+                if R.size <= k:  # one support left, or none
+                    if R.size == k:
+                        sup = np.concatenate([F, R])
+                        self._offer(float(block_lmax(self.S, sup[None, :])[0]), sup)
+                    return None
         bound = min(bound, parent_bound)
         vr = np.abs(v[F.size:])
         if self.nodes % PROPOSE_EVERY == 0:
@@ -175,7 +195,7 @@ class Search:
             self._offer(float(block_lmax(self.S, sup[None, :])[0]), sup)
         if bound <= self.cut:
             return None
-        return bound, rho, int(R[int(np.argmax(vr))])
+        return bound, rho, int(R[int(np.argmax(vr))]), R
 
     def _descend(self) -> bool:
         """Whether this node tries the penalty descent: always with ``DESCENT = True``,
@@ -255,7 +275,12 @@ class Search:
 
     # ------------------------------------------------------------------ tree
     def push(self, F, R, item):
-        bound, rho, j = item
+        """Open the node (F, F ∪ R) with ``item`` = (bound, ρ, branching variable) from
+        :meth:`evaluate`, whose optional fourth entry replaces R (the free variables that
+        evaluation left in the node)."""
+        bound, rho, j = item[:3]
+        if len(item) > 3:
+            R = item[3]
         heapq.heappush(self.heap, (-bound, next(self._tie), F, R, rho, j))
 
     @property
