@@ -127,13 +127,14 @@ def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
 
     The smallest of the bounds of :mod:`._bounds` at the root (F = ∅, every variable
     allowed): the trace bound (sum of the s largest Σ_ii), the Gershgorin bound (largest
-    Σ_ii plus the s − 1 largest |Σ_ij| of a row) and the shifted soft-threshold eigenvalue
-    bound λmax(Σ − U + diag(r)) of :func:`._bounds.soft_eig_bound` over a grid of clipping
-    levels ρ, thresholding Σ itself and, when
-    the diagonal is not constant, the correlations (U = clip(Σ, ±ρ√(Σ_iiΣ_jj))). ρ = 0 is
-    always tried (λmax(Σ), interlacing), so the result is never above λmax(Σ). No
-    heuristic, no tree: cost a few dozen p×p symmetric eigenproblems at most, fewer when
-    ``max_time`` runs out (the bound is then looser, never invalid).
+    Σ_ii plus the s − 1 largest |Σ_ij| of a row), the shifted soft-threshold eigenvalue
+    bound λmax(Σ − U + diag(r)) of :func:`._bounds.soft_eig_bound` at the clipping level ρ
+    chosen over a grid (by Lanczos estimates), thresholding Σ itself and, when the
+    diagonal is not constant, the correlations (U = clip(Σ, ±ρ√(Σ_iiΣ_jj))), λmax(Σ)
+    (interlacing), and the low-rank bound of :mod:`._lowrank` on Σ and on that
+    block. The result is never above λmax(Σ). No heuristic, no tree: a few dense
+    eigensolves and a few dozen short Lanczos runs, fewer when ``max_time`` runs out (the
+    bound is then looser, never invalid). For a node budget see :func:`prove_support`.
 
     Parameters
     ----------
@@ -249,10 +250,14 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
       the interlacing bound λmax(Σ[A, A])); ρ chosen at the root, then re-tuned by a local
       descent on one node in eight (children inherit it); a Cholesky factor proves it below
       the incumbent before any eigensolve.
+    - low-rank: μ_3 plus the s heaviest coordinates of the top two eigenvectors (scaled) of
+      that block or of Σ_AA (:mod:`._lowrank`), at the root and one node in four; its
+      per-variable bounds remove free variables from a node.
 
     The cheap bounds run first; the eigenvalue bound only when they do not prune. Nodes
-    with few completions are closed by an exact batched scan. The root is screened:
-    variables j whose bound with j fixed in is below the incumbent are removed first.
+    with few completions are closed by an exact batched scan. The root is screened
+    (:mod:`._screen`): variables j whose bound with j fixed in is below the incumbent are
+    removed first.
 
     Parameters
     ----------
