@@ -7,9 +7,10 @@ in record batches (:mod:`eigensparse.io._text_readers`), counts their tokens wit
 scikit-learn's ``CountVectorizer`` tokens (:mod:`eigensparse.io._tokenize`) and writes
 the counts into the corpus cache of :mod:`eigensparse.io.cache`, words sorted as
 scikit-learn sorts them. One pass over the text gives the vocabulary, the document
-frequencies and the counts (rows are written with first-appearance word ids to a
-scratch file, then renumbered into the cache); memory holds one batch, the vocabulary
-and a short prefix of each document. A second run with the same options reads only the
+frequencies and the counts (rows with first-appearance word ids are kept in memory up to
+a budget, in a scratch file beyond, then renumbered into the cache on both cores, see
+:mod:`eigensparse.io._rows`); memory holds a few batches, the vocabulary, those rows and a
+short prefix of each document. A second run with the same options reads only the
 cache. Documents that are missing or blank are skipped and counted
 (``n_skipped``); documents whose text has no token are kept as empty rows, as
 scikit-learn keeps them.
