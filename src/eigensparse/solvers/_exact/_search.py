@@ -352,12 +352,16 @@ def expand_subtree(ws: Search, args):
     """Expand one subtree on the worker's own :class:`Search` ``ws`` (on Σ, with the
     problem's s, tol and clipping weights): the open node ``root`` = (F, R, bound, ρ,
     branching variable) is searched best-first at the incumbent it is sent, for at most
-    ``max_nodes`` node evaluations or until the deadline (``left`` seconds from now).
+    ``max_nodes`` node evaluations or until the deadline (``left`` seconds after ``sent``,
+    a ``time.time()`` value, when given: a subtree that waited in the queue does not get a
+    fresh budget).
     Returns the nodes left open (same tuples; each carries a valid bound of its subtree),
     the worker's incumbent and support (when it improved) and the counters it spent. The
     state of ``ws`` (node counter included) is reset for every subtree, so what a subtree
     does does not depend on the worker that runs it nor on what it ran before."""
-    left, incumbent, max_nodes, root = args
+    left, incumbent, max_nodes, root = args[:4]
+    if len(args) > 4:  # a subtree queued behind others spends the same budget, not a new one
+        left -= max(time.time() - args[4], 0.0)
     ws.incumbent, ws.best = incumbent, np.zeros(0, dtype=np.intp)
     ws.nodes = ws.leaves = ws.closed_supports = 0
     ws.bound_calls = {key: 0 for key in ws.bound_calls}
@@ -414,7 +418,8 @@ class SubtreePool:
         """Expand ``roots`` (open nodes (F, R, bound, ρ, j)) in the workers; returns the
         nodes they left open (the roots themselves when the workers did not answer)."""
         left = deadline - time.perf_counter()
-        args = [(left, search.incumbent, self.nodes_per_subtree, r) for r in roots]
+        sent = time.time()  # the wall clock, comparable in every worker
+        args = [(left, search.incumbent, self.nodes_per_subtree, r, sent) for r in roots]
         out = self._map(args, left)
         if out is None:  # no answer: the roots stay open, with their (valid) bounds
             return list(roots)
