@@ -38,19 +38,50 @@ __all__ = ["lowrank_bound", "lowrank_node", "lowrank_screen", "LOWRANK_CELLS"]
 LOWRANK_CELLS = 1024
 
 
-def _cell_weights(B: np.ndarray, cells: int):
-    """(μ_3, Z, margin) of the module docstring: Z (n × cells) holds z_i per cell."""
+def _top_pairs(B: np.ndarray):
+    """(μ_3, V (n × 2), ‖v_i‖, margin) of the module docstring."""
     n = B.shape[0]
     mu, Q = sla.eigh(B, subset_by_index=[n - 3, n - 1], driver="evr", check_finite=False)
     mu, Q = mu[::-1], Q[:, ::-1]
     V = Q[:, :2] * np.sqrt(np.maximum(mu[:2] - mu[2], 0.0))
     nv = np.sqrt(np.einsum("ij,ij->i", V, V))
-    theta = np.pi * (np.arange(cells) + 0.5) / cells
-    Y = np.vstack([np.cos(theta), np.sin(theta)])          # (2, cells)
-    delta = 2.0 * math.sin(math.pi / (4.0 * cells))
-    Z = (np.abs(V @ Y) + delta * nv[:, None]) ** 2          # (n, cells)
     norm = float(np.abs(B).sum(axis=1).max())  # >= ‖B‖₂ (Gershgorin)
-    return float(mu[2]), Z, 32.0 * n * np.finfo(float).eps * norm
+    return float(mu[2]), V, nv, 32.0 * n * np.finfo(float).eps * norm
+
+
+def _weights(V, nv, theta, half):
+    """z_i per cell (n × cells) for the cells of centres ``theta`` and half-width ``half``
+    (every y of a cell is within angle ``half`` of its centre: ‖y − y_c‖ <= 2 sin(half/2))."""
+    Y = np.vstack([np.cos(theta), np.sin(theta)])
+    return (np.abs(V @ Y) + 2.0 * math.sin(half / 2.0) * nv[:, None]) ** 2
+
+
+def _cell_weights(B: np.ndarray, cells: int):
+    """(μ_3, Z, margin) of the module docstring: Z (n × cells) holds z_i per cell."""
+    mu3, V, nv, margin = _top_pairs(B)
+    theta = np.pi * (np.arange(cells) + 0.5) / cells
+    return mu3, _weights(V, nv, theta, np.pi / (2.0 * cells)), margin
+
+
+def _node_weights(B: np.ndarray, f: int, k: int, coarse: int = 64, split: int = 16):
+    """(μ_3, Z, margin) on adaptive cells: ``coarse`` cells, then each cell whose bound
+    exceeds the largest value at a centre (a lower bound on the maximum over y) cut into
+    ``split`` (the slack of ``coarse·split`` cells where it matters, at a fraction of the
+    cost). Every y lies in some cell kept, so the maximum over them is a bound."""
+    mu3, V, nv, margin = _top_pairs(B)
+    half = np.pi / (2.0 * coarse)
+    theta = np.pi * (np.arange(coarse) + 0.5) / coarse
+    Z = _weights(V, nv, theta, half)
+    Y = np.vstack([np.cos(theta), np.sin(theta)])
+    Z0 = (V @ Y) ** 2
+    up = Z[:f].sum(axis=0) + _top_rows(Z[f:], k)
+    lo = Z0[:f].sum(axis=0) + _top_rows(Z0[f:], k)
+    refine = up > lo.max()
+    if refine.any():
+        sub = (np.arange(split) + 0.5) / split - 0.5            # offsets in cell widths
+        fine = (theta[refine][:, None] + sub[None, :] * 2.0 * half).ravel()
+        Z = np.hstack([Z[:, ~refine], _weights(V, nv, fine, half / split)])
+    return mu3, Z, margin
 
 
 def _top_rows(Z: np.ndarray, k: int) -> np.ndarray:
@@ -89,17 +120,18 @@ def lowrank_bound(B: np.ndarray, f: int, k: int, cells: int = LOWRANK_CELLS) -> 
 
 
 def lowrank_node(B: np.ndarray, f: int, k: int,
-                 cells: int = LOWRANK_CELLS) -> tuple[float, np.ndarray]:
+                 cells: int | None = None) -> tuple[float, np.ndarray]:
     """:func:`lowrank_bound` and, for each free position j (the positions after the first
     ``f``), a bound on the supports that contain j: the first ``f``, j and k − 1 others
     (per cell min(T_k, z_j + T_{k−1}) over the free z, as :func:`lowrank_screen`). A free
     j whose bound is below the incumbent can leave the node: no support of the node that
-    contains it beats the incumbent. Returns (bound, per-free-position bounds); (inf, inf
-    everywhere) when n < 3."""
+    contains it beats the incumbent. ``cells``: that many equal cells; None: 64 cells,
+    those that may hold the maximum cut into 16 (:func:`_node_weights`). Returns (bound,
+    per-free-position bounds); (inf, inf everywhere) when n < 3."""
     n = B.shape[0]
     if n < 3 or k <= 0:
         return math.inf, np.full(max(n - f, 0), math.inf)
-    mu3, Z, margin = _cell_weights(B, cells)
+    mu3, Z, margin = _node_weights(B, f, k) if cells is None else _cell_weights(B, cells)
     fixed = Z[:f].sum(axis=0)
     free = Z[f:]
     tk, tk1 = _top_rows(free, k), _top_rows(free, k - 1)
