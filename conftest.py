@@ -16,8 +16,10 @@ Test time (``docs/developer/contributing.rst``, "Test time"):
   (default 180). ``EIGENSPARSE_SLOW=1`` runs every slow test, ``EIGENSPARSE_SLOW=0`` none.
   A slow test not run is reported as skipped with its reason, and the terminal summary
   lists every one.
-- ``tests/numba_warmup.py`` compiles the numba kernels into their cache in a separate
-  process while the session collects and runs its first tests
+- ``tests/numba_warmup.py`` compiles the numba kernels into their cache: in a separate
+  process while the session collects and runs its first tests; with pytest-xdist, in the
+  workers before their first test, each step by one worker while the others take the next
+  steps (a file lock per step), so that no kernel is compiled twice
   (``EIGENSPARSE_NUMBA_WARMUP=0`` turns it off).
 """
 import importlib.util
@@ -128,6 +130,45 @@ def pytest_configure(config):
     parallel = hasattr(config, "workerinput") or bool(getattr(config.option, "numprocesses", 0))
     if warmup == "1" and not config.option.collectonly and not parallel:
         _WARMUP[:] = [_start_numba_warmup()]
+
+
+#: a worker's session of at least this many tests shares the warm-up (not a few files)
+_SHARED_WARMUP_MIN_TESTS = 500
+
+
+def pytest_collection_finish(session):
+    """With pytest-xdist: the warm-up's steps, shared by the workers (see the docstring)."""
+    config = session.config
+    if (not hasattr(config, "workerinput") or len(session.items) < _SHARED_WARMUP_MIN_TESTS
+            or os.environ.get("EIGENSPARSE_NUMBA_WARMUP", "1") != "1"):
+        return
+    try:
+        import fcntl
+    except ImportError:  # no POSIX file locks: each worker compiles what it needs
+        return
+    folder = config._tmp_path_factory.getbasetemp().parent / "numba-warmup"
+    folder.mkdir(exist_ok=True)
+    spec = importlib.util.spec_from_file_location(
+        "numba_warmup", Path(__file__).resolve().parent / "tests" / "numba_warmup.py")
+    warmup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(warmup)
+    waiting = []
+    with warmup.private_folders(folder / config.workerinput["workerid"]):
+        for i, step in enumerate(warmup.steps()):
+            lock = open(folder / f"step{i}.lock", "a")
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # another worker compiles it
+                waiting.append(lock)
+                continue
+            done = folder / f"step{i}.done"
+            if not done.exists():
+                warmup.run(step)
+                done.touch()
+            lock.close()
+    for lock in waiting:  # its kernels are in the cache once the other worker is done
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock.close()
 
 
 def _start_numba_warmup():

@@ -7,12 +7,16 @@ compiled once, on the second core, before most tests need it, and a test that re
 kernel first compiles it itself as it would without this script. Only public entry points
 are called, on small problems of the kinds the tests use (the same argument types, so the
 same compiled signatures), roughly in the order the test session first needs them. Each
-step is independent: one that fails is skipped in silence (the tests report errors).
+step is independent: one that fails is skipped in silence (the tests report errors). With
+pytest-xdist the workers run the steps themselves, each step by one of them
+(``pytest_collection_finish`` in the root ``conftest.py``).
 """
+import contextlib
+import os
 import warnings
 
 
-def _steps():
+def steps():
     import numpy as np
     import scipy.sparse as sp
 
@@ -42,6 +46,31 @@ def _steps():
         kos = load_kos()
         extract_topics(*kos.filenames.values(), n_topics=1, cardinality=3, progress=False)
 
+    def documents():  # the tokenizer: a table and compressed lines, as the readers pass them
+        import gzip
+        import tempfile
+
+        import pyarrow as pa
+
+        from eigensparse.io._tokenize import TokenCounter
+        from eigensparse.io.documents import TextCorpus
+
+        tc = TokenCounter()
+        tc.count(pa.array(["Café naïve ΣΊΣΥΦΟΣ", "x_y 12 ab"]))
+        tc.vocabulary()
+        with tempfile.TemporaryDirectory() as tmp:
+            table = os.path.join(tmp, "docs.csv")
+            with open(table, "w", encoding="utf-8") as f:
+                f.write("id,body\nd0,Sparse PCA finds topics\nd1,topics of text\n")
+            lines = os.path.join(tmp, "docs.txt.gz")
+            with open(lines, "wb") as f:
+                f.write(gzip.compress(b"Sparse PCA\r\ntopics of text\n"))
+            for corpus in (TextCorpus(table, text_column="body", id_column="id",
+                                      cache_dir=os.path.join(tmp, "c")),
+                           TextCorpus(lines, cache_dir=os.path.join(tmp, "c"))):
+                for _ in corpus.iter_chunks():
+                    pass
+
     def exact():
         es.sparse_pca(dense, n_components=1, cardinality=5, method="exact")
 
@@ -65,24 +94,43 @@ def _steps():
         with tempfile.TemporaryDirectory() as tmp:
             make_synthetic_corpus(tmp, n_docs=50, n_words=300, random_state=0)
 
-    return [small_auto, wide_auto, topics, kos, exact, node_bounds, relaxation, corpus]
+    return [small_auto, wide_auto, topics, kos, documents, exact, node_bounds, relaxation, corpus]
+
+
+def run(step):
+    """One step, its warnings and errors silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            step()
+        except Exception:  # noqa: BLE001 - a warm-up, not a test
+            pass
+
+
+@contextlib.contextmanager
+def private_folders(folder):
+    """Never the user's cache or data folder: both under ``folder`` while the steps run."""
+    saved = {k: os.environ.get(k) for k in ("EIGENSPARSE_CACHE_DIR", "EIGENSPARSE_DATA")}
+    os.environ["EIGENSPARSE_CACHE_DIR"] = os.path.join(folder, "cache")
+    os.environ["EIGENSPARSE_DATA"] = os.path.join(folder, "data")
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def main():
-    import os
     import tempfile
 
-    warnings.simplefilter("ignore")
     if hasattr(os, "nice"):
         os.nice(5)  # the tests first
-    with tempfile.TemporaryDirectory() as tmp:  # never the user's cache or data folder
-        os.environ["EIGENSPARSE_CACHE_DIR"] = os.path.join(tmp, "cache")
-        os.environ["EIGENSPARSE_DATA"] = os.path.join(tmp, "data")
-        for step in _steps():
-            try:
-                step()
-            except Exception:  # noqa: BLE001 - a warm-up, not a test
-                pass
+    with tempfile.TemporaryDirectory() as tmp, private_folders(tmp):
+        for step in steps():
+            run(step)
 
 
 if __name__ == "__main__":
