@@ -85,16 +85,16 @@ def test_topics_stability_row_and_json(tmp_path, capsys):
     """--stability B: a 'stability' row with one value per topic in the table, the same
     values in the (strict) JSON, reproducible for a --random-state whatever --n-jobs."""
     out = tmp_path / "r.json"
-    argv = ["topics", "--dataset", "kos", "-k", "5", "-s", "5", "--stability", "5",
+    argv = ["topics", "--dataset", "kos", "-k", "3", "-s", "5", "--stability", "3",
             "--no-progress", "--json", str(out)]
     assert main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
     row = [ln.split() for ln in lines if ln.startswith("stability")]
-    assert len(row) == 1 and len(row[0]) == 6
+    assert len(row) == 1 and len(row[0]) == 4
     values = [float(v) for v in row[0][1:]]
     assert all(0 <= v <= 1 for v in values)
     doc = json.loads(out.read_text())
-    assert doc["stability"] == {"n_resamples": 5, "resampling": "bootstrap"}
+    assert doc["stability"] == {"n_resamples": 3, "resampling": "bootstrap"}
     assert [round(c["stability"], 2) for c in doc["components"]] == values
     assert main(argv[:-2] + ["--n-jobs", "2"]) == 0
     again = [ln.split() for ln in capsys.readouterr().out.splitlines() if ln.startswith("stability")]
