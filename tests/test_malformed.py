@@ -521,13 +521,13 @@ def test_ctrl_c_in_cli_is_clean(tmp_path):
     vocab.write_text("\n".join(f"w{i}" for i in range(30)) + "\n")
     p = _run_py(f"""
         import time, sys
-        import eigensparse.io.corpus as corpus
-        orig = corpus.coo_chunk_to_csr
+        import eigensparse.io._build as build
+        orig = build._parse_text
         def slow(*a, **k):
             print("chunk", flush=True)
             time.sleep(0.3)
             return orig(*a, **k)
-        corpus.coo_chunk_to_csr = slow
+        build._parse_text = slow
         from eigensparse.cli import main
         sys.exit(main(["topics", {path!r}, {str(vocab)!r}, "-k", "1", "-s", "2", "--cache-dir",
                        {str(tmp_path / "cache")!r}, "--json", {str(tmp_path / "out.json")!r}]))
