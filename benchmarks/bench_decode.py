@@ -66,9 +66,7 @@ def _sha256(path):
 def _corpus(scale, directory):
     from eigensparse.datasets.synthetic_corpus import make_zipf_corpus
 
-    n_docs = max(1000, int(round(8_200_000 * scale)))
-    c = make_zipf_corpus(directory, name="pubmed", n_docs=n_docs, n_words=141_043,
-                         nnz_per_doc=60.7)
+    c = make_zipf_corpus(directory, name="pubmed", mode="pubmed", scale=scale)
     return c.docword
 
 

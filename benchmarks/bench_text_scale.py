@@ -7,10 +7,11 @@ Generates (once) a synthetic UCI corpus, ``.gz``:
   with a steep tail, log-normal lengths, eight planted topics of six words at *mid*
   frequencies whose marginal frequencies are those of their Zipf rank (count variance
   alone does not reveal them);
-- ``--pubmed F`` (issue 30): :func:`make_zipf_corpus` shaped like PubMed (Zhang & El
-  Ghaoui 2011, §4): 8.2M documents × 141,043 words, about 500 million nonzeros, 1.9 GB
-  of gzip at ``F=1`` (``F`` scales the documents; targets: cold <= 30 s, cached <= 3 s,
-  peak RSS <= 1.5 GB, at ``F=1`` on 2 cores);
+- ``--pubmed F`` (issue 30): :func:`make_zipf_corpus` with ``mode="pubmed"``, shaped
+  like PubMed (Zhang & El Ghaoui 2011, §4): 8.2M documents × 141,043 words, about 500
+  million nonzeros, about 2 GB of gzip at ``F=1``, eight planted topics of mid-frequency
+  words (``F`` scales the documents; targets: cold <= 30 s, cached <= 3 s, peak RSS
+  <= 1.5 GB, planted-topic precision >= 0.8, at ``F=1`` on 2 cores);
 - ``--generator nytimes``: the older :func:`make_synthetic_corpus` (topics among the
   frequent words, ~70 million nonzeros).
 
@@ -154,14 +155,16 @@ def _corpus(args):
               "random_state": args.seed, "generator": 2} if args.generator == "nytimes" else {
               "scale": args.scale, "random_state": args.seed, "generator": "zipf-2"}
     if args.pubmed:
-        params = {"pubmed": args.pubmed, "random_state": args.seed, "generator": "pubmed-1"}
+        params = {"pubmed": args.pubmed, "random_state": args.seed, "generator": "pubmed-2"}
     if os.path.exists(meta_path):
         with open(meta_path) as f:
             meta = json.load(f)
         if meta.get("params") == params and os.path.exists(meta["docword"]) and os.path.exists(meta["vocab"]):
             print(f"corpus: reusing {meta['docword']} ({meta['nnz']} nonzeros)")
             return meta
-    print(f"corpus: generating {args.docs} documents x {args.words} words under {d} ...", flush=True)
+    what = (f"a PubMed-shaped corpus x {args.pubmed:g}" if args.pubmed
+            else f"{args.docs} documents x {args.words} words")
+    print(f"corpus: generating {what} under {d} ...", flush=True)
     # in a child process, so that this one stays small (children inherit ru_maxrss)
     fn, name = (("make_synthetic_corpus", "nytsynth") if args.generator == "nytimes"
                 else ("make_zipf_corpus", "zipf"))
@@ -174,8 +177,7 @@ def _corpus(args):
             "random_state": args.seed, "progress": args.progress} if args.generator == "nytimes" else {
             "dir": d, "scale": args.scale, "random_state": args.seed, "progress": args.progress}
     if args.pubmed:
-        spec = {"dir": d, "n_docs": max(1000, int(round(8_200_000 * args.pubmed))),
-                "n_words": 141_043, "nnz_per_doc": 60.7, "random_state": args.seed,
+        spec = {"dir": d, "scale": args.pubmed, "mode": "pubmed", "random_state": args.seed,
                 "progress": args.progress}
     p = subprocess.run([sys.executable, "-c", code, json.dumps(spec)], stdout=subprocess.PIPE,
                        text=True)

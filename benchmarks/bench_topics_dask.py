@@ -118,8 +118,7 @@ def main(argv=None):
         path = os.path.join(d, "docword.pubmed.txt.gz")
         vocab = os.path.join(d, "vocab.pubmed.txt")
         if not os.path.exists(path):
-            make_zipf_corpus(d, name="pubmed", n_docs=max(1000, int(8_200_000 * args.scale)),
-                             n_words=141_043, nnz_per_doc=60.7)
+            make_zipf_corpus(d, name="pubmed", mode="pubmed", scale=args.scale)
     modes = ["local"] + [f"dask-{n}" for n in args.workers.split(",")]
     modes += ["dask-2-client"] if args.client_reads else []
     rows = []

@@ -114,3 +114,46 @@ def test_hidden_mode_topics_are_best_yet_not_of_largest_variance(hidden):
 def test_mode_validation(tmp_path):
     with pytest.raises(InvalidParameterError, match="mode"):
         make_zipf_corpus(tmp_path, scale=0.01, mode="easy")
+
+
+def test_pubmed_mode_topics_hide_in_counts_yet_beat_frequent_words(tmp_path):
+    """mode="pubmed": short documents (about 61 distinct words) over 141,043 words; the
+    planted words' total counts and document frequencies rank in the middle (no
+    outliers), every topic gets words from across its rank window, and each planted
+    topic has more tf-idf variance than the best five of the 200 non-planted words of
+    largest variance (what ``topics -k 5 -s 5`` would otherwise return)."""
+    import eigensparse as es
+    from eigensparse.text._passes import scale_matrix
+
+    c = make_zipf_corpus(tmp_path, mode="pubmed", scale=12000 / 8_200_000, random_state=3)
+    X, _ = read_uci_bow(c.docword, c.vocab)
+    X = X.tocsc().astype(float)
+    n = X.shape[0]
+    assert X.shape == (12000, 141_043) and 55 < X.nnz / n < 67
+    assert c.params["balanced_topics"] and len(c.topics) == 8
+    planted = np.concatenate(c.topics)
+    count, df = np.asarray(X.sum(axis=0)).ravel(), np.diff(X.indptr)
+    for stat in (count, df):
+        rank = np.empty(stat.size, dtype=int)
+        rank[np.argsort(-stat, kind="stable")] = np.arange(stat.size)
+        assert rank[planted].min() >= 50 and rank[planted].max() < 3000
+    # balanced: every topic has a word among the more frequent and one among the rarer half
+    mid = np.median(count[planted])
+    assert all(count[t].max() > mid > count[t].min() for t in c.topics)
+    Y = scale_matrix(X, "tfidf").tocsc()
+    mu = np.asarray(Y.mean(axis=0)).ravel()
+    var = np.asarray(Y.multiply(Y).mean(axis=0)).ravel() - mu**2
+    var = np.where((df >= 5) & (df <= 0.5 * n), var, 0.0)
+    noise = np.setdiff1d(np.argsort(-var)[:200], planted)
+    S_noise = np.cov(Y[:, noise].toarray(), rowvar=False, bias=True)
+    am = es.registry.get_method("am").func
+    best_noise = am(es.Covariance(S_noise), 5, n_starts=200, random_state=0).variance
+    lam = [np.linalg.eigvalsh(np.cov(Y[:, t].toarray(), rowvar=False, bias=True))[-1]
+           for t in c.topics]
+    assert min(lam) > 1.5 * best_noise
+
+
+def test_deal_ranks_serpentine():
+    from eigensparse.datasets.synthetic_corpus import _deal_ranks
+
+    assert _deal_ranks(np.arange(7), [3, 2, 2]).tolist() == [0, 5, 6, 1, 4, 2, 3]

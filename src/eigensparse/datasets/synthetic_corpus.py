@@ -35,7 +35,8 @@ from .._validation import Interval, InvalidParameterError, StrOptions, validate_
 from ._corpus_kernels import CorpusLaw, _alias_table, chunk_entries, gzip_member
 
 __all__ = ["SyntheticCorpus", "make_synthetic_corpus", "make_zipf_corpus", "topic_precision",
-           "PLANTED_TOPICS", "ZIPF_CORPUS_DEFAULTS", "HIDDEN_TOPICS_DEFAULTS"]
+           "PLANTED_TOPICS", "ZIPF_CORPUS_DEFAULTS", "HIDDEN_TOPICS_DEFAULTS",
+           "PUBMED_CORPUS_DEFAULTS"]
 
 #: the five topics of Table 1 of Zhang & El Ghaoui (2011), used as the first planted
 #: topics (further topics get generated names)
@@ -147,7 +148,8 @@ def _rank_window(topic_ranks, n_words: int, n_planted: int) -> tuple[int, int]:
      "n_threads": [Interval(Integral, 1, 64, closed="both")], "length_sigma": [Interval(Real, 0, 3, closed="both")],
      "topic_share": [None, Interval(Real, 0, 1, closed="neither")],
      "rare_group_rate": [None, Interval(Real, 0, 1, closed="both")],
-     "rare_group_size": [Interval(Integral, 1, None, closed="left")]})
+     "rare_group_size": [Interval(Integral, 1, None, closed="left")],
+     "balanced_topics": ["boolean"]})
 def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 300_000,
                           n_words: int = 102_660, nnz_per_doc: float = 233.0,
                           n_topics: int = 5, topic_size: int | None = None,
@@ -158,8 +160,9 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
                           topic_rate=(7.0, 6.0, 5.5, 5.0, 4.5),
                           topic_ranks=(20, 600), topic_share: float | None = None,
                           rare_group_rate: float | None = None, rare_group_size: int = 6,
-                          random_state=0, chunk_docs: int = 20_000, compresslevel: int = 1,
-                          n_threads: int = 2, progress: bool = False) -> SyntheticCorpus:
+                          balanced_topics: bool = False, random_state=0,
+                          chunk_docs: int = 20_000, compresslevel: int = 1, n_threads: int = 2,
+                          progress: bool = False) -> SyntheticCorpus:
     """Write a synthetic UCI bag-of-words corpus with planted topics.
 
     Parameters
@@ -209,6 +212,10 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
         only there: each group in the same 2–3 documents, with one count per document
         shared by its words, as a wire story and its reprints. Their words are
         perfectly correlated, so correlation scaling favours them.
+    balanced_topics : bool, default=False
+        Deal the topic words' ranks (sorted) to the topics in turn, so that every topic
+        gets words from across ``topic_ranks`` (default: a random assignment, where a
+        topic may get only the rarer ranks of the window).
     random_state : int or None
     chunk_docs : int, default=20000
         Documents generated at a time (memory ~ chunk_docs × 2 kB).
@@ -244,7 +251,7 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
     directory = os.fspath(directory)
     os.makedirs(directory, exist_ok=True)
     names, sizes, topics, vocab, rank_to_id, (lo, hi) = _plant_topics(
-        rng, n_topics, topic_size, topic_ranks, n_words)
+        rng, n_topics, topic_size, topic_ranks, n_words, balanced_topics)
     law = _background_law(n_docs, n_words, topics, sizes, rank_to_id, zipf_exponent, zipf_offset,
                           tail_exponent, tail_rank, length_sigma, topic_prevalence, topic_rate,
                           topic_share, rare_group_rate, rare_group_size, nnz_per_doc)
@@ -268,10 +275,25 @@ def make_synthetic_corpus(directory, *, name: str = "synthetic", n_docs: int = 3
                 "topic_prevalence": law.prev.tolist(), "topic_rate": law.rate.tolist(),
                 "word_rate": [w.tolist() for w in law.word_rate],
                 "topic_ranks": [int(lo), int(hi)], "topic_share": topic_share,
-                "rare_groups": law.n_groups, "random_state": random_state})
+                "rare_groups": law.n_groups, "balanced_topics": balanced_topics,
+                "random_state": random_state})
 
 
-def _plant_topics(rng, n_topics, topic_size, topic_ranks, n_words):
+def _deal_ranks(ranks, sizes):
+    """Sorted ``ranks`` dealt to topics of ``sizes`` in turn (a serpentine order: topic
+    0..K-1, then K-1..0, ...), concatenated topic after topic."""
+    parts = [[] for _ in sizes]
+    order = list(range(len(sizes)))
+    it = iter(ranks)
+    while any(len(p) < s for p, s in zip(parts, sizes)):
+        for k in order:
+            if len(parts[k]) < sizes[k]:
+                parts[k].append(next(it))
+        order.reverse()
+    return np.array([r for p in parts for r in p], dtype=np.int64)
+
+
+def _plant_topics(rng, n_topics, topic_size, topic_ranks, n_words, balanced=False):
     """The planted topics' names, sizes, word ids, the (alphabetical) vocabulary, the
     rank -> id map and the rank window the topic words were drawn from."""
     sizes, names, topic_words = [], [], []
@@ -297,7 +319,7 @@ def _plant_topics(rng, n_topics, topic_size, topic_ranks, n_words):
     # topic words take ranks spread over the frequent words (not the very top)
     lo, hi = _rank_window(topic_ranks, n_words, n_planted)
     ranks = np.sort(rng.choice(np.arange(lo, hi), n_planted, replace=False))
-    perm_ranks = rng.permutation(ranks)
+    perm_ranks = _deal_ranks(ranks, sizes) if balanced else rng.permutation(ranks)
     reserved = {w for ws in topic_words for w in ws}
     background = iter(_word_names(n_words - n_planted, reserved))
     rank_word = [None] * n_words
@@ -478,8 +500,22 @@ HIDDEN_TOPICS_DEFAULTS = dict(n_topics=5, topic_size=5, topic_ranks=(2000, 3000)
                               topic_prevalence=(0.01,))
 
 
+#: ``make_zipf_corpus(mode="pubmed")``: shaped like PubMed (Zhang & El Ghaoui 2011, §4):
+#: 8.2M short documents (about 61 distinct words each) × 141,043 words; eight topics of
+#: six words of Zipf ranks 100–1,000 (document frequencies about 0.5–2 %, far below the
+#: most frequent kept words'), dealt evenly over the ranks, each topic in 0.85–1.2 % of
+#: the documents with 95 % of its words' occurrences: the words keep the total counts
+#: of their ranks (their counts and document frequencies rank among the 50th–3,000th),
+#: and each topic has about twice the tf-idf variance of any five frequent words (its
+#: most frequent word has one of the largest tf-idf variances of its own)
+PUBMED_CORPUS_DEFAULTS = dict(n_docs=8_200_000, n_words=141_043, nnz_per_doc=60.7,
+                              topic_ranks=(100, 1000), topic_share=0.95, balanced_topics=True,
+                              topic_prevalence=(0.012, 0.0115, 0.011, 0.0105, 0.01, 0.0095,
+                                                0.009, 0.0085))
+
+
 @validate_params({"scale": [Interval(Real, 0, 1, closed="right")],
-                  "mode": [StrOptions({"default", "hidden"})]},
+                  "mode": [StrOptions({"default", "hidden", "pubmed"})]},
                  prefer_skip_nested_validation=False)  # the overrides are checked there
 def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, random_state=0,
                      progress: bool = False, mode: str = "default",
@@ -507,7 +543,9 @@ def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, rando
         words) to generate: ``scale=0.1`` gives 30,000 × 32,464.
     random_state : int or None
     progress : bool
-    mode : {"default", "hidden"}, default="default"
+    mode : {"default", "hidden", "pubmed"}, default="default"
+        ``"pubmed"``: the corpus of :data:`PUBMED_CORPUS_DEFAULTS` (``scale`` scales
+        its documents only; the vocabulary stays 141,043 words).
         ``"hidden"``: the planted topics of :data:`HIDDEN_TOPICS_DEFAULTS` instead —
         groups of co-occurring mid-frequency words whose individual variances rank in
         the hundreds (under tf-idf, after ``min_df=5, max_df=0.5``), below many
@@ -532,10 +570,10 @@ def make_zipf_corpus(directory, *, name: str = "zipf", scale: float = 1.0, rando
     True True True
     """
     kw = dict(ZIPF_CORPUS_DEFAULTS)
-    if mode == "hidden":
-        kw.update(HIDDEN_TOPICS_DEFAULTS)
+    kw.update({"hidden": HIDDEN_TOPICS_DEFAULTS, "pubmed": PUBMED_CORPUS_DEFAULTS}.get(mode, {}))
     kw["n_docs"] = max(1000, int(round(kw["n_docs"] * scale)))
-    kw["n_words"] = max(8000, int(round(kw["n_words"] * np.sqrt(scale))))
+    if mode != "pubmed":
+        kw["n_words"] = max(8000, int(round(kw["n_words"] * np.sqrt(scale))))
     kw.update(overrides)
     return make_synthetic_corpus(directory, name=name, random_state=random_state,
                                  progress=progress, **kw)
