@@ -21,6 +21,7 @@ Usage::
 
     python benchmarks/bench_topics_planted.py --n-docs 50000 --n-words 20000   # mid size
     python benchmarks/bench_topics_planted.py --scale 1                        # NYTimes size
+    python benchmarks/bench_topics_planted.py --pubmed 0.0625 --variants after # PubMed shape
 """
 from __future__ import annotations
 
@@ -95,6 +96,8 @@ def main(argv=None) -> None:
     ap.add_argument("--cache-dir", help=argparse.SUPPRESS)
     ap.add_argument("--scale", type=float, default=None,
                     help="make_zipf_corpus scale (1: 300,000 × 102,660, ~80 M nonzeros)")
+    ap.add_argument("--pubmed", type=float, default=None, metavar="F",
+                    help="make_zipf_corpus(mode='pubmed', scale=F) instead of the hidden mode")
     ap.add_argument("--n-docs", type=int, default=50_000)
     ap.add_argument("--n-words", type=int, default=20_000)
     ap.add_argument("--random-state", type=int, default=1)
@@ -119,8 +122,10 @@ def main(argv=None) -> None:
         if not os.path.exists(truth):
             kw = ({"scale": args.scale} if args.scale is not None
                   else {"n_docs": args.n_docs, "n_words": args.n_words})
-            c = make_zipf_corpus(d, name="hidden", mode="hidden", random_state=args.random_state,
-                                 **kw)
+            if args.pubmed is not None:  # the PubMed-shaped corpus at this fraction
+                kw = {"scale": args.pubmed}
+            c = make_zipf_corpus(d, name="hidden", mode="pubmed" if args.pubmed else "hidden",
+                                 random_state=args.random_state, **kw)
             with open(truth, "w") as f:
                 json.dump({"topics": [t.tolist() for t in c.topics], "nnz": c.nnz,
                            "n_docs": c.n_docs, "n_words": c.n_words}, f)
