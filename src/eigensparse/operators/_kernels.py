@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["accumulate_gram", "accumulate_rows", "covariance_checks"]
+__all__ = ["accumulate_gram", "add_upper_outer", "accumulate_rows", "covariance_checks"]
 
 #: side of the square tiles of :func:`covariance_checks` (two 64×64 float64 tiles fit in L1)
 _TILE = 64
@@ -43,11 +43,18 @@ def accumulate_gram(indptr, indices, values, col_map, G, d_lo, d_hi):
                 pos[k] = a
                 val[k] = values[t]
                 k += 1
-        for i in range(k):
-            a = pos[i]
-            va = val[i]
-            for j in range(i, k):
-                G[a, pos[j]] += va * val[j]
+        add_upper_outer(G, pos, val, k)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def add_upper_outer(G, pos, val, k):
+    """G[pos[i], pos[j]] += val[i] val[j] for 0 <= i <= j < k: one document's entries
+    (positions increasing) into the upper triangle of a Gram matrix."""
+    for i in range(k):
+        a = pos[i]
+        va = val[i]
+        for j in range(i, k):
+            G[a, pos[j]] += va * val[j]
 
 
 @numba.njit(cache=True, nogil=True)

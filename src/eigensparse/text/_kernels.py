@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..operators._kernels import accumulate_gram
+from ..operators._kernels import accumulate_gram, add_upper_outer
 
 __all__ = ["accumulate_gram", "row_sums", "scaled_moments", "scaled_gram", "topic_scores"]
 
@@ -92,11 +92,7 @@ def scaled_gram(indptr, indices, data, mode, idf, col_map, G, d_lo, d_hi):
         for i in range(k):
             t = ent[i]
             val[i] = _value(data[t], indices[t], mode, idf, nrm)
-        for i in range(k):
-            a = pos[i]
-            va = val[i]
-            for j in range(i, k):
-                G[a, pos[j]] += va * val[j]
+        add_upper_outer(G, pos, val, k)
 
 
 @numba.njit(cache=True, nogil=True)
