@@ -163,3 +163,30 @@ def test_disjoint_components_carry_a_bound_on_their_total():
         assert "bound on any 2 disjoint components" in res.summary()
     res = es.sparse_pca(es.Covariance(S), n_components=2, cardinality=2, deflation="schur")
     assert res.total_upper_bound is None and res.to_dict()["total_upper_bound"] is None
+
+
+def test_a_pending_bound_is_computed_once_on_first_read_and_survives_copies():
+    import copy
+
+    from eigensparse import ComponentResult
+    from eigensparse._result import defer_bound, info_entry, with_info
+
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return 2.75, {"bound": "tight"}
+
+    r = defer_bound(ComponentResult(np.array([0.6, 0.8, 0.0]), np.array([0, 1]), 2.5, "m",
+                                    upper_bound=3.0, gap=0.5, info={"bound": "cheap", "k": 1}),
+                    compute)
+    moved = with_info(r, {"support": np.array([1, 2])}, refine="x")  # still pending
+    assert info_entry(moved, "refine") == "x" and info_entry(r, "k") == 1 and not calls
+    assert (r.upper_bound, r.gap, r.info["bound"], r.certified) == (2.75, 0.25, "tight", False)
+    assert (moved.gap, moved.info["refine"], moved.info["bound"]) == (0.25, "x", "tight")
+    assert len(calls) == 1 and copy.deepcopy(r).upper_bound == 2.75
+    # a result pickled with its fields in __dict__ (before a bound could be pending)
+    old = object.__new__(ComponentResult)
+    old.__setstate__({**{k: v for k, v in r.__dict__.items() if not k.startswith("_")},
+                      "upper_bound": 1.0, "gap": 0.0, "info": {}})
+    assert (old.upper_bound, old.gap, old.info) == (1.0, 0.0, {})

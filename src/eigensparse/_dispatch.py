@@ -32,7 +32,7 @@ import numpy as np
 from sklearn import config_context
 
 from ._linalg import fix_sign
-from ._result import SparsePCAResult
+from ._result import SparsePCAResult, info_entry, with_info
 from ._util import draw_seed
 from ._validation import (Interval, IntInterval, InvalidParameterError, StrOptions,
                           check_cardinalities, closest)
@@ -508,8 +508,7 @@ def _solve_auto(op, plan, solve, resolve, found, progress, rows):
                                       **plan.auto, **(rows or {}))
     if progress is not None:
         progress.update(plan.n_components)
-    return [replace(r, info={**(r.info or {}), "cardinality_choice": ch})
-            for r, ch in zip(auto.results, auto.choices)]
+    return [with_info(r, cardinality_choice=ch) for r, ch in zip(auto.results, auto.choices)]
 
 
 def progress_bar(plan: Plan, desc: str | None = None, leave: bool = True):
@@ -558,13 +557,13 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
         C = full
     base = {"operator": op.kind, "cardinalities": cards, "order": plan.order,
             "found_at": [int(i) for i in perm]}
-    refined = [r.info["refine"] for r in results if r.info and "refine" in r.info]
+    refined = [info_entry(r, "refine") for r in results if info_entry(r, "refine") is not None]
     if refined:  # the refinement's record (the same dict on every refined component)
         base["refine"] = refined[0]
     if plan.auto is not None:
         base["cardinalities"] = [int(r.cardinality) for r in results]
         base["cardinality_rule"] = plan.auto["rule"]
-        base["cardinality_choices"] = [r.info.get("cardinality_choice") for r in results]
+        base["cardinality_choices"] = [info_entry(r, "cardinality_choice") for r in results]
     if plan.auto is None and plan.penalty is None and len(cards) == C.shape[0]:
         short = {j: (int(np.count_nonzero(c)), int(k)) for j, (c, k) in enumerate(zip(C, cards))
                  if np.count_nonzero(c) < k - cardinality_tolerance}

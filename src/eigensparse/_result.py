@@ -9,7 +9,7 @@ import json
 import math
 import os
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,8 @@ import numpy as np
 from ._summary import (MINUS, bound_note, component_columns, component_repr, format_summary,
                        result_repr, shows_deflated, summary_html)
 
-__all__ = ["ComponentResult", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable"]
+__all__ = ["ComponentResult", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable",
+           "PendingBound", "defer_bound", "with_info", "info_entry"]
 
 #: the name and version of the one JSON schema (see :meth:`SparsePCAResult.to_dict`)
 JSON_SCHEMA = "eigensparse.result/1"
@@ -50,6 +51,17 @@ class ComponentResult:
         Human-readable termination message.
     info : dict
         Solver-specific extras (paths, objectives, penalties, timings).
+
+    Notes
+    -----
+    **The bound is computed on first read.** A solver may return its answer with a
+    cheap bound and leave the expensive tightening pending (the default method does, see
+    :func:`defer_bound`): the first read of ``upper_bound``, ``gap``, ``info`` (whose
+    ``"bound"`` names the bound), ``certified``, ``relative_gap``, the ``repr``, a table
+    or the JSON computes it, exactly once and deterministically, and drops what it
+    needed. The numbers are those of a bound computed inside the solve; a refit nobody
+    reads the bound of (a stability resample, a refinement's rejected re-solve) does not
+    pay for it. Pickling and copying compute it first.
 
     Examples
     --------
@@ -97,6 +109,100 @@ class ComponentResult:
 
     def __repr__(self) -> str:
         return component_repr(self)
+
+    def _resolve(self) -> None:
+        """Compute a pending bound (:func:`defer_bound`) into ``upper_bound``, ``gap``
+        and ``info``, once."""
+        d = self.__dict__
+        pending = d.get("_pending")
+        if pending is None:
+            return
+        ub, entries = pending.value()
+        d["_upper_bound"] = ub
+        d["_gap"] = None if ub is None else ub - float(self.variance)
+        d["_info"] = {**(d["_info"] or {}), **entries}
+        d["_pending"] = None
+
+    def __getstate__(self) -> dict:  # pickle and copy: the bound computed, nothing pending
+        self._resolve()
+        return {k: v for k, v in self.__dict__.items() if k != "_pending"}
+
+    def __setstate__(self, state: dict) -> None:
+        for name in _LAZY:  # a result pickled before the bound could be pending
+            if name in state:
+                state["_" + name] = state.pop(name)
+        self.__dict__.update(state)
+
+
+def _lazy_field(name: str) -> property:
+    """A field of :class:`ComponentResult` read after any pending bound is computed."""
+    key = "_" + name
+
+    def get(self):
+        if self.__dict__.get("_pending") is not None:
+            self._resolve()
+        return self.__dict__[key]
+
+    def put(self, value):  # the dataclass's __init__ only (frozen otherwise)
+        self.__dict__[key] = value
+
+    return property(get, put, doc=f"``{name}`` (see the class attributes); reading it "
+                                  "computes a pending bound.")
+
+
+_LAZY = ("upper_bound", "gap", "info")
+for _name in _LAZY:
+    setattr(ComponentResult, _name, _lazy_field(_name))
+
+
+class PendingBound:
+    """A bound left to compute on first read: ``compute()`` returns ``(upper_bound,
+    info_entries)`` (``upper_bound`` a float or None; the entries, e.g. ``{"bound":
+    name}``, go into ``info``). :meth:`value` calls it once, keeps its value and drops
+    ``compute`` (and the arrays it holds)."""
+
+    __slots__ = ("_compute", "_value")
+
+    def __init__(self, compute):
+        self._compute, self._value = compute, None
+
+    def value(self):
+        if self._compute is not None:
+            self._value, self._compute = self._compute(), None
+        return self._value
+
+
+def defer_bound(result: ComponentResult, compute) -> ComponentResult:
+    """``result`` (returned) with its bound pending: ``compute`` (no arguments, see
+    :class:`PendingBound`) replaces ``upper_bound``, ``gap`` (= upper_bound −
+    variance) and the entries it returns in ``info`` on the first read of any of them."""
+    result.__dict__["_pending"] = PendingBound(compute)
+    return result
+
+
+def info_entry(result: ComponentResult, key: str, default=None):
+    """``result.info.get(key, default)`` for a key a pending bound does not set (not
+    ``"bound"``), read without computing it."""
+    return (result.__dict__["_info"] or {}).get(key, default)
+
+
+def with_info(result: ComponentResult, _changes: dict | None = None,
+              **entries) -> ComponentResult:
+    """A copy of ``result`` with ``entries`` added to ``info`` and the fields of
+    ``_changes`` replaced (``loadings`` and ``support`` keep a pending bound pending, as
+    they do not change the problem it bounds; any other change computes it first, as
+    ``dataclasses.replace`` does)."""
+    changes = dict(_changes or {})
+    pending = result.__dict__.get("_pending")
+    if pending is None or not changes.keys() <= {"loadings", "support"}:
+        return replace(result, info={**(result.info or {}), **entries}, **changes)
+    kept = {f.name: result.__dict__["_" + f.name] if f.name in _LAZY else getattr(result, f.name)
+            for f in fields(result)}
+    kept.update(changes)
+    kept["info"] = {**(kept["info"] or {}), **entries}
+    new = type(result)(**kept)
+    new.__dict__["_pending"] = pending
+    return new
 
 
 @dataclass(frozen=True)

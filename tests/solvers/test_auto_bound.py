@@ -73,3 +73,29 @@ def test_only_a_hotelling_deflation_is_not_psd():
     x[0] = 1.0
     assert is_psd(S) and is_psd(es.operators.SchurDeflated(S, x))
     assert not is_psd(es.operators.HotellingDeflated(es.operators.SchurDeflated(S, x), x))
+
+
+def test_the_tightening_is_computed_on_first_read_with_the_numbers_of_an_eager_one(monkeypatch):
+    # beyond certify_features the tightening is pending until read; forced eager (as it
+    # is up to certify_features), the bound, its gap and its name are the same numbers
+    import pickle
+
+    from eigensparse.bounds import BOUND_DENSE
+    from eigensparse.solvers import _auto
+
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((90, 70))
+    X[:, :8] += 2 * rng.standard_normal((90, 1))
+    S = es.Covariance(np.cov(X, rowvar=False))
+    lazy = auto(S, 6, random_state=0)
+    assert lazy.__dict__["_pending"] is not None
+    twin = pickle.loads(pickle.dumps(auto(S, 6, random_state=0)))  # pickling computes it
+    eager_bound = _auto.upper_bound
+    monkeypatch.setattr(_auto, "upper_bound",
+                        lambda *a, **k: eager_bound(*a, **{**k, "defer": False}))
+    eager = auto(S, 6, random_state=0)
+    assert "_pending" not in eager.__dict__
+    for r in (lazy, twin):
+        assert (r.upper_bound, r.gap, r.info["bound"]) == \
+            (eager.upper_bound, eager.gap, eager.info["bound"])
+        assert r.__dict__.get("_pending") is None and r.info["bound"] != BOUND_DENSE

@@ -12,11 +12,11 @@ Schemes (Mackey, NIPS 2009, as cited in the handbook), for a found component x:
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable
 
 import numpy as np
 
+from .._result import with_info
 from .._validation import InvalidParameterError
 from ..operators import HotellingDeflated, Operator, ProjectionDeflated, SchurDeflated
 
@@ -114,7 +114,7 @@ def run_deflation(op: Operator, solve: Callable, cardinalities: list, scheme: st
             x = np.zeros(p)
             x[remaining] = r.loadings
             supp = remaining[r.support]
-            r = replace(r, loadings=x, support=np.sort(supp))
+            r = with_info(r, {"loadings": x, "support": np.sort(supp)})  # bound kept pending
             remaining = np.setdiff1d(remaining, supp, assume_unique=True)
         else:
             r = solve(cur, s, t)

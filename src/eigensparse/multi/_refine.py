@@ -49,11 +49,11 @@ costs and per-sweep gains are on the deflation page of the user guide (section
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable
 
 import numpy as np
 
+from .._result import with_info
 from .._validation import InvalidParameterError
 from ..operators import Covariance, Operator, SchurDeflated
 
@@ -141,7 +141,7 @@ def refine_plan(op: Operator, plan, results: list, solve: Callable, explained: C
     info.update({"first_variance_single": single, "first_variance": first,
                  "first_traded": bool(first < single * (1.0 - 1e-12)),
                  "policy": "total" if plan.trade_first else "keep_first"})
-    return [replace(r, info={**(r.info or {}), "refine": info}) for r in refined]
+    return [with_info(r, refine=info) for r in refined]  # a pending bound stays pending
 
 
 def _keeps_first(op: Operator, C: np.ndarray, floor) -> bool:
@@ -245,7 +245,7 @@ def _resolve_one(op, results, j, s, solve, disjoint, warm):
         return r
     x = np.zeros(op.n_features)
     x[allowed] = r.loadings
-    return replace(r, loadings=x, support=np.sort(allowed[r.support]))
+    return with_info(r, {"loadings": x, "support": np.sort(allowed[r.support])})
 
 
 def refine_components(op: Operator, results: list, solve: Callable, cardinalities: list,

@@ -60,7 +60,10 @@ feature of largest variance):
    to ``row_shift_features`` features, else DSPCA's dual at the soft-thresholded Σ
    (:func:`~eigensparse.bounds.threshold_bound`, a few penalties keeping at most
    ``cholesky_bound_features`` features); when W is a subset, the working-set split bound.
-   ``method="exact"`` certifies (or tightens) it.
+   ``method="exact"`` certifies (or tightens) it. Beyond ``certify_features`` features
+   the tightening (λmax, row-shift, soft-threshold) is computed on first read of the
+   bound (:func:`~eigensparse._result.defer_bound`): the result holds B and what the
+   tightening needs until then, and a refit whose bound nobody reads does not pay for it.
 
 The constants (lower case above) are the fields of
 :class:`~eigensparse.solvers._auto_settings.AutoSettings`; the stages live in
@@ -76,6 +79,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._linalg import fix_sign, top_eigh
+from .._result import defer_bound
 from .._validation import Interval
 from ..operators import Operator
 from ..registry import BoundedSolve
@@ -200,8 +204,11 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     if keep is not None:  # back to the working set's positions (order kept)
         support, warm = keep[support], keep[warm]
     support, z, lam, refined = _loadings(op, W, support, warm, value, z_best)
-    ub, bound = upper_bound(op, W, B_full, s, lam, d_B, P, cfg, eig=not warm_resolve,
-                            gershgorin=gershgorin, support=support)
+    # the tightening of the bound is computed on first read (``later``), except where
+    # the branch and bound may run: its decision needs the tight bound
+    ub, bound, later = upper_bound(op, W, B_full, s, lam, d_B, P, cfg, eig=not warm_resolve,
+                                   gershgorin=gershgorin, support=support,
+                                   defer=p > cfg.certify_features)
     certified, nodes = False, 0
     if should_certify(op, m, s, lam, ub, warm_resolve, cfg):
         z, lam, ub, bound, certified, nodes = certify(op, B_full, s, support, z, lam, ub, bound,
@@ -212,10 +219,11 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
             "bound": bound, "certify_nodes": nodes}
     if certified:  # the property reads the bound otherwise
         info["certified"] = True
-    return make_result(op, z, "auto", variance=lam, n_iter=int(rounds), converged=True,
-                       upper_bound=ub, gap=None if ub is None else ub - lam,
-                       message=f"auto: greedy + {N} starts on {m} features + {rounds} swap rounds",
-                       info=info)
+    res = make_result(op, z, "auto", variance=lam, n_iter=int(rounds), converged=True,
+                      upper_bound=ub, gap=None if ub is None else ub - lam,
+                      message=f"auto: greedy + {N} starts on {m} features + {rounds} swap rounds",
+                      info=info)
+    return res if later is None else defer_bound(res, later)
 
 
 def _largest_variance(op: Operator):
@@ -422,8 +430,8 @@ def two_start_tpower(op: Operator, cardinality, *, max_iter: int = 200, tol: flo
     support, refined = _on_full_problem(op, W, sups[int(np.argmax(f))], warm)
     z, lam = polish_loadings(op, support)
     d_B, P, _ = partners(B, s)
-    ub, bound = upper_bound(op, W, B, s, lam, d_B, P, _auto_settings.SETTINGS, eig=False,
-                            gershgorin=gershgorin)
+    ub, bound, _ = upper_bound(op, W, B, s, lam, d_B, P, _auto_settings.SETTINGS, eig=False,
+                               gershgorin=gershgorin)
     return make_result(op, z, "tpower", variance=lam, converged=True,
                        upper_bound=ub, gap=None if ub is None else ub - lam,
                        message="tpower's two starts on auto's working set",

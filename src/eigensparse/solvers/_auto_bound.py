@@ -5,6 +5,8 @@ bound of ``method="exact"`` proves the answer optimal or tightens it (:func:`cer
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..bounds import (BOUND_DENSE, BOUND_GERSHGORIN, BOUND_THRESHOLD, _full_problem_bound,
@@ -16,7 +18,8 @@ from ..operators import HotellingDeflated, Operator
 from ._auto_settings import BOUND_CERTIFIED, BOUND_LAMBDA_MAX, BOUND_TREE, AutoSettings
 from ._common import polish_loadings
 
-__all__ = ["is_psd", "lambda_max_bound", "upper_bound", "should_certify", "certify"]
+__all__ = ["is_psd", "lambda_max_bound", "upper_bound", "tightened", "should_certify",
+           "certify"]
 
 
 def is_psd(op: Operator) -> bool:
@@ -38,14 +41,18 @@ def lambda_max_bound(B: np.ndarray, cfg: AutoSettings) -> float | None:
 
 
 def upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, d_B, P,
-                cfg: AutoSettings, eig: bool = True, gershgorin=None, support=None):
-    """A valid upper bound on the whole problem's v(s) and its name (``None`` when none
-    is available): :func:`~eigensparse.bounds.full_problem_bound` on B when W is every
-    feature, tightened by :func:`_tighter` for a PSD B, its
+                cfg: AutoSettings, eig: bool = True, gershgorin=None, support=None,
+                defer: bool = False):
+    """``(ub, name, later)``: a valid upper bound on the whole problem's v(s) and its name
+    (``None`` when none is available): :func:`~eigensparse.bounds.full_problem_bound` on B
+    when W is every feature, tightened by :func:`_tighter` for a PSD B, its
     working-set split otherwise, or the whole problem's Gershgorin partner bound
-    ``gershgorin`` (from :func:`~eigensparse.solvers._auto_working_set.working_set`) when smaller. Never below the value found
-    (rounding). ``eig=False`` (a warm re-solve of the refinement, which runs many) skips
-    λmax."""
+    ``gershgorin`` (from :func:`~eigensparse.solvers._auto_working_set.working_set`) when
+    smaller. Never below the value found (rounding). ``eig=False`` (a warm re-solve of the
+    refinement, which runs many) skips λmax and the tightening. ``defer``: the tightening
+    is not run; ``later`` (else None) computes it, ``(ub, {"bound": name})`` (the
+    :class:`~eigensparse._result.PendingBound` of a result whose bound is computed on
+    first read), from what it holds: B, s, lam, the support and the settings."""
     p = int(op.n_features)
     psd = is_psd(op)
     if W.size >= p:  # min(trace, Gershgorin) at s: each is nondecreasing in s
@@ -53,14 +60,33 @@ def upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, 
         ub = min(float(np.sort(d_B)[::-1][:s].sum()), g) if psd else g
         name = BOUND_DENSE if psd else BOUND_GERSHGORIN
         if psd and eig:
-            ub, name = _tighter(B, s, lam, support, ub, name, cfg)
+            later = partial(tightened, B, s, float(lam), None if support is None
+                            else np.array(support), ub, name, cfg)
+            if defer and np.isfinite(ub):
+                return _final(ub, name, lam, cfg) + (later,)
+            ub, entries = later()
+            return ub, entries["bound"], None
     else:
         ub, name = _full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
         if gershgorin is not None and gershgorin < ub:
             ub, name = gershgorin, BOUND_GERSHGORIN
+    return _final(ub, name, lam, cfg) + (None,)
+
+
+def _final(ub: float, name: str, lam: float, cfg: AutoSettings) -> tuple:
+    """``(ub, name)`` reported: at least ``lam`` (rounding) with ``bound_margin``, or
+    ``(None, None)`` when ``ub`` is not finite."""
     if not np.isfinite(ub):
         return None, None
     return max(float(ub), float(lam)) * (1 + cfg.bound_margin), name
+
+
+def tightened(B: np.ndarray, s: int, lam: float, support, ub: float, name: str,
+              cfg: AutoSettings):
+    """``(ub, {"bound": name})``: the bound ``ub`` (named ``name``) tightened by
+    :func:`_tighter` on the whole PSD matrix B, as :func:`upper_bound` reports it."""
+    ub, name = _final(*_tighter(B, s, lam, support, ub, name, cfg), lam, cfg)
+    return ub, {"bound": name}
 
 
 def _tighter(B: np.ndarray, s: int, lam: float, support, ub: float, name: str,
