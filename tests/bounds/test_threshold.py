@@ -88,3 +88,51 @@ def test_a_floor_covers_the_features_left_out(instances, exhaustive):
             v, _ = exhaustive(S, s)
             ub, rho = threshold_bound_near(S[np.ix_(W, W)], s, v, floor=floor)
             assert ub >= v * (1 - 1e-12) and rho >= floor
+
+
+def _near_reference(S, s, value, floor=0.0):
+    """threshold_bound_near's grid with the same stopping rule, every λmax a dense
+    eigenvalue (the bound before the Lanczos search)."""
+    from eigensparse.bounds._threshold import NEAR_FRACTIONS
+
+    d = np.diag(S)
+    best, last = np.inf, np.inf
+    for rho in np.unique(np.maximum(np.array(NEAR_FRACTIONS) * value / s, floor))[::-1]:
+        K = np.flatnonzero(d > rho)
+        M = np.sign(S[np.ix_(K, K)]) * np.maximum(np.abs(S[np.ix_(K, K)]) - rho, 0.0)
+        val = max(np.linalg.eigvalsh(M)[-1] if K.size else 0.0, 0.0) + rho * s
+        best = min(best, val)
+        if val > last:
+            break
+        last = val
+    return best
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_threshold_bound_near_lanczos_search_is_proven_and_no_looser(seed):
+    """Above the dense cut-off the search reads Lanczos estimates and proves one λmax by
+    a Cholesky factor: the bound is λmax(M_ρ) + ρs at its ρ (exact eigenvalue, up to the
+    proof's rounding margin), at most the grid's dense-eigenvalue minimum, and above the
+    brute-force v(2) (every pair)."""
+    from eigensparse.bounds._threshold import threshold_bound_near
+
+    rng = np.random.default_rng(seed)
+    p = 150
+    A = rng.standard_normal((400, p)) * rng.uniform(0.8, 1.2, p)
+    A[:, :6] += 1.2 * rng.standard_normal((400, 1))  # a planted 6-feature component
+    S = A.T @ A / 400
+    iu, ju = np.triu_indices(p, 1)
+    a, b, c = np.diag(S)[iu], np.diag(S)[ju], S[iu, ju]
+    v2 = float(np.max(0.5 * (a + b) + np.sqrt(0.25 * (a - b) ** 2 + c * c)))
+    d = np.diag(S)
+    sizes = []
+    for s, value, floor in ((2, v2, 0.0), (6, 0.9 * v2 * 3, 0.0), (6, 3 * v2, np.sort(d)[-40])):
+        ub, rho = threshold_bound_near(S, s, value, floor=floor)
+        K = np.flatnonzero(d > rho)
+        M = np.sign(S[np.ix_(K, K)]) * np.maximum(np.abs(S[np.ix_(K, K)]) - rho, 0.0)
+        exact = max(np.linalg.eigvalsh(M)[-1], 0.0) + rho * s
+        assert exact * (1 - 1e-12) <= ub <= exact * (1 + 1e-8) and rho >= floor
+        sizes.append(K.size)
+        assert ub <= _near_reference(S, s, value, floor) * (1 + 1e-8)
+        assert ub >= v2 * (1 - 1e-12)
+    assert max(sizes) > 64  # the Lanczos path

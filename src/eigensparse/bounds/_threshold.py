@@ -213,36 +213,125 @@ def total_upper_bound(op, cardinalities, *, outside=None, max_working_set=TOTAL_
 
 #: the penalties :func:`threshold_bound_near` tries, as fractions of λ/s (λ a found value)
 NEAR_FRACTIONS = (0.95, 0.75, 0.6, 0.45, 0.3, 0.2, 0.1, 0.05, 0.025)
+#: Lanczos steps of an estimate of λmax(M_ρ) in :func:`threshold_bound_near`'s search
+#: (warm-started from the previous penalty's Ritz vector); the proof takes twice as many
+_NEAR_STEPS = 30
+#: golden-section steps refining the best penalty of the grid (estimates only)
+_NEAR_GOLDEN = 5
+#: up to this many features an estimate is the exact top eigenvalue (a dense solve)
+_NEAR_DENSE = 64
+
+
+class _Soft:
+    """M_ρ of a PSD matrix B at the penalties of a search: Lanczos estimates of λmax(M_ρ)
+    (each started from the Ritz vector of the one before) and one proven bound. B is
+    held with its features by decreasing variance, so the features a penalty keeps are
+    a leading block."""
+
+    def __init__(self, B: np.ndarray, max_features):
+        d = np.diag(B)
+        order = np.argsort(-d, kind="stable")
+        self.B, self.d, self.max_features = B[np.ix_(order, order)], d[order], max_features
+        self.v = np.sqrt(np.maximum(self.d, 0.0)) + 1e-3  # the start, every feature
+        self.seen: dict = {}
+
+    def matrix(self, rho: float):
+        """(m, M_ρ on the m features of variance > ρ); M None when m > ``max_features``."""
+        m = int(np.searchsorted(-self.d, -rho, side="left"))
+        if self.max_features is not None and m > self.max_features:
+            return m, None
+        X = self.B[:m, :m]
+        return m, X - np.clip(X, -rho, rho)  # the soft threshold, in two passes
+
+    def estimate(self, rho: float, s: int) -> float:
+        """λmax(M_ρ) + ρs by Lanczos (a value at most the true one; inf when ρ keeps
+        more than ``max_features`` features)."""
+        from ._rowshift import _top_upper
+        from ._rowshift_kernels import ritz
+
+        rho = float(rho)
+        if rho not in self.seen:
+            m, M = self.matrix(rho)
+            if M is None:
+                top = np.inf
+            elif m <= _NEAR_DENSE:
+                top = _top_upper(M, self.v[:m], _NEAR_STEPS) if m else 0.0
+            else:
+                top, x = ritz(M, self.v[:m].copy(), _NEAR_STEPS)
+                self.v = 1e-3 * self.v / max(float(np.linalg.norm(self.v)), 1e-300)
+                self.v[:m] += x
+            self.seen[rho] = max(float(top), 0.0) + rho * s
+        return self.seen[rho]
+
+    def proven(self, rho: float, s: int) -> float:
+        """A proven bound λmax(M_ρ) + ρs: the Ritz value raised by twice the rounding of a
+        Cholesky factor of t·I − M_ρ, proven by that factor, else
+        :func:`~eigensparse.bounds._rowshift._top_upper` (a looser factor, else the dense
+        eigenvalue)."""
+        from ._rowshift import _proves_below, _top_upper
+        from ._rowshift_kernels import ritz
+
+        m, M = self.matrix(rho)
+        if not m:
+            return rho * s
+        if m > _NEAR_DENSE:
+            theta, _ = ritz(M, self.v[:m].copy(), 2 * _NEAR_STEPS)
+            scale = max(abs(float(theta)), float(np.abs(np.diag(M)).max()), 1e-300)
+            t = float(theta) + 4.0 * m * (m + 1) * np.finfo(float).eps * scale
+            if _proves_below(M.copy(), t):
+                return max(t, 0.0) + rho * s
+        return max(float(_top_upper(M, self.v[:m].copy(), _NEAR_STEPS)), 0.0) + rho * s
+
+
+def _golden(f, lo: float, hi: float, steps: int) -> None:
+    """Golden-section steps on [lo, hi] (f evaluated, its values kept by the caller)."""
+    g = (np.sqrt(5.0) - 1) / 2
+    for _ in range(steps):
+        c1, c2 = hi - g * (hi - lo), lo + g * (hi - lo)
+        if f(c1) < f(c2):
+            hi = c2
+        else:
+            lo = c1
 
 
 def threshold_bound_near(B: np.ndarray, cardinality: int, value: float,
                          fractions=NEAR_FRACTIONS, max_features: int | None = None,
                          floor: float = 0.0) -> tuple[float, float]:
-    """:func:`threshold_bound` of the PSD matrix B (every feature held, checked input) at a
-    few penalties ρ = f·value/s near the best (``value`` a variance found at s: the best
-    ρ sits at 0.05–0.95 of it on real data; tried from the largest, stopped at the first
-    that gives a larger bound than the one before), each λmax a dense eigenvalue solve
-    (:func:`~eigensparse.bounds.lambda_max_upper_bound`); penalties keeping more than
+    """:func:`threshold_bound` of the PSD matrix B (every feature held, checked input) at
+    penalties ρ near the best (``value`` a variance found at s): the grid ρ = f·value/s
+    (the best ρ sits at 0.05–0.95 of it on real data; tried from the largest, stopped at
+    the first that gives a larger bound than the one before), then golden-section steps
+    between the best one's neighbours. The search reads Lanczos estimates of λmax(M_ρ);
+    only the best ρ's is proven (a Cholesky factor of t·I − M_ρ, else a dense eigenvalue
+    solve), so the bound is valid whatever the estimates. Penalties keeping more than
     ``max_features`` features are skipped, and every ρ is raised to at least ``floor``
     (the largest variance of features known only by it, which the bound then covers:
     module docstring). Returns (bound, ρ); (inf, 0) when every penalty was skipped."""
-    from ._cheap import _lambda_max_upper_bound
+    from threadpoolctl import threadpool_limits
 
-    s = int(cardinality)
-    d = np.diag(B)
-    best, last = (np.inf, 0.0), np.inf
-    rhos = np.unique(np.maximum(np.asarray(fractions, dtype=float) * float(value) / s,
-                                float(floor)))[::-1]
+    # one BLAS thread: the search is a sequence of small products and one factorization,
+    # which other threads only slow down (each product waits for them) on a busy machine
+    with threadpool_limits(limits=1):
+        return _near(np.asarray(B, dtype=float), int(cardinality), float(value), fractions,
+                     max_features, float(floor))
+
+
+def _near(B, s, value, fractions, max_features, floor):
+    """:func:`threshold_bound_near`'s search."""
+    soft = _Soft(B, max_features)
+    rhos = np.unique(np.maximum(np.asarray(fractions, dtype=float) * value / s, floor))[::-1]
+    last = np.inf
     for rho in rhos:
-        K = np.flatnonzero(d > rho)
-        if max_features is not None and K.size > max_features:
-            continue
-        top = (_lambda_max_upper_bound(_soft(B[np.ix_(K, K)], rho), exact_below=K.size)
-               if K.size else 0.0)
-        val = max(top, 0.0) + rho * s
-        if val < best[0]:
-            best = (val, rho)
-        if val > last:
+        val = soft.estimate(rho, s)
+        if np.isfinite(val) and val > last:
             break
-        last = val
-    return float(best[0] * (1 + _MARGIN)), best[1]
+        last = val if np.isfinite(val) else last
+    tried = sorted((r, v) for r, v in soft.seen.items() if np.isfinite(v))
+    if not tried:
+        return np.inf, 0.0
+    j = min(range(len(tried)), key=lambda i: tried[i][1])
+    lo, hi = tried[max(j - 1, 0)][0], tried[min(j + 1, len(tried) - 1)][0]
+    if hi > lo:
+        _golden(lambda r: soft.estimate(r, s), lo, hi, _NEAR_GOLDEN)
+    rho = min(soft.seen.items(), key=lambda rv: (rv[1], -rv[0]))[0]
+    return float(soft.proven(rho, s) * (1 + _MARGIN)), float(rho)
