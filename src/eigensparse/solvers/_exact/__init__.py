@@ -23,6 +23,7 @@ from .. import register
 from .._common import make_result, polish_loadings
 from .._simple import _check_problem
 from ..._linalg import top_eigh
+from ._dual import root_dual
 from ._bounds import (LANCZOS_MIN, LANCZOS_STEPS, _lanczos, gershgorin_bound, shifted_block,
                       soft_eig_bound, trace_bound)
 from ._incumbent import initial_incumbent
@@ -34,6 +35,10 @@ __all__ = ["exact", "ExactSearchWarning", "root_upper_bound"]
 
 #: penalties tried at the root (fractions of the largest |Σ_ij|, i ≠ j)
 _ROOT_GRID = 24
+#: subgradient steps on the root's U (:mod:`._dual`; 0: the clipped Σ at every node)
+DUAL_STEPS = 600
+#: the share of the time left that the steps on U may take
+DUAL_TIME_SHARE = 0.15
 
 
 class ExactSearchWarning(UserWarning):
@@ -95,12 +100,15 @@ def _root_penalty(search: Search, allowed: np.ndarray, scale, v0=None,
     return bound(rho), rho
 
 
-def _root_setup(search: Search, allowed: np.ndarray,
-                deadline: float = math.inf) -> tuple[float, float]:
+def _root_setup(search: Search, allowed: np.ndarray, deadline: float = math.inf,
+                dual_steps: int = 0) -> tuple[float, float]:
     """Choose the clipping weights (uniform, or √Σ_ii: thresholding correlations) and ρ
     by the smaller root bound; sets ``search.scale``. Returns (root bound, ρ); the bound
     also takes the low-rank bound (:mod:`._lowrank`) of Σ[A, A] and of the block at ρ,
-    and is never above λmax(Σ[A, A]) (interlacing, ρ = 0)."""
+    and is never above λmax(Σ[A, A]) (interlacing, ρ = 0). With ``dual_steps``, U is
+    then optimized from that clipped Σ (:func:`._dual.root_dual`, at most that many
+    steps, a share ``DUAL_TIME_SHARE`` of the time left); when the steps lower the
+    bound's estimate, ``search.U`` is set (every node uses it) and the bound takes it."""
     A = np.asarray(allowed, dtype=np.intp)
     lam0, v0 = top_eigh(search.S[np.ix_(A, A)], small=0, check_finite=False)
     v0 = np.abs(v0) + 1e-2 * float(np.abs(v0).max())
@@ -113,6 +121,18 @@ def _root_setup(search: Search, allowed: np.ndarray,
         if b < best[0]:
             best = (b, r, w)
     search.scale = best[2]
+    now = time.perf_counter()
+    if dual_steps > 0 and now < deadline:
+        value = search.incumbent
+        if not math.isfinite(value):  # a support to aim at: the top eigenvector's heaviest
+            sup = A[np.argsort(-np.abs(v0), kind="stable")[:search.s]]
+            value = float(np.linalg.eigvalsh(search.S[np.ix_(sup, sup)])[-1])
+        b, U = root_dual(search.S, A, search.s, best[1], search.scale, value,
+                         deadline=now + DUAL_TIME_SHARE * (deadline - now),
+                         max_steps=dual_steps)
+        if U is not None:
+            search.U = U
+            best = (min(best[0], b), best[1], best[2])
     if lam0 <= best[0]:
         best = (lam0, 0.0, best[2])
     # Σ[A, A] itself: its top eigenvector's s heaviest coordinates (the penalty stays the
@@ -132,9 +152,12 @@ def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
     chosen over a grid (by Lanczos estimates), thresholding Σ itself and, when the
     diagonal is not constant, the correlations (U = clip(Σ, ±ρ√(Σ_iiΣ_jj))), λmax(Σ)
     (interlacing), and the low-rank bound of :mod:`._lowrank` on Σ and on that
-    block. The result is never above λmax(Σ). No heuristic, no tree: a few dense
-    eigensolves and a few dozen short Lanczos runs, fewer when ``max_time`` runs out (the
-    bound is then looser, never invalid). For a node budget see :func:`prove_support`.
+    block, and the same bounds with U optimized by subgradient steps from that clipped Σ
+    (:func:`._dual.root_dual`, towards the value of the top eigenvector's s heaviest
+    coordinates). The result is never above λmax(Σ). No tree: a few dense
+    eigensolves, a few dozen short Lanczos runs and the steps on U, fewer when
+    ``max_time`` runs out (the bound is then looser, never invalid). For a node budget
+    see :func:`prove_support`.
 
     Parameters
     ----------
@@ -143,8 +166,8 @@ def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
     s : int
         Cardinality, 1 <= s <= p.
     max_time : float > 0 or None
-        Seconds to spend at most on the ρ grid (after the first eigenproblem); None: the
-        whole grid.
+        Seconds to spend at most on the ρ grid (after the first eigenproblem) and the
+        steps on U (a share of what is left); None: the whole grid and every step.
 
     Returns
     -------
@@ -185,7 +208,7 @@ def root_upper_bound(S, s: int, *, max_time: float | None = None) -> float:
         b = min(trace_bound(search.d, none, allowed, s),
                 gershgorin_bound(search.absS, search.d, none, allowed, s, search.order))
         if s > 1:
-            b = min(b, _root_setup(search, allowed, deadline)[0])
+            b = min(b, _root_setup(search, allowed, deadline, DUAL_STEPS)[0])
     return float(b)
 
 
@@ -250,6 +273,9 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
       the interlacing bound λmax(Σ[A, A])); ρ chosen at the root, then re-tuned by a local
       descent on one node in eight (children inherit it); a Cholesky factor proves it below
       the incumbent before any eigensolve.
+    - row-shift dual: the same bound with U optimized at the root by subgradient steps
+      from the clipped Σ (:mod:`._dual`); when they lower the root bound, every node uses
+      that U (with its own row shifts and Σ_FF whole) instead of the clipped Σ.
     - low-rank: μ_3 plus the s heaviest coordinates of the top two eigenvectors (scaled) of
       that block or of Σ_AA (:mod:`._lowrank`), at the root and one node in four; its
       per-variable bounds remove free variables from a node.
@@ -445,7 +471,7 @@ def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
     allowed = np.arange(p)
     rho, root_bound, n_screened = 0.0, None, 0
     if s < p:
-        root_bound, rho = _root_setup(search, allowed, deadline)
+        root_bound, rho = _root_setup(search, allowed, deadline, DUAL_STEPS)
         if screen and root_bound > search.cut:
             # screening may use at most half of what is left: the tree needs the rest
             now = time.perf_counter()

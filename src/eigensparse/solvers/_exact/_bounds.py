@@ -29,6 +29,7 @@ from scipy import linalg as sla
 from scipy.linalg import lapack
 
 from ..._linalg import top_eigh
+from ._dual import dual_block
 
 __all__ = ["gershgorin_bound", "trace_bound", "soft_eig_bound", "block_split_bound",
            "schur_prunes",
@@ -99,20 +100,25 @@ def top_eig_upper(B: np.ndarray, v0: np.ndarray | None = None,
     Below ``LANCZOS_MIN`` rows, or without a start ``v0``: :func:`~eigensparse._linalg.top_eigh` (u = λmax).
     Above: the top Ritz pair (θ, x) of a short Lanczos run from ``v0``, u = θ + ‖Bx − θx‖
     (plus a relative 1e-10), accepted only when :func:`proves_below` proves λmax(B) <= u
-    (a Cholesky factor, a fraction of the cost of a dense eigensolve); otherwise, and when
-    [θ, u] contains ``cut`` (the prune decision needs the exact value), the exact pair.
-    ``ritz``: that Lanczos run's (θ, x) when the caller already made it.
-    Proof: u is returned only with the Cholesky proof of λmax(B) <= u. ∎"""
+    (a Cholesky factor, a fraction of the cost of a dense eigensolve); when the factor
+    fails, once more after ``2·LANCZOS_STEPS`` steps restarted from the Ritz vector;
+    otherwise, and when [θ, u] contains ``cut`` (the prune decision needs the exact
+    value), the exact pair. ``ritz``: that Lanczos run's (θ, x) when the caller already
+    made it. Proof: u is returned only with the Cholesky proof of λmax(B) <= u. ∎"""
     n = B.shape[0]
     if n < LANCZOS_MIN or v0 is None or not np.any(v0):
         return top_eigh(B, small=0, check_finite=False)
     theta, x = _lanczos(B, v0, LANCZOS_STEPS) if ritz is None else ritz
-    res = float(np.linalg.norm(B @ x - theta * x))
     scale = max(abs(theta), float(np.abs(np.diag(B)).max()), 1e-300)
-    u = theta + res + 1e-10 * scale
-    if (cut is not None and theta <= cut < u) or not proves_below(B, u):
-        return top_eigh(B, small=0, check_finite=False)
-    return u, x
+    for restart in (False, True):
+        if restart:
+            theta, x = _lanczos(B, x, 2 * LANCZOS_STEPS)
+        u = theta + float(np.linalg.norm(B @ x - theta * x)) + 1e-10 * scale
+        if cut is not None and theta <= cut < u:
+            break
+        if proves_below(B, u):
+            return u, x
+    return top_eigh(B, small=0, check_finite=False)
 
 
 def block_lmax(S: np.ndarray, supports: np.ndarray) -> np.ndarray:
@@ -318,7 +324,8 @@ def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
                    rho: float, scale: np.ndarray | None = None,
                    order: np.ndarray | None = None,
                    cut: float | None = None,
-                   v0: np.ndarray | None = None) -> tuple[float, np.ndarray | None]:
+                   v0: np.ndarray | None = None,
+                   U: np.ndarray | None = None) -> tuple[float, np.ndarray | None]:
     """Split (soft-threshold) eigenvalue bound on v(F, A), A = F ∪ R, with a per-row shift.
 
     Split Σ[A, A] = M + U with U_ij = clip(Σ_ij, −ρc_ij, ρc_ij) off the diagonal (U_ii = 0)
@@ -350,9 +357,11 @@ def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
     its Rayleigh quotient at or below the cut: above it, no such proof exists). With a
     start vector ``v0`` (ordered F then R) a large block's λmax is replaced by the proven
     upper bound of :func:`top_eig_upper` (valid: it is >= λmax(M + D)).
-    ``order`` is :func:`partner_order` of Σ (computed when omitted).
+    ``order`` is :func:`partner_order` of Σ (computed when omitted). With ``U`` (p × p,
+    symmetric, zero diagonal) that U replaces the clipped Σ and ``rho``, ``scale`` are
+    not used (:func:`._dual.dual_block`; the same proof).
     """
-    B = shifted_block(S, F, R, k, rho, scale, order)
+    B = shifted_block(S, F, R, k, rho, scale, order, U)
     ritz = None
     if cut is not None and B.shape[0] >= LANCZOS_MIN and v0 is not None and np.any(v0):
         # the Lanczos run first: a Rayleigh quotient above the cut (θ <= λmax) means no
@@ -362,14 +371,20 @@ def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
             return top_eig_upper(B, v0, cut, ritz)
     if cut is not None and proves_below(B, cut):
         return float(cut), None
-    return top_eig_upper(B, v0, cut, ritz)
+    # not pruned: any proven value will do (the exact one only decides what the factor
+    # just could not prove)
+    return top_eig_upper(B, v0, None, ritz)
 
 
 def shifted_block(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: float,
                   scale: np.ndarray | None = None,
-                  order: np.ndarray | None = None) -> np.ndarray:
+                  order: np.ndarray | None = None,
+                  U: np.ndarray | None = None) -> np.ndarray:
     """The matrix M + D of :func:`soft_eig_bound` (rows and columns F then R); ``order``
-    is :func:`partner_order` of Σ (computed when omitted)."""
+    is :func:`partner_order` of Σ (computed when omitted); ``U``: a given U instead of the
+    clipped Σ (:func:`._dual.dual_block`)."""
+    if U is not None:
+        return dual_block(S, U, F, R, k)
     A = np.ascontiguousarray(np.concatenate([F, R]), dtype=np.intp)
     if rho <= 0:
         return S[np.ix_(A, A)]

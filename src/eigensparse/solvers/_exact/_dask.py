@@ -89,14 +89,14 @@ def _one_blas_thread():
 
 
 def _worker_search(problem) -> Search:
-    """This worker thread's :class:`Search` on ``problem`` = (token, Σ, s, tol, scale),
+    """This worker thread's :class:`Search` on ``problem`` = (token, Σ, s, tol, scale, U),
     built once and kept for the next subtrees of the same problem."""
-    token, S, s, tol, scale = problem
+    token, S, s, tol, scale, U = problem
     key = (token, threading.get_ident())
     with _LOCK:
         ws = _SEARCHES.get(key)
     if ws is None:
-        ws = Search(S, s, -np.inf, np.zeros(0, dtype=np.intp), tol, scale)
+        ws = Search(S, s, -np.inf, np.zeros(0, dtype=np.intp), tol, scale, U)
         with _LOCK:
             mine = [k for k in _SEARCHES if k[1] == key[1]]
             for old in mine[:max(len(mine) - KEEP_PROBLEMS + 1, 0)]:
@@ -147,7 +147,7 @@ class DaskNodePool(SubtreePool):
         self.subtrees_per_batch = 2 * self.workers
         self.nodes_per_subtree = int(nodes_per_subtree)
         self.token = uuid.uuid4().hex
-        self._sent = (self.token, search.S, search.s, search.tol, search.scale)
+        self._sent = (self.token, search.S, search.s, search.tol, search.scale, search.U)
         self._problem = None  # scattered at the first batch: a closed tree costs nothing
 
     def _map(self, args, left):

@@ -55,7 +55,8 @@ def _cheap_bound(search, j: int, A: np.ndarray) -> float:
 def _soft_prunes(search, j: int, A: np.ndarray, rho: float) -> bool:
     """True only if the soft-threshold bound of ({j}, A) at ρ is proven <= the cut."""
     F = np.array([j], dtype=np.intp)
-    B = shifted_block(search.S, F, A[A != j], search.s - 1, rho, search.scale, search.order)
+    B = shifted_block(search.S, F, A[A != j], search.s - 1, rho, search.scale, search.order,
+                      search.U)
     return proves_below(B, search.cut)
 
 
@@ -64,9 +65,9 @@ def _lowrank_pass(search, A: np.ndarray, rho: float) -> np.ndarray:
     the same A: a support beating the cut contains none of them, so it lies in what is
     left)."""
     bound = lowrank_screen(search.S[np.ix_(A, A)], search.s)
-    if rho > 0:
+    if rho > 0 or search.U is not None:
         F = np.zeros(0, dtype=np.intp)
-        M = shifted_block(search.S, F, A, search.s, rho, search.scale, search.order)
+        M = shifted_block(search.S, F, A, search.s, rho, search.scale, search.order, search.U)
         bound = np.minimum(bound, lowrank_screen(M, search.s))
     return A[bound > search.cut]
 

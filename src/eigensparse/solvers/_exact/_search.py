@@ -7,7 +7,8 @@ children's values have the parent's value as their maximum and no support is los
 Bounds, cheapest first (:mod:`._bounds`): trace and Gershgorin, the 2×2 block bound, an
 exact scan of few completions, the Schur-complement test of a node with enough variables
 fixed in (its fixed rows enter exactly), then the shifted soft-threshold eigenvalue bound
-and, on the same block, the low-rank bound of :mod:`._lowrank`.
+(with the root's optimized U of :mod:`._dual` when the root set one) and, on the same
+block, the low-rank bound of :mod:`._lowrank`.
 j is the free variable carrying the largest weight in the top eigenvector of the node's
 eigenvalue bound: removing it lowers that bound the most, and including it follows the
 incumbent direction. Nodes with few completions (C(|R|, k) small) are closed exactly by a
@@ -87,6 +88,9 @@ class Search:
         <= incumbent·(1 + tol).
     scale : ndarray (p,) or None
         Weights of the clipping level of :func:`._bounds.soft_eig_bound` (None: uniform).
+    U : ndarray (p, p) or None
+        The root's optimized U of :mod:`._dual`, used instead of the clipped Σ at every
+        node (the penalty is then not tuned); None: the clipped Σ.
     """
 
     S: np.ndarray
@@ -95,6 +99,7 @@ class Search:
     best: np.ndarray
     tol: float
     scale: np.ndarray | None = None
+    U: np.ndarray | None = None
     nodes: int = 0
     leaves: int = 0
     closed_supports: int = 0
@@ -172,7 +177,7 @@ class Search:
                 (F.size == 0 or self.nodes % LOWRANK_EVERY == 0):
             # the top eigenvector's s heaviest coordinates (:mod:`._lowrank`), same block
             self.bound_calls["lowrank"] += 1
-            B = shifted_block(self.S, F, R, k, rho, self.scale, self.order)
+            B = shifted_block(self.S, F, R, k, rho, self.scale, self.order, self.U)
             lr, per = lowrank_node(B, F.size, k)
             bound = min(bound, lr)
             if bound <= cut:
@@ -240,12 +245,12 @@ class Search:
         self.bound_calls["eig"] += 1
         v0 = self._start(F, R)
         best, v = soft_eig_bound(self.S, F, R, k, rho, self.scale, self.order,
-                                 cut=cut if PROVE_FIRST else None, v0=v0)
+                                 cut=cut if PROVE_FIRST else None, v0=v0, U=self.U)
         if v is None:
             self.bound_calls["chol_pruned"] += 1
             return best, rho, None
         best_rho = rho
-        if best <= cut or not self._descend():
+        if best <= cut or self.U is not None or not self._descend():
             return best, best_rho, v
         start = rho if rho > 0 else 1e-2 * (1.0 if self.scale is not None else float(self.d.max()))
         for factor in (RHO_STEP, 1.0 / RHO_STEP):
@@ -437,13 +442,14 @@ class SubtreePool:
 _WORKER: Search | None = None
 
 
-def _worker_init(S, s, tol, scale):
-    """Each worker process holds its own :class:`Search` on Σ (sent once)."""
+def _worker_init(S, s, tol, scale, U=None):
+    """Each worker process holds its own :class:`Search` on Σ (sent once, with the
+    clipping weights and the root's U)."""
     global _WORKER
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1)
-    _WORKER = Search(S, s, -np.inf, np.zeros(0, dtype=np.intp), tol, scale)
+    _WORKER = Search(S, s, -np.inf, np.zeros(0, dtype=np.intp), tol, scale, U)
 
 
 def _worker_subtree(args):
@@ -468,7 +474,7 @@ class ProcessNodePool(SubtreePool):
         self.nodes_per_subtree = int(nodes_per_subtree)
         self.executor = ProcessPoolExecutor(
             workers, mp_context=mp.get_context(), initializer=_worker_init,
-            initargs=(search.S, search.s, search.tol, search.scale))
+            initargs=(search.S, search.s, search.tol, search.scale, search.U))
 
     def _map(self, args, left):
         return list(self.executor.map(_worker_subtree, args))
