@@ -150,11 +150,14 @@ def threshold_bound(op, cardinality, *, outside=None, max_working_set=2000, cent
                   "n_penalties": [IntInterval(1, None, closed="left")],
                   "center": ["boolean"], "scale": ["boolean"]})
 def total_upper_bound(op, cardinalities, *, outside=None, max_working_set=TOTAL_WORKING_SET,
-                      n_penalties=N_PENALTIES, center=True, scale=False) -> float:
+                      n_penalties=N_PENALTIES, value=None, support=None, center=True,
+                      scale=False) -> float:
     """A valid upper bound on Σ_j λmax(Σ[T_j, T_j]) over every choice of pairwise disjoint
     supports with |T_j| <= s_j (PSD Σ): the total variance of k disjoint sparse components.
 
-    The least of: min over ρ of the Ky Fan bound of the module docstring; the sum over j
+    The least of: the joint row-shift dual (:mod:`eigensparse.bounds._kyfan`: the Ky Fan
+    sum of Σ − δI − Y + diag r(Y), Y optimized); min over ρ of the Ky Fan bound of the
+    module docstring; the sum over j
     of :func:`threshold_bound` at s_j (each component's variance is at most v(s_j)); and
     the sum of the Σ_j s_j largest variances (λmax(Σ_TT) <= Tr Σ_TT, disjoint T_j).
 
@@ -170,6 +173,10 @@ def total_upper_bound(op, cardinalities, *, outside=None, max_working_set=TOTAL_
         eigenvalue solve of that size; the best penalty keeps far fewer on real data).
     n_penalties : int, default=12
         Size of the grid of penalties.
+    value : float, optional
+        A total found (the target of the joint row-shift dual's subgradient steps).
+    support : array of int, optional
+        Features of the components found (held in that bound's core).
 
     Returns
     -------
@@ -208,6 +215,10 @@ def total_upper_bound(op, cardinalities, *, outside=None, max_working_set=TOTAL_
         single = sum(min((max(float(w[0]), 0.0) if w.size else 0.0) + r * sj for r, w in scan)
                      for sj in cards)
         best = min(best, joint, single)
+    if max(cards) > 1:
+        from ._kyfan import kyfan_total_bound
+
+        best = min(best, kyfan_total_bound(op, cards, o, value=value, support=support))
     return float(best * (1 + _MARGIN))
 
 
