@@ -551,7 +551,6 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
     if len(cards) == len(perm):
         cards = [cards[i] for i in perm]
     expl = _adjusted_variance_of_gram(G[np.ix_(perm, perm)]) if results else np.zeros(0)
-    used = np.flatnonzero(np.any(C != 0, axis=0))  # the features the components use
     if features is not None:
         full = np.zeros((C.shape[0], int(n_features)))
         full[:, np.asarray(features)] = C
@@ -583,7 +582,7 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
         with config_context(skip_parameter_validation=True):  # a checked plan's cardinalities
             base["total_upper_bound"] = total_upper_bound(
                 op, plan.cardinalities, outside=outside, value=float(np.sum(variances)),
-                support=used)
+                support=np.flatnonzero(np.any([r.loadings != 0 for r in results], axis=0)))
     base.update(info or {})
     return result_type(
         components=C, variances=np.asarray(variances, dtype=float), explained_variance=expl,
