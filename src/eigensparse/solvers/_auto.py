@@ -85,7 +85,7 @@ from ..operators import Operator
 from ..registry import BoundedSolve
 from . import _auto_settings, register
 from .am import tpower
-from ._auto_bound import certify, should_certify, upper_bound
+from ._auto_bound import certify, defers, should_certify, upper_bound
 from ._auto_kernels import (gather_block_single, support_values, swap_search,
                             tpower_from_supports)
 from ._auto_select import first_distinct_rows
@@ -187,10 +187,13 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
         sup0, val0 = _given_starts(sup0, val0, given, A, W, pos)
     if keep is not None:
         warm = pos[warm]
-    d_B, P, J = partners(B, s)  # the bound's and the starts'
+    # the bound's partner sums and the starts' partners; a bound left to the first read
+    # computes its own, and the neighbourhoods select only the partners they need
+    lazy = defers(op, m, warm_resolve, cfg)
+    d_B, P, J = (None, None, None) if lazy else partners(B, s)
     n_hood = 0
-    if not warm_resolve and s < m and J.shape[1] == s - 1:  # the correlation structure
-        hood_sup, hood_val = neighbourhoods(B, J, cfg.neighbourhood_starts, cfg)
+    if not warm_resolve and s < m and min(s - 1, B.shape[0] - 1) == s - 1:  # correlations
+        hood_sup, hood_val = neighbourhoods(B, J, cfg.neighbourhood_starts, cfg, t=s - 1)
         n_hood = hood_sup.shape[0]
         sup0, val0 = np.vstack([sup0, hood_sup]), np.vstack([val0, hood_val])
     cands, starts, vals, multi_value = _candidates(B, Bp, warm, sup0, val0, max_iter, tol, m,
@@ -208,7 +211,7 @@ def auto(op: Operator, cardinality, *, n_starts=None, max_iter: int = 200, tol: 
     # the branch and bound may run: its decision needs the tight bound
     ub, bound, later = upper_bound(op, W, B_full, s, lam, d_B, P, cfg, eig=not warm_resolve,
                                    gershgorin=gershgorin, support=support,
-                                   defer=p > cfg.certify_features)
+                                   defer=lazy)
     certified, nodes = False, 0
     if should_certify(op, m, s, lam, ub, warm_resolve, cfg):
         z, lam, ub, bound, certified, nodes = certify(op, B_full, s, support, z, lam, ub, bound,

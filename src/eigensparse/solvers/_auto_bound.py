@@ -15,11 +15,12 @@ from ..bounds._rowshift import BOUND_ROW_SHIFT, row_shift_bound
 from ..bounds._rowshift_kernels import ritz
 from ..bounds._threshold import threshold_bound_near
 from ..operators import HotellingDeflated, Operator
+from ._auto_starts import partners
 from ._auto_settings import BOUND_CERTIFIED, BOUND_LAMBDA_MAX, BOUND_TREE, AutoSettings
 from ._common import polish_loadings
 
-__all__ = ["is_psd", "lambda_max_bound", "upper_bound", "tightened", "should_certify",
-           "certify"]
+__all__ = ["is_psd", "lambda_max_bound", "upper_bound", "defers", "whole_bound",
+           "should_certify", "certify"]
 
 
 def is_psd(op: Operator) -> bool:
@@ -45,32 +46,65 @@ def upper_bound(op: Operator, W: np.ndarray, B: np.ndarray, s: int, lam: float, 
                 defer: bool = False):
     """``(ub, name, later)``: a valid upper bound on the whole problem's v(s) and its name
     (``None`` when none is available): :func:`~eigensparse.bounds.full_problem_bound` on B
-    when W is every feature, tightened by :func:`_tighter` for a PSD B, its
-    working-set split otherwise, or the whole problem's Gershgorin partner bound
-    ``gershgorin`` (from :func:`~eigensparse.solvers._auto_working_set.working_set`) when
-    smaller. Never below the value found (rounding). ``eig=False`` (a warm re-solve of the
-    refinement, which runs many) skips λmax and the tightening. ``defer``: the tightening
-    is not run; ``later`` (else None) computes it, ``(ub, {"bound": name})`` (the
-    :class:`~eigensparse._result.PendingBound` of a result whose bound is computed on
-    first read), from what it holds: B, s, lam, the support and the settings."""
+    when W is every feature (``d_B``, ``P``: B's variances and partner sums from
+    :func:`~eigensparse.solvers._auto_starts.partners`, computed here when None),
+    tightened by :func:`whole_bound` for a PSD B, its working-set split otherwise, or the
+    whole problem's Gershgorin partner bound ``gershgorin`` (from
+    :func:`~eigensparse.solvers._auto_working_set.working_set`) when smaller. Never below
+    the value found (rounding). ``eig=False`` (a warm re-solve of the refinement, which
+    runs many) skips λmax and the tightening. ``defer`` (see :func:`defers`): the bound of a
+    PSD B searched whole is not computed; ``later`` (else None) computes it,
+    ``(ub, {"bound": name})`` (the :class:`~eigensparse._result.PendingBound` of a result
+    whose bound is computed on first read), from what it holds: B, s, lam, the support and
+    the settings; ``ub`` is then the trace bound, which that first read replaces."""
     p = int(op.n_features)
     psd = is_psd(op)
+    if W.size >= p and psd and eig:
+        sup = None if support is None else np.array(support)
+        if defer:  # the partner sums too are computed on the first read
+            trace = float(np.sort(np.diag(B))[::-1][:s].sum())
+            return _final(trace, BOUND_DENSE, lam, cfg) + (partial(whole_bound, B, s, float(lam),
+                                                                   sup, cfg),)
+        ub, entries = whole_bound(B, s, float(lam), sup, cfg, d_B, P)
+        return ub, entries["bound"], None
     if W.size >= p:  # min(trace, Gershgorin) at s: each is nondecreasing in s
-        g = float(d_B.max()) if s == 1 else float((d_B + P[:, s - 2]).max())
-        ub = min(float(np.sort(d_B)[::-1][:s].sum()), g) if psd else g
-        name = BOUND_DENSE if psd else BOUND_GERSHGORIN
-        if psd and eig:
-            later = partial(tightened, B, s, float(lam), None if support is None
-                            else np.array(support), ub, name, cfg)
-            if defer and np.isfinite(ub):
-                return _final(ub, name, lam, cfg) + (later,)
-            ub, entries = later()
-            return ub, entries["bound"], None
+        if P is None:
+            d_B, P, _ = partners(B, s)
+        ub, name = _cheap(d_B, P, s, psd)
     else:
         ub, name = _full_problem_bound(op, s, working_set=W, block=B, psd=psd, partners=P)
         if gershgorin is not None and gershgorin < ub:
             ub, name = gershgorin, BOUND_GERSHGORIN
     return _final(ub, name, lam, cfg) + (None,)
+
+
+def defers(op: Operator, m: int, warm_resolve: bool, cfg: AutoSettings) -> bool:
+    """Whether :func:`upper_bound` leaves the bound to the first read (``defer``): the whole
+    problem searched (``m`` = p) on a PSD Σ, not a warm re-solve, beyond
+    ``certify_features`` (up to there the branch and bound's decision needs it)."""
+    p = int(op.n_features)
+    return m >= p and p > cfg.certify_features and not warm_resolve and is_psd(op)
+
+
+def _cheap(d_B: np.ndarray, P: np.ndarray, s: int, psd: bool) -> tuple:
+    """``(ub, name)``: min(trace, Gershgorin partner bound) at s for a PSD B, the
+    Gershgorin bound alone otherwise (each is nondecreasing in s)."""
+    g = float(d_B.max()) if s == 1 else float((d_B + P[:, s - 2]).max())
+    if not psd:
+        return g, BOUND_GERSHGORIN
+    return min(float(np.sort(d_B)[::-1][:s].sum()), g), BOUND_DENSE
+
+
+def whole_bound(B: np.ndarray, s: int, lam: float, support, cfg: AutoSettings, d_B=None,
+                P=None):
+    """``(ub, {"bound": name})``: the bound on v(s) of the whole PSD matrix B, as
+    :func:`upper_bound` reports it: min(trace, Gershgorin partner bound) (``d_B``, ``P``
+    from :func:`~eigensparse.solvers._auto_starts.partners`, computed here when None: the
+    null features the search may drop change neither) tightened by :func:`_tighter`."""
+    if P is None:
+        d_B, P, _ = partners(B, s)
+    ub, name = _final(*_tighter(B, s, lam, support, *_cheap(d_B, P, s, True), cfg), lam, cfg)
+    return ub, {"bound": name}
 
 
 def _final(ub: float, name: str, lam: float, cfg: AutoSettings) -> tuple:
@@ -79,14 +113,6 @@ def _final(ub: float, name: str, lam: float, cfg: AutoSettings) -> tuple:
     if not np.isfinite(ub):
         return None, None
     return max(float(ub), float(lam)) * (1 + cfg.bound_margin), name
-
-
-def tightened(B: np.ndarray, s: int, lam: float, support, ub: float, name: str,
-              cfg: AutoSettings):
-    """``(ub, {"bound": name})``: the bound ``ub`` (named ``name``) tightened by
-    :func:`_tighter` on the whole PSD matrix B, as :func:`upper_bound` reports it."""
-    ub, name = _final(*_tighter(B, s, lam, support, ub, name, cfg), lam, cfg)
-    return ub, {"bound": name}
 
 
 def _tighter(B: np.ndarray, s: int, lam: float, support, ub: float, name: str,

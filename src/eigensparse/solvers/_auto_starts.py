@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import InvalidParameterError, check_start_vectors
 from ._auto_kernels import neighbourhood_scores, rows_with_nonzero
-from ._auto_select import first_distinct_rows, row_partners
+from ._auto_select import first_distinct_rows, row_partners, rows_partners
 from ._auto_settings import AutoSettings
 
 __all__ = ["n_starts_for", "init_supports", "start_supports", "drop_null", "partners",
@@ -116,9 +116,10 @@ def partners(B: np.ndarray, s: int):
     return d, P, J
 
 
-def neighbourhoods(B: np.ndarray, J: np.ndarray, limit: int, cfg: AutoSettings):
+def neighbourhoods(B: np.ndarray, J, limit: int, cfg: AutoSettings, t: int | None = None):
     """Starts from each feature's neighbourhood: feature i with its s − 1 strongest
-    partners ``J[i]`` (from :func:`partners`). Returns the
+    partners ``J[i]`` (from :func:`partners`; None: the t = ``t`` strongest, computed here
+    as needed, the same ones). Returns the
     ``limit`` best distinct supports, as ``(supports, values)`` (sorted supports;
     values: an approximate leading eigenvector of their s×s block), best first, ranked
     by a lower bound on λmax of their block: the Rayleigh quotient after
@@ -129,15 +130,22 @@ def neighbourhoods(B: np.ndarray, J: np.ndarray, limit: int, cfg: AutoSettings):
     Beyond ``hood_probe`` partners, the neighbourhoods are first ranked on their cores
     (feature i with its ``hood_probe`` strongest partners, the first columns of J: the
     same bound on a (hood_probe + 1)² block), and only the ``hood_rows_per_start`` ×
-    ``limit`` best take the steps on their whole block."""
-    m, t = J.shape
+    ``limit`` best take the steps on their whole block (with ``J`` None, only their rows
+    select all t partners)."""
+    m = B.shape[0]
+    t = J.shape[1] if J is not None else int(t)
     rows = np.arange(m)
     if t > cfg.hood_probe and m > cfg.hood_rows_per_start * limit:
-        core = np.ascontiguousarray(J[:, :cfg.hood_probe])
+        core = (row_partners(B, cfg.hood_probe)[0] if J is None
+                else np.ascontiguousarray(J[:, :cfg.hood_probe]))
         rq, _ = neighbourhood_scores(B, rows, core, cfg.hood_power_steps)
         rows = np.sort(np.argsort(-rq, kind="stable")[:cfg.hood_rows_per_start * limit])
-    sup = np.hstack([rows[:, None], J[rows]])
-    rq, v = neighbourhood_scores(B, rows, np.ascontiguousarray(J[rows]), cfg.hood_power_steps)
+    if J is None:  # each row's partners do not depend on the other rows
+        Jr = row_partners(B, t)[0] if rows.size == m else rows_partners(B[rows], rows, t)[0]
+    else:
+        Jr = np.ascontiguousarray(J[rows])
+    sup = np.hstack([rows[:, None], Jr])
+    rq, v = neighbourhood_scores(B, rows, Jr, cfg.hood_power_steps)
     order = np.argsort(-rq, kind="stable")
     head = order[:2 * limit]  # usually enough: few neighbourhoods coincide
     while True:
