@@ -53,3 +53,14 @@ def test_neighbourhoods_are_distinct_sorted_and_hold_their_feature():
     assert len({tuple(r) for r in sup.tolist()}) == 10 and np.all(np.diff(sup, axis=1) > 0)
     for r in sup:  # each is some feature with its 4 strongest partners
         assert any(set(r) == {i, *J[i]} for i in r)
+
+
+def test_neighbourhoods_select_the_partners_they_need_with_the_same_result():
+    # J=None: the core partners of every row, then all t of the rows ranked best only
+    B = _block(300, 4)
+    B[:, 7] = B[7, :] = np.round(B[7], 1)  # ties among the partners of row 7
+    for t in (4, 20):
+        J, _ = row_partners(B, t)
+        sup, val = neighbourhoods(B, J, 8, SETTINGS)
+        sup2, val2 = neighbourhoods(B, None, 8, SETTINGS, t=t)
+        assert np.array_equal(sup, sup2) and np.array_equal(val, val2)
