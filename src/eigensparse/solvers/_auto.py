@@ -28,7 +28,9 @@ feature of largest variance):
    best **neighbourhoods**: feature i with its s − 1 strongest partners |B_ij|, ranked
    by a few batched power steps on their s×s blocks. A planted group is the neighbourhood of each of its members,
    whatever the variances around it. The partners come from one compiled selection per
-   row, shared with the Gershgorin bound.
+   row, shared with the Gershgorin bound when the bound is computed in the solve; when it
+   is left to the first read (step 8), the neighbourhoods select the ``hood_probe``
+   strongest partners of every row and all s − 1 of the rows ranked best only.
 4. **Multistart truncated power** on B from all starts at once: every iterate is
    s-sparse, so one step costs O(m·s) (s rows of B scaled and added, then an O(m)
    selection) in the compiled loop
@@ -61,9 +63,9 @@ feature of largest variance):
    (:func:`~eigensparse.bounds.threshold_bound`, a few penalties keeping at most
    ``cholesky_bound_features`` features); when W is a subset, the working-set split bound.
    ``method="exact"`` certifies (or tightens) it. Beyond ``certify_features`` features
-   the tightening (λmax, row-shift, soft-threshold) is computed on first read of the
-   bound (:func:`~eigensparse._result.defer_bound`): the result holds B and what the
-   tightening needs until then, and a refit whose bound nobody reads does not pay for it.
+   the bound (Gershgorin partner sums, λmax, row-shift, soft-threshold) is computed on
+   first read (:func:`~eigensparse._result.defer_bound`): the result holds B and what the
+   bound needs until then, and a refit whose bound nobody reads does not pay for it.
 
 The constants (lower case above) are the fields of
 :class:`~eigensparse.solvers._auto_settings.AutoSettings`; the stages live in
