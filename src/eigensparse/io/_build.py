@@ -18,8 +18,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._parse import (ERR_DOC_RANGE, ERR_FIELDS_FEW, ERR_TOO_MANY_ENTRIES, ERR_UNSORTED,
-                     ERR_WORD_RANGE, ERR_ZERO_COUNT, OK, _fast_line, _general_line)
+from ._parse import (BLANK_LINE, ERR_TOO_MANY_ENTRIES, ERR_UNSORTED, OK, _fast_line,
+                     general_entry, range_error)
 
 __all__ = ["parse_into_cache", "build_uci_cache", "NOT_CACHEABLE"]
 
@@ -54,24 +54,16 @@ def parse_into_cache(buf, n_docs, n_words, indices, data, ends, max_entries, pre
     while i < n:
         ok, end, d, w, c = _fast_line(buf, i, n)
         if not ok:
-            end, nf, err, efield = _general_line(buf, i, n, vals)
-            if err != OK:
-                return k, line, err, line, efield, pd, pw, ne
-            if nf == 0:  # a blank line
+            err, end, d, w, c, efield = general_entry(buf, i, n, vals)
+            if err == BLANK_LINE:
                 line += 1
                 i = end + 1
                 continue
-            if nf < 3:
-                return k, line, ERR_FIELDS_FEW, line, nf, pd, pw, ne
-            d = vals[0]
-            w = vals[1]
-            c = vals[2]
-        if d < 1 or d > n_docs:
-            return k, line, ERR_DOC_RANGE, line, 0, pd, pw, ne
-        if w < 1 or w > n_words:
-            return k, line, ERR_WORD_RANGE, line, 1, pd, pw, ne
-        if c == 0:
-            return k, line, ERR_ZERO_COUNT, line, 2, pd, pw, ne
+            if err != OK:
+                return k, line, err, line, efield, pd, pw, ne
+        if d < 1 or d > n_docs or w < 1 or w > n_words or c == 0:
+            err, efield = range_error(d, w, c, n_docs, n_words)
+            return k, line, err, line, efield, pd, pw, ne
         if k >= max_entries:
             return k, line, ERR_TOO_MANY_ENTRIES, line, 0, pd, pw, ne
         d -= 1
@@ -120,13 +112,7 @@ def _parse_text(stream, text, bufs, df, base):
         h.nnz - stream._seen, stream._prev_doc, stream._prev_word, base, df)
     if err == NOT_CACHEABLE:
         raise _NotCacheable()
-    if err:
-        stream._raise_parse(err, block, eline, efield, first + eline)
-    stream._line += nl
-    stream._seen += k
-    stream._prev_doc, stream._prev_word = pd, pw
-    if k:
-        stream._max_doc = max(stream._max_doc, pd + 1)
+    stream._advance(block, first, err, eline, efield, nl, k, pd, pw, pd + 1)
     return k, ne
 
 

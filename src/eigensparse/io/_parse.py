@@ -173,6 +173,35 @@ def _general_line(buf, i, n, vals):
         nf += 1
 
 
+#: :func:`general_entry`'s code for a blank line (not an error)
+BLANK_LINE = -1
+
+
+@numba.njit(cache=True, nogil=True)
+def general_entry(buf, i, n, vals):
+    """The line at ``i`` that the fast path does not take, by the general scanner
+    (``vals``: its scratch). Returns (err, end, d, w, c, err_field) with ``end`` the
+    index of the newline and ``err`` :data:`OK`, :data:`BLANK_LINE` or an error code."""
+    end, nf, err, efield = _general_line(buf, i, n, vals)
+    if err != OK:
+        return err, end, 0, 0, 0, efield
+    if nf == 0:
+        return BLANK_LINE, end, 0, 0, 0, -1
+    if nf < 3:
+        return ERR_FIELDS_FEW, end, 0, 0, 0, nf
+    return OK, end, vals[0], vals[1], vals[2], -1
+
+
+@numba.njit(cache=True, nogil=True)
+def range_error(d, w, c, n_docs, n_words):
+    """(err, field) of an entry whose 1-based ids or count are out of range."""
+    if d < 1 or d > n_docs:
+        return ERR_DOC_RANGE, 0
+    if w < 1 or w > n_words:
+        return ERR_WORD_RANGE, 1
+    return ERR_ZERO_COUNT, 2
+
+
 @numba.njit(cache=True, nogil=True)
 def parse_block(buf, n_docs, n_words, doc, word, cnt, max_entries, prev_doc, prev_word,
                 require_sorted):
@@ -199,24 +228,16 @@ def parse_block(buf, n_docs, n_words, doc, word, cnt, max_entries, prev_doc, pre
     while i < n:
         ok, end, d, w, c = _fast_line(buf, i, n)
         if not ok:
-            end, nf, err, efield = _general_line(buf, i, n, vals)
-            if err != OK:
-                return k, line, err, line, efield, canonical, pd, pw
-            if nf == 0:  # a blank line
+            err, end, d, w, c, efield = general_entry(buf, i, n, vals)
+            if err == BLANK_LINE:
                 line += 1
                 i = end + 1
                 continue
-            if nf < 3:
-                return k, line, ERR_FIELDS_FEW, line, nf, canonical, pd, pw
-            d = vals[0]
-            w = vals[1]
-            c = vals[2]
-        if d < 1 or d > n_docs:
-            return k, line, ERR_DOC_RANGE, line, 0, canonical, pd, pw
-        if w < 1 or w > n_words:
-            return k, line, ERR_WORD_RANGE, line, 1, canonical, pd, pw
-        if c == 0:
-            return k, line, ERR_ZERO_COUNT, line, 2, canonical, pd, pw
+            if err != OK:
+                return k, line, err, line, efield, canonical, pd, pw
+        if d < 1 or d > n_docs or w < 1 or w > n_words or c == 0:
+            err, efield = range_error(d, w, c, n_docs, n_words)
+            return k, line, err, line, efield, canonical, pd, pw
         if k >= max_entries:
             return k, line, ERR_TOO_MANY_ENTRIES, line, 0, canonical, pd, pw
         d -= 1

@@ -228,15 +228,22 @@ class _UCIStream:
         k, nl, err, eline, efield, canon, pd, pw = _parse.parse_block(
             block, h.n_docs, h.n_words, doc, word, cnt, h.nnz - self._seen,
             self._prev_doc, self._prev_word, self.require_sorted)
-        if err:
-            self._raise_parse(err, block, eline, efield, first + eline)
-        self._line += nl
-        self._seen += k
-        self._prev_doc, self._prev_word = pd, pw
-        if k:
-            self._max_doc = max(self._max_doc, int(doc[:k].max()) + 1)
+        self._advance(block, first, err, eline, efield, nl, k, pd, pw,
+                      int(doc[:k].max()) + 1 if k else 0)
         # copies: the reserved arrays are about twice as long as needed
         return doc[:k].copy(), word[:k].copy(), cnt[:k].copy(), first, bool(canon)
+
+    def _advance(self, block, first, err, eline, efield, n_lines, k, last_doc, last_word,
+                 max_doc):
+        """After a parsed block (``first``: its first line): raise its error, or move the
+        line, entry and order state past it (``max_doc``: its largest docID)."""
+        if err:
+            self._raise_parse(err, block, eline, efield, first + eline)
+        self._line += n_lines
+        self._seen += k
+        self._prev_doc, self._prev_word = last_doc, last_word
+        if k:
+            self._max_doc = max(self._max_doc, max_doc)
 
     def _raise_parse(self, err, block, eline, efield, line):
         h = self.header
