@@ -72,6 +72,7 @@ def _child(mode, path, vocab, cache_dir):
         with distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                       dashboard_address=":0") as cluster, \
                 distributed.Client(cluster) as client:
+            startup = time.perf_counter() - t0
             if not mode.endswith("client"):
                 res = extract_topics(path, vocab, n_topics=K, cardinality=S, client=client,
                                      cache_dir=cache_dir, progress=False)
@@ -81,10 +82,35 @@ def _child(mode, path, vocab, cache_dir):
                 X, words = read_uci_bow(path, vocab)
                 res = extract_topics(X, words, n_topics=K, cardinality=S, client=client,
                                      progress=False)
+            workers_cpu = sum(client.run(_cpu_seconds).values())
     dt = time.perf_counter() - t0
     rss = _peak_mib()
+    timings = dict(res.timings)
+    if mode != "local":
+        timings["cluster start-up"] = startup
     print(json.dumps({"mode": mode, "seconds": dt, "client_peak_mib": rss, "nnz": res.nnz,
-                      "topics": [t.words for t in res.topics]}))
+                      "topics": [t.words for t in res.topics], "timings": timings,
+                      "client_cpu": _cpu_seconds(),
+                      "workers_cpu": workers_cpu if mode != "local" else 0.0}))
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process, all threads."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _phase_rows(rows) -> None:
+    """Wall seconds of each phase, one column per run, then the CPU seconds."""
+    names = []
+    for r in rows:
+        names += [k for k in r.get("timings", {}) if k not in names and not k.startswith("topic ")]
+    print(f"{'phase (wall s)':<28}" + "".join(f"{r['mode']:>12}" for r in rows))
+    for k in names:
+        print(f"{k[:28]:<28}" + "".join(f"{r.get('timings', {}).get(k, float('nan')):12.2f}"
+                                         for r in rows))
+    print(f"{'CPU s: client process':<28}" + "".join(f"{r.get('client_cpu', 0):12.1f}" for r in rows))
+    print(f"{'CPU s: workers':<28}" + "".join(f"{r.get('workers_cpu', 0):12.1f}" for r in rows))
 
 
 def main(argv=None):
@@ -137,6 +163,7 @@ def main(argv=None):
     for r in rows:
         print(f"{r['mode']:<20} {r['wall']:8.1f} {r['wall'] / local:8.2f} {r['seconds']:9.1f} "
               f"{r['client_peak_mib']:16.0f}  {r['topics'] == ref}")
+    _phase_rows(rows)
     two = [r for r in rows if r["mode"] == "dask-2"]
     if two:
         r = two[0]
