@@ -163,6 +163,9 @@ def main(argv=None):
     for r in rows:
         print(f"{r['mode']:<20} {r['wall']:8.1f} {r['wall'] / local:8.2f} {r['seconds']:9.1f} "
               f"{r['client_peak_mib']:16.0f}  {r['topics'] == ref}")
+    for r in rows:
+        if r["topics"] != ref:
+            print(f"{r['mode']} topics: " + "; ".join(", ".join(t) for t in r["topics"]))
     _phase_rows(rows)
     two = [r for r in rows if r["mode"] == "dask-2"]
     if two:

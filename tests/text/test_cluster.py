@@ -97,3 +97,28 @@ def test_topics_on_the_cluster_keep_their_statistics_with_the_cache(corpus, clie
     second = extract_topics(path, **kw)
     assert second.passes == []
     assert [t.words for t in second.topics] == [t.words for t in first.topics]
+
+
+@pytest.mark.parametrize("source", ["file", "matrix"])
+def test_partner_screening_on_the_cluster_equals_the_local_one(corpus, client, source, tmp_path):
+    """The working set's partner ranking: the worker holding the first block measures the
+    pool on the first documents, as a local run does, and returns the same order."""
+    from types import SimpleNamespace
+
+    from eigensparse.io import open_corpus
+    from eigensparse.text._screen import rank_by_partners
+
+    X, path = corpus
+    A = X.toarray().astype(float)
+    var = A.var(axis=0)
+    local = open_corpus(X)
+    remote = cluster_corpus(path if source == "file" else X, client=client, n_blocks=2,
+                            cache_dir=tmp_path, chunk_nnz=64)
+    got = []
+    for c in (local, remote):
+        passes = SimpleNamespace(corpus=c, scaling="count", idf=None, chunk_nnz=64)
+        got.append(rank_by_partners(passes, var, 6, 3, pool_size=15, sample_docs=150))
+    assert got[0].info["rule"] == got[1].info["rule"] == "partner"
+    assert got[0].sample_docs == got[1].sample_docs == 150
+    assert np.array_equal(got[0].order, got[1].order)
+    assert np.allclose(got[0].score, got[1].score, equal_nan=True)

@@ -102,6 +102,29 @@ def _run_block(X, fn, args):
     return fn(chunk, *args)
 
 
+class _BlockCorpus:
+    """On a worker: its block as a corpus streamed in chunks (what the screening sample
+    reads)."""
+
+    def __init__(self, X):
+        self.X, self.n_docs, self.n_words = X, int(X.shape[0]), int(X.shape[1])
+        self.nnz = int(X.nnz)
+
+    def iter_chunks(self, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ, progress: bool = False,
+                    desc: str = "pass"):
+        X = self.X
+        if isinstance(X, CacheRows):
+            yield from CacheRows(X.directory, X.n_words, X.lo, X.hi, chunk_nnz).chunks()
+        else:
+            yield SimpleNamespace(data=X.data, indices=X.indices,
+                                  indptr=X.indptr.astype(np.int64), n_docs=X.shape[0])
+
+
+def _on_block(X, fn, args):
+    """On a worker: ``fn(corpus, *args)`` on the block ``X`` seen as a corpus."""
+    return fn(_BlockCorpus(X), *args)
+
+
 class ClusterCorpus(Corpus):
     """A corpus whose row blocks the workers of a Dask cluster hold (see the module).
 
@@ -122,6 +145,12 @@ class ClusterCorpus(Corpus):
     def iter_chunks(self, **kwargs):
         raise NotImplementedError("the blocks of a cluster corpus are read where they live "
                                   "(reduce_blocks), never streamed to the client")
+
+    def on_first_block(self, fn, *args):
+        """``fn(corpus, *args)`` on the worker holding the first block (its documents
+        as a corpus); the client receives what ``fn`` returns."""
+        return self.client.submit(_on_block, self.blocks.futures[0], fn, args,
+                                  pure=False).result()
 
     def reduce_blocks(self, fn, *args):
         """``fn(chunk, *args)`` on every block on the workers, summed there."""

@@ -184,11 +184,20 @@ def rank_by_partners(passes, var, m: int, cardinality: int, *, unit=None,
     pool = np.sort(by_var[:P])
     corpus = passes.corpus
     score = np.full(W, np.nan)
-    if P <= m or not hasattr(corpus, "iter_chunks") or getattr(corpus, "reduce_blocks", None):
-        # nothing to choose (or a distributed corpus): the variance order
+    if P <= m or not hasattr(corpus, "iter_chunks"):  # nothing to choose: the variance order
         return PartnerRanking(by_var, pool, score, 0, time.perf_counter() - t0, {"rule": "variance"})
-    S, n_read = sample_covariance(corpus, pool, scaling=passes.scaling, idf=passes.idf,
-                                  sample_docs=int(sample_docs), chunk_nnz=passes.chunk_nnz)
+    args = (var, pool, m, cardinality, unit, passes.scaling, passes.idf, int(sample_docs),
+            passes.chunk_nnz)
+    on_first = getattr(corpus, "on_first_block", None)  # a cluster: where the documents are
+    return on_first(rank_sample, *args) if on_first is not None else rank_sample(corpus, *args)
+
+
+def rank_sample(corpus, var, pool, m, cardinality, unit, scaling, idf, sample_docs, chunk_nnz):
+    """:func:`rank_pool` from the pool's covariance on the first ``sample_docs``
+    documents of ``corpus`` (on a cluster: run by the worker holding the first block)."""
+    t0 = time.perf_counter()
+    S, n_read = sample_covariance(corpus, pool, scaling=scaling, idf=idf,
+                                  sample_docs=sample_docs, chunk_nnz=chunk_nnz)
     if unit is not None:
         d = 1.0 / np.asarray(unit, dtype=float)[pool]
         S = S * d[:, None] * d[None, :]
