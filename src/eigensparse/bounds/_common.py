@@ -73,3 +73,17 @@ def _default_grid(d, n=40):
     lo = d[-1] * 0.5
     g = np.geomspace(max(lo, d[0] * 1e-8), d[0], n)
     return np.unique(np.concatenate([[0.0], g, d[: min(d.size, 60)]]))
+
+
+_BLAS = {}
+
+
+def one_blas_thread():
+    """A context in which BLAS and LAPACK run on one thread (threadpoolctl, its controller
+    made once): the dense solves of a bound on a few hundred features gain little from
+    more threads and lose much when the machine is busy (every product waits for them)."""
+    if "controller" not in _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS["controller"] = ThreadpoolController()
+    return _BLAS["controller"].limit(limits=1, user_api="blas")

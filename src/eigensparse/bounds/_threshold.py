@@ -29,7 +29,7 @@ from scipy import linalg as sla
 
 from .._validation import IntInterval, InvalidParameterError, validate_params
 from ..screening import Breakpoints
-from ._common import _POSITIVE_INT, _as_op, _check_card
+from ._common import _POSITIVE_INT, _as_op, _check_card, one_blas_thread
 
 __all__ = ["threshold_bound", "total_upper_bound", "BOUND_THRESHOLD", "BOUND_TOTAL"]
 
@@ -88,8 +88,9 @@ def _scan(op, cards, outside, max_working_set, n_penalties):
     B = op.block(order[:kmax]) if kmax else np.zeros((0, 0))
     B = 0.5 * (B + B.T)
     out = []
-    for r, m in zip(rhos, counts):
-        out.append((float(r), _top_eigenvalues(_soft(B[:m, :m], r), len(cards))))
+    with one_blas_thread():
+        for r, m in zip(rhos, counts):
+            out.append((float(r), _top_eigenvalues(_soft(B[:m, :m], r), len(cards))))
     return out
 
 
@@ -318,11 +319,9 @@ def threshold_bound_near(B: np.ndarray, cardinality: int, value: float,
     ``max_features`` features are skipped, and every ρ is raised to at least ``floor``
     (the largest variance of features known only by it, which the bound then covers:
     module docstring). Returns (bound, ρ); (inf, 0) when every penalty was skipped."""
-    from threadpoolctl import threadpool_limits
-
     # one BLAS thread: the search is a sequence of small products and one factorization,
     # which other threads only slow down (each product waits for them) on a busy machine
-    with threadpool_limits(limits=1):
+    with one_blas_thread():
         return _near(np.asarray(B, dtype=float), int(cardinality), float(value), fractions,
                      max_features, float(floor))
 

@@ -29,6 +29,7 @@ from sklearn import config_context
 from .._budget import ComponentBudget
 from .._dispatch import require_data
 from .._util import Deadline
+from ..bounds._common import one_blas_thread
 from ..bounds._threshold import BOUND_THRESHOLD, threshold_bound_near
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
@@ -304,10 +305,16 @@ def vocabulary_bound(wset: WorkingSet, r, cov, s: int, deflation: str, used=None
     deflated), the variances of the words left out, and the solver's bound on the
     working set (kept as ``info["working_set_upper_bound"]``). Unchanged for a deflation
     that may leave Σ indefinite (``"hotelling"``)."""
-    from ._screen import full_vocabulary_bound
-
     if deflation == "hotelling" or s is None:
         return r
+    with one_blas_thread():  # dense solves of a few hundred features (the solver's bound too)
+        return _vocabulary_bound(wset, r, cov, s, used)
+
+
+def _vocabulary_bound(wset: WorkingSet, r, cov, s: int, used):
+    """:func:`vocabulary_bound` of a PSD ``cov``."""
+    from ._screen import full_vocabulary_bound
+
     B = cov.to_dense()
     if wset.device is not None:
         B = wset.op.to_numpy(B)
@@ -439,11 +446,12 @@ class TopicSolve:
         # a working set chosen by partners: a method that searches a ranked set whole does
         # (its starts see the co-occurring words a set grown by variance misses)
         whole = wset.ranking is not None and plan.spec.bounded.whole_ranked_set
-        r = bounded_solve(cov, plan.spec, s, tau_outside=wset.tau, max_time=left,
-                          max_working_set=cov.n_features, random_state=plan.seeds[t],
-                          options=opts, warn=False, callback=self._postfix,
-                          initial_size=cov.n_features if whole else None)
-        r = vocabulary_bound(wset, r, cov, s, plan.deflation)
+        with one_blas_thread():  # products and solves of at most the working set's size
+            r = bounded_solve(cov, plan.spec, s, tau_outside=wset.tau, max_time=left,
+                              max_working_set=cov.n_features, random_state=plan.seeds[t],
+                              options=opts, warn=False, callback=self._postfix,
+                              initial_size=cov.n_features if whole else None)
+            r = vocabulary_bound(wset, r, cov, s, plan.deflation)
         info = r.info
         m, size = wset.ws.size, info["solve_set_sizes"][-1]
         head = f"topic {t + 1}: {s} words in {info['seconds']:.2f} s (solve set {size} of {m} words"
