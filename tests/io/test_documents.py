@@ -84,6 +84,10 @@ def test_cache_hit_reads_no_text_and_follows_options(tmp_path):
     again = TextCorpus(path, text_column="body", cache_dir=tmp_path / "c")
     assert (first.cache_status, again.cache_status) == ("written", "hit")
     assert again.words == first.words and (_matrix(again) != _matrix(first)).nnz == 0
+    # the tokenizing pass's document frequencies are kept with the cache (no pass for them)
+    df = np.diff(_matrix(first).tocsc().indptr)
+    assert np.array_equal(again.cache.load_stats("df")["df"], df)
+    assert again.document_names([1]) == ["2"] and again.document_snippets([4]) == ["only!"]
     other = TextCorpus(path, text_column="body", ngram_range=(1, 2), cache_dir=tmp_path / "c")
     assert other.cache_status == "written" and other.n_words > first.n_words
     with open(path, "a", encoding="utf-8") as f:

@@ -2,12 +2,15 @@
 stop words by default on raw text, representative documents that carry the topic."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
 from eigensparse.datasets import topic_precision
 from eigensparse.datasets.synthetic_text import make_text_documents, write_text_corpus
+from eigensparse.io.cache import CacheWarning
 from eigensparse.io.documents import TextCorpus
 from eigensparse.text import extract_topics
 from eigensparse.text._documents import resolve_stop_words
@@ -47,6 +50,22 @@ def test_representative_documents_hold_the_topic(planted, tmp_path):
         assert sum(w in text for w in topic.words) >= 2 and best[0]["text"] == docs[
             int(best[0]["id"])][:100]
     assert "documents" in res.to_dict()["components"][0]
+    # a second run reads neither the counts nor the documents: they are spoiled (same
+    # sizes) and the result is the same, from the cached statistics and documents
+    cache = res.cache["directory"]
+    ind = os.path.join(cache, "indices.i32")
+    with open(ind, "r+b") as f:
+        f.write(b"\xff" * os.path.getsize(ind))
+    os.unlink(os.path.join(cache, "documents.npz"))
+    again = extract_topics(str(path), text_column="text", id_column="id", show_docs=2,
+                           cache_dir=tmp_path / "c", **OPTS)
+    assert again.cache["status"] == "hit" and again.passes == []
+    assert again.documents == res.documents
+    # more documents need a pass: the damaged counts are found then, and rebuilt
+    with pytest.warns(CacheWarning, match="indices"):
+        third = extract_topics(str(path), text_column="text", id_column="id", show_docs=3,
+                               cache_dir=tmp_path / "c", **OPTS)
+    assert [d[:2] for d in third.documents] == res.documents
 
 
 def test_stop_words_resolution():

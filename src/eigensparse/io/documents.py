@@ -41,7 +41,9 @@ __all__ = ["TextCorpus", "is_text_source", "SNIPPET_CHARS"]
 #: characters of each document kept to show representative documents
 SNIPPET_CHARS = 100
 _TEXT_FILE = "text.npz"
-_TEXT_VERSION = 2
+#: the document names and first characters, read only when documents are shown
+_DOCS_FILE = "documents.npz"
+_TEXT_VERSION = 3
 #: documents per batch of a source in memory
 _MEMORY_BATCH = 1 << 16
 
@@ -188,8 +190,12 @@ class TextCorpus(Corpus):
         return h.hexdigest()
 
     def _open_cache(self, verify):
+        """The cache when it matches the source; its count arrays are checked before
+        they are first read (:meth:`iter_chunks`: a run served by the cached statistics
+        reads none), the document names and first characters when first shown."""
         is_dir = self.format == "dir"
-        cache = BowCache.open(self.path, self._root, verify="stat" if is_dir else verify)
+        cache = BowCache.open(self.path, self._root, verify="stat" if is_dir else verify,
+                              check_arrays=False)
         if cache is None:
             return None
         text = self._load_text(cache.directory)
@@ -198,10 +204,29 @@ class TextCorpus(Corpus):
         self._text = text
         return cache
 
+    def _rebuild(self) -> None:
+        """The cache again from the source (its arrays were found damaged)."""
+        self.cache, self.cache_status = None, "damaged"
+        self.__dict__.pop("_docs", None)
+        self._build(self.path, True, False)
+        self.cache_status = "rebuilt"
+
+    @property
+    def _docs(self) -> dict:
+        """The document names and first characters (read from the cache when needed)."""
+        docs = self.__dict__.get("_docs")
+        if docs is None:
+            docs = self._load_text(self.cache.directory, _DOCS_FILE)
+            if docs is None:
+                self._rebuild()
+                docs = self._load_text(self.cache.directory, _DOCS_FILE)
+            self.__dict__["_docs"] = docs
+        return docs
+
     @staticmethod
-    def _load_text(directory):
+    def _load_text(directory, name=_TEXT_FILE):
         try:
-            with np.load(os.path.join(directory, _TEXT_FILE), allow_pickle=False) as z:
+            with np.load(os.path.join(directory, name), allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files if k != "crc32"}
                 if int(z["crc32"]) != _arrays_crc(arrays):
                     return None
@@ -323,12 +348,17 @@ class TextCorpus(Corpus):
                     write_sorted_rows(rows, w, rank, base, OWNER_SHIFT, pool)
             else:
                 write_sorted_rows(rows, w, rank, base, OWNER_SHIFT)
-            text["crc32"] = np.int64(_arrays_crc(text))
-            with open(os.path.join(w.tmp, _TEXT_FILE), "wb") as f:
-                np.savez(f, **text)
+            docs = {k: text.pop(k) for k in list(text) if k.startswith(("ids", "snippets"))}
+            for name, arrays in ((_TEXT_FILE, text), (_DOCS_FILE, docs)):
+                with open(os.path.join(w.tmp, name), "wb") as f:
+                    np.savez(f, crc32=np.int64(_arrays_crc(arrays)), **arrays)
             self.cache = w.commit(digest)
+        # the document frequencies of the tokenizing pass (the pipeline's tf-idf needs
+        # no pass of its own for them)
+        self.cache.save_stats("df", {"df": np.asarray(text["df"], dtype=np.int64)})
         self.cache_status = "written" if use_cache else "off"
-        self._text = {k: v for k, v in text.items() if k != "crc32"}
+        self._text = text
+        self.__dict__["_docs"] = docs
 
     # -- what the pipeline reads ----------------------------------------------------------------
     @property
@@ -351,16 +381,20 @@ class TextCorpus(Corpus):
 
     def document_names(self, rows) -> list:
         """The names (ids) of documents ``rows``."""
-        if "ids_int" in self._text:
-            return [str(int(i)) for i in self._text["ids_int"][np.asarray(rows, dtype=np.int64)]]
-        return _pick(self._text["ids_data"], self._text["ids_offsets"], rows)
+        docs = self._docs
+        if "ids_int" in docs:
+            return [str(int(i)) for i in docs["ids_int"][np.asarray(rows, dtype=np.int64)]]
+        return _pick(docs["ids_data"], docs["ids_offsets"], rows)
 
     def document_snippets(self, rows) -> list:
         """The first characters of documents ``rows``."""
-        return _pick(self._text["snippets_data"], self._text["snippets_offsets"], rows)
+        docs = self._docs
+        return _pick(docs["snippets_data"], docs["snippets_offsets"], rows)
 
     def iter_chunks(self, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ, progress: bool = False,
                     desc: str = "pass"):
+        if not self.cache.verify_arrays(self.path):
+            self._rebuild()
         bar = _tqdm(self.nnz, "nz", f"{desc} (cache)", progress)
         try:
             yield from self.cache.iter_chunks(chunk_nnz, progress=bar)

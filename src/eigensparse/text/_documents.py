@@ -11,6 +11,8 @@ document-frequency limits alone left function words in the topics (see
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 __all__ = ["is_text_source", "open_text_corpus", "resolve_stop_words",
@@ -46,15 +48,38 @@ def resolve_stop_words(stop_words, corpus):
     return stop_words
 
 
-def representative_documents(res, corpus, n: int, chunk_nnz: int) -> list:
+def representative_documents(res, corpus, n: int, chunk_nnz: int, memo=None) -> list:
     """For each topic, its ``n`` documents of largest score (the topic's loadings times
     the document's scaled word values, as the passes scale them): a list per topic of
     ``{"row", "id", "score", "text"}`` (``text``: the first characters). Only the
-    documents holding a topic word are scored (the others score 0)."""
+    documents holding a topic word are scored (the others score 0). ``memo``
+    (:meth:`._passes.CorpusPasses.memo`) keeps them with the corpus cache, keyed by the
+    loadings: a second run with the same topics reads no documents."""
+    comp = np.asarray(res.components, dtype=np.float64)  # topics × words
+
+    def compute():
+        rows, scores = _best_documents(res, comp, corpus, n, chunk_nnz)
+        out = []
+        for j in range(comp.shape[0]):
+            pairs = [(int(r), float(s)) for r, s in zip(rows[:, j], scores[:, j]) if s > 0]
+            rows_j = [r for r, _ in pairs]
+            names = corpus.document_names(rows_j)
+            texts = corpus.document_snippets(rows_j)
+            out.append([{"row": r, "id": i, "score": s, "text": t}
+                        for (r, s), i, t in zip(pairs, names, texts)])
+        return {"documents": np.array(json.dumps(out))}
+
+    if memo is None:
+        return json.loads(str(compute()["documents"]))
+    got, _ = memo("documents", [comp, int(n), res.scaling, corpus.n_docs], compute)
+    return json.loads(str(got["documents"]))
+
+
+def _best_documents(res, comp, corpus, n: int, chunk_nnz: int):
+    """``(rows, scores)``, each ``n`` × topics: the best documents of each topic."""
     from ._kernels import topic_scores
     from ._passes import _MODES, _idf
 
-    comp = np.asarray(res.components, dtype=np.float64)  # topics × words
     k = comp.shape[0]
     used = np.flatnonzero(np.any(comp != 0, axis=0))
     col_map = np.full(corpus.n_words, -1, dtype=np.int64)
@@ -81,12 +106,4 @@ def representative_documents(res, corpus, n: int, chunk_nnz: int) -> list:
         keep = np.argsort(-best_s, axis=0, kind="stable")[:n]
         best_s = np.take_along_axis(best_s, keep, axis=0)
         best_r = np.take_along_axis(best_r, keep, axis=0)
-    out = []
-    for j in range(k):
-        pairs = [(int(r), float(s)) for r, s in zip(best_r[:, j], best_s[:, j]) if s > 0]
-        rows = [r for r, _ in pairs]
-        names = corpus.document_names(rows)
-        texts = corpus.document_snippets(rows)
-        out.append([{"row": r, "id": i, "score": s, "text": t}
-                    for (r, s), i, t in zip(pairs, names, texts)])
-    return out
+    return best_r, best_s

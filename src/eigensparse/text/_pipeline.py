@@ -257,7 +257,8 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
         clock.lap("stability")
     if cfg.show_docs and hasattr(corpus, "document_snippets"):
         object.__setattr__(res, "documents",  # the frozen result, completed here
-                           representative_documents(res, corpus, cfg.show_docs, cfg.chunk_nnz))
+                           representative_documents(res, corpus, cfg.show_docs, cfg.chunk_nnz,
+                                                    memo=passes.memo))
         clock.lap("documents")
     return res
 
