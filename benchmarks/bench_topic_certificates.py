@@ -8,7 +8,8 @@
 2. ``--method bipartite --scaling count --min-df 1 --max-df 1.0``, k = 8, s = 15: the total
    found, ``total_upper_bound`` and their gap; and, in the same run, the CPU time of
    :func:`eigensparse.bounds.total_upper_bound` on that working set at the default cap and
-   at 2000 features.
+   at 2000 features, and of its joint row-shift dual alone, beside the soft-threshold Ky Fan
+   bound.
 
 Usage: ``PYTHONPATH=src python benchmarks/bench_topic_certificates.py [--exact-time T]
 [--skip-bipartite] [--threads N]``.
@@ -31,6 +32,7 @@ import numpy as np  # noqa: E402
 
 import eigensparse as es  # noqa: E402
 from eigensparse.bounds import total_upper_bound  # noqa: E402
+from eigensparse.bounds._kyfan import kyfan_total_bound  # noqa: E402
 from eigensparse.datasets import load_kos  # noqa: E402
 from eigensparse.text import extract_topics  # noqa: E402
 
@@ -76,11 +78,26 @@ def topics_bipartite(kos):
     op = es.Covariance(np.asarray(res.covariance))
     left = np.ones(res.word_variance.size, dtype=bool)
     left[res.working_set] = False
+    outside = res.word_variance[left]
+    support = np.flatnonzero(np.any(np.asarray(res.components)[:, res.working_set] != 0, axis=0))
     for cap in (None, 2000):
         kw = {} if cap is None else {"max_working_set": cap}
         c = time.process_time()
-        b = total_upper_bound(op, [15] * 8, outside=res.word_variance[left], **kw)
+        b = total_upper_bound(op, [15] * 8, outside=outside, value=found, support=support, **kw)
         print(f"  total_upper_bound, cap {cap or 'default'}: {b:.4f} in {time.process_time() - c:.2f} s CPU")
+    c = time.process_time()
+    b = kyfan_total_bound(op, [15] * 8, outside, value=found, support=support)
+    print(f"  of which the joint row-shift dual: {b:.4f} in {time.process_time() - c:.2f} s CPU; "
+          f"the soft-threshold families: {_threshold_only(op, outside):.4f}")
+
+
+def _threshold_only(op, outside):
+    """total_upper_bound's bounds other than the joint row-shift dual (cardinality 1 has
+    none: the same bound at s_j = 15 is the least of the soft-threshold and trace ones)."""
+    from eigensparse.bounds._threshold import _scan
+
+    scan = _scan(op, [15] * 8, np.asarray(outside, dtype=float), 500, 12)
+    return min(float(np.maximum(w, 0.0).sum()) + r * 120 for r, w in scan)
 
 
 def main(argv=None):

@@ -105,11 +105,17 @@ class _Core:
     def value(self, Y) -> float:
         return float(np.maximum(_top_eigen(self.matrix(Y)[0], self.k), 0.0).sum())
 
-    def descend(self, Y, target, steps, eta=0.5):
-        """Polyak subgradient steps from Y towards ``target``; the Y of least value."""
-        best_f, best_Y = np.inf, Y
+    def descend(self, Y, target, steps, eta=0.5, window=50, stall=2e-3):
+        """Polyak subgradient steps from Y towards ``target`` (at most ``steps``, stopped
+        when ``window`` steps lowered the value by less than ``stall`` of it); the Y of
+        least value."""
+        best_f, best_Y, mark = np.inf, Y, np.inf
         Y = Y.copy()
-        for _ in range(steps):
+        for it in range(steps):
+            if it % window == 0:
+                if best_f > mark * (1 - stall):
+                    break
+                mark = best_f
             M, X, thr = self.matrix(Y)
             w, V = _top_eigen(M, self.k, vectors=True)
             pos = w > 0
@@ -170,7 +176,7 @@ def _evaluate(S, A, K, Y, rho, delta, h, k, n_eval):
 
 
 def kyfan_row_shift_bound(S, cardinalities, *, value=None, floor=0.0, support=None,
-                          core=200, steps=60, n_eval=800) -> float:
+                          core=200, steps=400, n_eval=800) -> float:
     """A valid upper bound on Σ_j λmax(Σ[T_j, T_j]) over pairwise disjoint supports with
     |T_j| <= s_j (the module docstring's bound), for the PSD matrix ``S`` (checked,
     dense) and features outside it of variance at most ``floor``; ``value`` (a total
