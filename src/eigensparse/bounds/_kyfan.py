@@ -49,6 +49,7 @@ import numpy as np
 from scipy import linalg as sla
 
 from ._cheap import _lambda_max_upper_bound
+from ._common import one_blas_thread
 
 __all__ = ["kyfan_row_shift_bound"]
 
@@ -244,4 +245,5 @@ def kyfan_total_bound(op, cardinalities, outside=None, *, value=None, support=No
     local = None if support is None else np.searchsorted(keep, np.asarray(support, dtype=np.intp))
     S = op.block(keep)
     S = 0.5 * (S + S.T)
-    return kyfan_row_shift_bound(S, cardinalities, value=value, floor=floor, support=local)
+    with one_blas_thread():  # dense solves of a few hundred features: one thread is enough
+        return kyfan_row_shift_bound(S, cardinalities, value=value, floor=floor, support=local)
