@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import threading
 import warnings
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -161,14 +162,15 @@ class PendingBound:
     name}``, go into ``info``). :meth:`value` calls it once, keeps its value and drops
     ``compute`` (and the arrays it holds)."""
 
-    __slots__ = ("_compute", "_value")
+    __slots__ = ("_compute", "_value", "_lock")
 
     def __init__(self, compute):
-        self._compute, self._value = compute, None
+        self._compute, self._value, self._lock = compute, None, threading.Lock()
 
     def value(self):
-        if self._compute is not None:
-            self._value, self._compute = self._compute(), None
+        with self._lock:  # two threads reading at once: one computes, the other waits
+            if self._compute is not None:
+                self._value, self._compute = self._compute(), None
         return self._value
 
 
@@ -183,7 +185,9 @@ def defer_bound(result: ComponentResult, compute) -> ComponentResult:
 def info_entry(result: ComponentResult, key: str, default=None):
     """``result.info.get(key, default)`` for a key a pending bound does not set (not
     ``"bound"``), read without computing it."""
-    return (result.__dict__["_info"] or {}).get(key, default)
+    d = getattr(result, "__dict__", {})
+    info = d["_info"] if "_info" in d else getattr(result, "info", None)
+    return (info or {}).get(key, default)
 
 
 def with_info(result: ComponentResult, _changes: dict | None = None,
