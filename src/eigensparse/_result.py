@@ -61,7 +61,7 @@ class ComponentResult:
     ``"bound"`` names the bound), ``certified``, ``relative_gap``, the ``repr``, a table
     or the JSON computes it, exactly once and deterministically, and drops what it
     needed. The numbers are those of a bound computed inside the solve; a refit nobody
-    reads the bound of (a stability resample, a refinement's rejected re-solve) does not
+    reads the bound of (a stability resample, a chain the refinement sets aside) does not
     pay for it. Pickling and copying compute it first.
 
     Examples
