@@ -345,7 +345,8 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         (``= variance`` up to tol when certified); ``gap = upper_bound − variance``;
         ``converged`` = certified; ``info``: ``certified``, ``incumbent``, ``upper_bound``,
         ``relative_gap``, ``nodes``, ``time``, ``heuristics`` (value of each heuristic),
-        ``root_penalty``, ``n_screened`` (variables removed at the root), ``bound_calls``.
+        ``root_penalty``, ``dual`` (whether the nodes use the root's optimized U of
+        :mod:`._dual`), ``n_screened`` (variables removed at the root), ``bound_calls``.
 
     Warns
     -----
@@ -535,6 +536,7 @@ def _finish(op, search: Search, done, t0, heur, rho, root_bound, n_screened, tol
     info = {"certified": certified, "incumbent": var, "upper_bound": ub, "relative_gap": rel,
             "nodes": search.nodes, "time": elapsed, "heuristics": heur, "root_penalty": rho,
             "threshold": "uniform" if search.scale is None else "correlation",
+            "dual": search.U is not None,
             "root_bound": root_bound, "n_screened": n_screened,
             "bound_calls": dict(search.bound_calls), "tol": tol}
     return make_result(op, x, "exact", variance=var, n_iter=search.nodes, converged=certified,

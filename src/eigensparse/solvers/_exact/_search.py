@@ -62,9 +62,11 @@ USE_SCHUR = True
 #: coordinates)
 USE_LOWRANK = True
 #: the low-rank bound runs on the root and on one node in this many (its children inherit
-#: the bound it gives as their parent's; at every node it doubled the cost of a node on
-#: KOS covariance, p = 1000, for fewer nodes per second than it pruned)
-LOWRANK_EVERY = 4
+#: the bound it gives as their parent's). With the root's optimized U every node: at a
+#: node budget of 150-500 nodes (benchmarks/bench_certificates.py's p = 1000, s = 20
+#: problems, one process) it halved the gap left on leukemia covariance, took 15% off it
+#: on MNIST correlations and 10% on KOS covariance, for 5-25% more time
+LOWRANK_EVERY = 1
 #: whether the free variables that the low-rank bound excludes leave the node
 FIX_OUT = True
 
