@@ -89,9 +89,9 @@ def test_an_address_is_connected_for_the_call_and_closed(cluster):
     """client="ADDRESS": a client opened for the call (and closed after it)."""
     cl, _ = cluster
     S = Covariance(_spiked(60, 24, 5, 1.0, 2))
-    ref = exact(S, 7, n_jobs=1, progress=False, screen=False)
+    ref = exact(S, 8, n_jobs=1, progress=False, screen=False)
     before = len(cl.scheduler.clients)
-    got = exact(S, 7, n_jobs=2, backend="dask", client=cl.scheduler_address, progress=False,
+    got = exact(S, 8, n_jobs=2, backend="dask", client=cl.scheduler_address, progress=False,
                 screen=False)
     _same(got, ref)
     assert got.info["nodes"] > 100  # a tree, expanded on the cluster
