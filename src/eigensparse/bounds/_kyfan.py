@@ -224,17 +224,28 @@ def kyfan_row_shift_bound(S, cardinalities, *, value=None, floor=0.0, support=No
 #: the features (largest variances first) the joint row-shift bound holds densely; the
 #: rest count by their variances only (the level δ)
 KYFAN_WORKING_SET = 3000
+#: for an operator holding data (n samples), fewer: n·m² of at most this many products
+#: for the block, and never fewer than 500 features
+_BLOCK_PRODUCTS = 2e9
+
+
+def _dense_size(op, max_features: int) -> int:
+    n = op.n_samples
+    if not op.has_data or not n:  # a held matrix: the block is a copy
+        return int(max_features)
+    return int(min(max_features, max(500, np.sqrt(_BLOCK_PRODUCTS / n))))
 
 
 def kyfan_total_bound(op, cardinalities, outside=None, *, value=None, support=None,
                       max_features=KYFAN_WORKING_SET) -> float:
     """:func:`kyfan_row_shift_bound` of an operator (checked input): its ``max_features``
-    features of largest variance (and ``support``, feature ids) held densely, every other
+    features of largest variance (fewer for an operator holding many samples: its block
+    costs n·m² products) and ``support`` (feature ids) held densely, every other
     feature (and ``outside``, variances of features not in ``op``) bounded through δ, the
     largest of their variances."""
     d = np.asarray(op.diag(), dtype=float)
     floor = float(np.max(outside)) if outside is not None and np.size(outside) else 0.0
-    keep = np.argsort(-d, kind="stable")[:int(max_features)]
+    keep = np.argsort(-d, kind="stable")[:_dense_size(op, max_features)]
     if support is not None:
         keep = np.union1d(keep, np.asarray(support, dtype=np.intp))
     keep = np.sort(keep)
