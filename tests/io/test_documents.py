@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
 
 from eigensparse._validation import InvalidParameterError
+from eigensparse.io.cache import CacheWarning
 from eigensparse.io.documents import TextCorpus, is_text_source
 
 DOCS = ["Sparse PCA finds topics, in Sparse text.", "Café naïve — ΣΊΣΥΦΟΣ İstanbul",
@@ -88,6 +89,13 @@ def test_cache_hit_reads_no_text_and_follows_options(tmp_path):
     df = np.diff(_matrix(first).tocsc().indptr)
     assert np.array_equal(again.cache.load_stats("df")["df"], df)
     assert again.document_names([1]) == ["2"] and again.document_snippets([4]) == ["only!"]
+    snippets = os.path.join(again.cache.directory, "snippets.u8")
+    with open(snippets, "r+b") as f:
+        f.write(b"\xff")
+    third = TextCorpus(path, text_column="body", cache_dir=tmp_path / "c")
+    with pytest.warns(CacheWarning, match="first characters"):
+        assert third.document_snippets([0, 4]) == [DOCS[0], "only!"]
+    assert third.cache_status == "rebuilt" and (_matrix(third) != _matrix(first)).nnz == 0
     other = TextCorpus(path, text_column="body", ngram_range=(1, 2), cache_dir=tmp_path / "c")
     assert other.cache_status == "written" and other.n_words > first.n_words
     with open(path, "a", encoding="utf-8") as f:

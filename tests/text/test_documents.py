@@ -52,15 +52,17 @@ def test_representative_documents_hold_the_topic(planted, tmp_path):
     assert "documents" in res.to_dict()["components"][0]
     # a second run reads neither the counts nor the documents: they are spoiled (same
     # sizes) and the result is the same, from the cached statistics and documents
-    cache = res.cache["directory"]
-    ind = os.path.join(cache, "indices.i32")
-    with open(ind, "r+b") as f:
-        f.write(b"\xff" * os.path.getsize(ind))
-    os.unlink(os.path.join(cache, "documents.npz"))
+    spoiled = [os.path.join(res.cache["directory"], n) for n in ("indices.i32", "snippets.u8")]
+    for name in spoiled:
+        with open(name, "r+b") as f:
+            f.write(b"\xff" * os.path.getsize(name))
     again = extract_topics(str(path), text_column="text", id_column="id", show_docs=2,
                            cache_dir=tmp_path / "c", **OPTS)
     assert again.cache["status"] == "hit" and again.passes == []
     assert again.documents == res.documents
+    for name in spoiled:  # not read, hence not found damaged nor rebuilt
+        with open(name, "rb") as f:
+            assert set(f.read()) == {0xFF}
     # more documents need a pass: the damaged counts are found then, and rebuilt
     with pytest.warns(CacheWarning, match="indices"):
         third = extract_topics(str(path), text_column="text", id_column="id", show_docs=3,

@@ -41,9 +41,7 @@ __all__ = ["TextCorpus", "is_text_source", "SNIPPET_CHARS"]
 #: characters of each document kept to show representative documents
 SNIPPET_CHARS = 100
 _TEXT_FILE = "text.npz"
-#: the document names and first characters, read only when documents are shown
-_DOCS_FILE = "documents.npz"
-_TEXT_VERSION = 3
+_TEXT_VERSION = 4
 #: documents per batch of a source in memory
 _MEMORY_BATCH = 1 << 16
 
@@ -212,21 +210,28 @@ class TextCorpus(Corpus):
         self.cache_status = "rebuilt"
 
     @property
-    def _docs(self) -> dict:
-        """The document names and first characters (read from the cache when needed)."""
+    def _docs(self) -> "DocumentStore":
+        """The document names and first characters (checked when first read)."""
         docs = self.__dict__.get("_docs")
         if docs is None:
-            docs = self._load_text(self.cache.directory, _DOCS_FILE)
-            if docs is None:
+            docs = DocumentStore(self.cache.directory, crcs=self._text["documents_crc32"])
+            if not docs.intact(self.n_docs):
+                import warnings
+
+                from .cache import CacheWarning
+
+                warnings.warn(f"{self.cache.directory}: the document names or first characters "
+                              f"do not match their CRC-32: the cache is rebuilt from "
+                              f"{self.path}.", CacheWarning, stacklevel=3)
                 self._rebuild()
-                docs = self._load_text(self.cache.directory, _DOCS_FILE)
+                docs = DocumentStore(self.cache.directory, crcs=self._text["documents_crc32"])
             self.__dict__["_docs"] = docs
         return docs
 
     @staticmethod
-    def _load_text(directory, name=_TEXT_FILE):
+    def _load_text(directory):
         try:
-            with np.load(os.path.join(directory, name), allow_pickle=False) as z:
+            with np.load(os.path.join(directory, _TEXT_FILE), allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files if k != "crc32"}
                 if int(z["crc32"]) != _arrays_crc(arrays):
                     return None
@@ -255,8 +260,10 @@ class TextCorpus(Corpus):
                                    dir=_scratch_root(self._root if use_cache else None))
         counter = ParallelCounter(_threads(), **self.options)
         rows = RowStore(scratch)
+        docs = DocumentStore(scratch, write=True)
         try:
-            kept = self._tokenize(source, counter, rows, progress)
+            kept = self._tokenize(source, counter, rows, docs, progress)
+            crcs = docs.finish()
             words, ranks, df = counter.vocabulary()
             what = self.path or self.name
             if rows.n_docs == 0:
@@ -266,23 +273,25 @@ class TextCorpus(Corpus):
                 raise InvalidParameterError(
                     f"{what}: no token in {rows.n_docs} documents (token_pattern "
                     f"{self.options['token_pattern']!r}); nothing to find topics in.")
-            text = _text_arrays(words, kept)
-            text.update(n_skipped=np.int64(kept["skipped"]), df=df,
+            data, off = _blob(words)
+            text = dict(words_data=data, words_offsets=off, n_skipped=np.int64(kept["skipped"]),
+                        df=df, documents_crc32=crcs,
                         manifest=np.array(self._manifest() if self.format == "dir" else ""))
             digest = hasher.result() if hasher is not None else "none"
-            self._write_cache(rows, ranks, len(words), text, digest, use_cache)
+            self._write_cache(rows, docs, ranks, len(words), text, digest, use_cache)
         finally:
             counter.close()
             rows.close()
+            docs.close()
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _tokenize(self, source, counter, rows, progress) -> dict:
+    def _tokenize(self, source, counter, rows, docs, progress) -> dict:
         """Count every batch (the next batch is read while the threads count this one)
-        into ``rows``."""
+        into ``rows``, the names and first characters of its documents into ``docs``."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        kept = {"ids": [], "snippets": [], "skipped": 0}
+        kept = {"skipped": 0}
         bar = _tqdm(None, "doc", f"tokenize ({self.name})", progress)
 
         def finish(pending):
@@ -298,8 +307,7 @@ class TextCorpus(Corpus):
             if blank.any():
                 mask = pa.array(~blank)
                 texts, names = texts.filter(mask), names.filter(mask)
-            kept["ids"].append(names)
-            kept["snippets"].append(pc.utf8_slice_codeunits(texts, 0, SNIPPET_CHARS))
+            docs.add(names, pc.utf8_slice_codeunits(texts, 0, SNIPPET_CHARS))
             if bar is not None:
                 bar.update(len(texts))
 
@@ -327,7 +335,7 @@ class TextCorpus(Corpus):
                 bar.close()
         return kept
 
-    def _write_cache(self, rows, ranks, n_words, text, digest, use_cache):
+    def _write_cache(self, rows, docs, ranks, n_words, text, digest, use_cache):
         """The rows with sorted word ids (sorted within rows) into the cache."""
         from concurrent.futures import ThreadPoolExecutor
 
@@ -348,17 +356,16 @@ class TextCorpus(Corpus):
                     write_sorted_rows(rows, w, rank, base, OWNER_SHIFT, pool)
             else:
                 write_sorted_rows(rows, w, rank, base, OWNER_SHIFT)
-            docs = {k: text.pop(k) for k in list(text) if k.startswith(("ids", "snippets"))}
-            for name, arrays in ((_TEXT_FILE, text), (_DOCS_FILE, docs)):
-                with open(os.path.join(w.tmp, name), "wb") as f:
-                    np.savez(f, crc32=np.int64(_arrays_crc(arrays)), **arrays)
+            docs.move_to(w.tmp)
+            with open(os.path.join(w.tmp, _TEXT_FILE), "wb") as f:
+                np.savez(f, crc32=np.int64(_arrays_crc(text)), **text)
             self.cache = w.commit(digest)
         # the document frequencies of the tokenizing pass (the pipeline's tf-idf needs
         # no pass of its own for them)
         self.cache.save_stats("df", {"df": np.asarray(text["df"], dtype=np.int64)})
         self.cache_status = "written" if use_cache else "off"
         self._text = text
-        self.__dict__["_docs"] = docs
+        self.__dict__.pop("_docs", None)
 
     # -- what the pipeline reads ----------------------------------------------------------------
     @property
@@ -381,15 +388,11 @@ class TextCorpus(Corpus):
 
     def document_names(self, rows) -> list:
         """The names (ids) of documents ``rows``."""
-        docs = self._docs
-        if "ids_int" in docs:
-            return [str(int(i)) for i in docs["ids_int"][np.asarray(rows, dtype=np.int64)]]
-        return _pick(docs["ids_data"], docs["ids_offsets"], rows)
+        return self._docs.pick("ids", rows)
 
     def document_snippets(self, rows) -> list:
         """The first characters of documents ``rows``."""
-        docs = self._docs
-        return _pick(docs["snippets_data"], docs["snippets_offsets"], rows)
+        return self._docs.pick("snippets", rows)
 
     def iter_chunks(self, *, chunk_nnz: int = DEFAULT_CHUNK_NNZ, progress: bool = False,
                     desc: str = "pass"):
@@ -416,26 +419,102 @@ def _threads() -> int:
     return max(1, min(4, n))
 
 
-def _text_arrays(words, kept) -> dict:
-    """The words, document names and first characters as arrays for ``text.npz``: names
-    that are integers (line or row numbers, an integer id column) as ``ids_int``."""
-    import pyarrow as pa
+class DocumentStore:
+    """Each document's name and first characters in four files of the cache (UTF-8 bytes
+    and int64 offsets of each), written batch by batch while the text is read (memory
+    holds one batch of them) and read by rows through memory maps.
 
-    ids = pa.concat_arrays(kept["ids"])
-    text = {"words": _blob(words), "snippets": _blob(pa.concat_arrays(kept["snippets"]))}
-    if pa.types.is_integer(ids.type) and not ids.null_count:
-        out = {"ids_int": np.asarray(ids, dtype=np.int64)}
-    else:
-        out = {}
-        text["ids"] = _blob(ids.cast(pa.large_string()))
-    out.update({f"{k}_{part}": v for k, pair in text.items()
-                for part, v in zip(("data", "offsets"), pair)})
-    return out
+    Examples
+    --------
+    >>> import tempfile, pyarrow as pa
+    >>> from eigensparse.io.documents import DocumentStore
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     w = DocumentStore(tmp, write=True)
+    ...     w.add(pa.array([1, 2]), pa.array(["first", "second"]))
+    ...     w.add(pa.array(["x"]), pa.array(["café"]))
+    ...     crcs = w.finish()
+    ...     r = DocumentStore(tmp, crcs=crcs)
+    ...     print(r.intact(3), r.pick("ids", [2, 0]), r.pick("snippets", [2]))
+    True ['x', '1'] ['café']
+    """
 
+    FILES = {"ids": ("ids.u8", "ids.i64"), "snippets": ("snippets.u8", "snippets.i64")}
 
-def _pick(data, off, rows):
-    rows = np.asarray(rows, dtype=np.int64)
-    return [bytes(data[off[r]:off[r + 1]]).decode("utf-8", "replace") for r in rows]
+    def __init__(self, directory, *, write: bool = False, crcs=None):
+        self.directory = directory
+        self.crcs = None if crcs is None else [int(c) for c in crcs]
+        self._files, self._maps = {}, {}
+        if write:
+            self._ends = {k: 0 for k in self.FILES}
+            self._crc = {name: 0 for pair in self.FILES.values() for name in pair}
+            for pair in self.FILES.values():
+                for name in pair:
+                    self._files[name] = open(os.path.join(directory, name), "wb")
+            for key in self.FILES:
+                self._put(self.FILES[key][1], np.zeros(1, dtype="<i8"))
+
+    def _put(self, name, array) -> None:
+        from ._source import crc32
+
+        buf = memoryview(np.ascontiguousarray(array)).cast("B")
+        self._files[name].write(buf)
+        self._crc[name] = crc32(buf, self._crc[name])
+
+    def add(self, names, snippets) -> None:
+        """The names (any pyarrow array, as strings) and first characters of one batch."""
+        import pyarrow as pa
+
+        for key, arr in (("ids", names.cast(pa.large_string())), ("snippets", snippets)):
+            data, off = _blob(arr)
+            self._put(self.FILES[key][0], data)
+            self._put(self.FILES[key][1], (off[1:] + self._ends[key]).astype("<i8"))
+            self._ends[key] += int(off[-1])
+
+    def finish(self) -> np.ndarray:
+        """Close the files; their CRC-32 (in :data:`FILES` order)."""
+        self.close()
+        return np.array([self._crc[n] for pair in self.FILES.values() for n in pair],
+                        dtype=np.int64)
+
+    def move_to(self, directory) -> None:
+        for pair in self.FILES.values():
+            for name in pair:
+                shutil.move(os.path.join(self.directory, name), os.path.join(directory, name))
+        self.directory = directory
+
+    def close(self) -> None:
+        for f in self._files.values():
+            f.close()
+        self._files = {}
+
+    def intact(self, n_docs: int) -> bool:
+        """The files are there, hold ``n_docs`` offsets each and match their CRC-32."""
+        from ._source import crc32
+
+        try:
+            names = [n for pair in self.FILES.values() for n in pair]
+            for name, want in zip(names, self.crcs):
+                crc = 0
+                with open(os.path.join(self.directory, name), "rb") as f:
+                    while block := f.read(1 << 24):
+                        crc = crc32(block, crc)
+                if crc != want:
+                    return False
+            return all(os.path.getsize(os.path.join(self.directory, off)) == 8 * (n_docs + 1)
+                       for _, off in self.FILES.values())
+        except (OSError, TypeError):
+            return False
+
+    def pick(self, key: str, rows) -> list:
+        """The strings of documents ``rows`` (``key``: ``"ids"`` or ``"snippets"``)."""
+        if key not in self._maps:
+            data, off = (os.path.join(self.directory, n) for n in self.FILES[key])
+            size = os.path.getsize(data)
+            self._maps[key] = (np.memmap(data, dtype=np.uint8, mode="r") if size else
+                               np.zeros(0, np.uint8), np.memmap(off, dtype="<i8", mode="r"))
+        data, off = self._maps[key]
+        rows = np.asarray(rows, dtype=np.int64)
+        return [bytes(data[off[r]:off[r + 1]]).decode("utf-8", "replace") for r in rows]
 
 
 def _scratch_root(root):
