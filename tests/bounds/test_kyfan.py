@@ -73,3 +73,13 @@ def test_planted_blocks_get_a_tight_total():
 
 def test_cardinality_one_is_left_to_the_other_bounds():
     assert kyfan_row_shift_bound(np.eye(3), [1, 1]) == np.inf
+
+
+def test_degenerate_matrices_with_the_block_argument():
+    rng = np.random.default_rng(0)
+    u = rng.uniform(0.5, 1.0, 7)
+    for S in (np.zeros((7, 7)), np.outer(u, u), np.diag(u)):
+        best = _best_disjoint(S, [2, 2])
+        for kw in ({}, {"core": 2, "n_eval": 2}, {"core": 1, "n_eval": 3, "steps": 5}):
+            ub = kyfan_row_shift_bound(S, [2, 2], value=0.5 * best, **kw)
+            assert best * (1 - 1e-10) - 1e-12 <= ub < np.inf, (kw, ub, best)

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import linalg as sla
+from scipy.sparse.linalg import ArpackError
 
 from ._cheap import _lambda_max_upper_bound
 from ._common import one_blas_thread
@@ -162,8 +163,11 @@ def _evaluate(S, A, K, Y, rho, delta, h, k, n_eval):
     dQ = np.diag(Q)
     lam_Q = float(np.max(np.abs(Q).sum(axis=1) - np.abs(dQ) + dQ))  # Gershgorin
     lam_P = _top_eigen(P, k)
-    if lam_Q >= lam_P[-1]:  # a Cholesky-proven λ̄(Q) below Gershgorin's
-        t = _lambda_max_upper_bound(Q, exact_below=0)
+    if lam_Q >= lam_P[-1]:  # a proven λ̄(Q) below Gershgorin's (dense, or Cholesky-proven)
+        try:
+            t = _lambda_max_upper_bound(Q)
+        except ArpackError:  # no Lanczos estimate (e.g. Q = 0): Gershgorin's stays
+            t = None
         lam_Q = min(lam_Q, t) if t is not None else lam_Q
     BB = B @ B.T
     gap = max(float(lam_P[-1]) - lam_Q, 1e-3 * max(abs(float(lam_P[0])), 1e-300))
