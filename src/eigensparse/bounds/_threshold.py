@@ -279,11 +279,13 @@ class _Soft:
         """A proven bound λmax(M_ρ) + ρs: the Ritz value raised by twice the rounding of a
         Cholesky factor of t·I − M_ρ, proven by that factor, else
         :func:`~eigensparse.bounds._rowshift._top_upper` (a looser factor, else the dense
-        eigenvalue)."""
+        eigenvalue); up to ``_NEAR_DENSE`` features the estimate, a dense eigenvalue."""
         from ._rowshift import _proves_below, _top_upper
         from ._rowshift_kernels import ritz
 
         m, M = self.matrix(rho)
+        if m <= _NEAR_DENSE and rho in self.seen:
+            return self.seen[rho]
         if not m:
             return rho * s
         if m > _NEAR_DENSE:
@@ -321,9 +323,11 @@ def threshold_bound_near(B: np.ndarray, cardinality: int, value: float,
     module docstring). Returns (bound, ρ); (inf, 0) when every penalty was skipped."""
     # one BLAS thread: the search is a sequence of small products and one factorization,
     # which other threads only slow down (each product waits for them) on a busy machine
+    B = np.asarray(B, dtype=float)
+    if B.shape[0] <= _NEAR_DENSE:
+        return _near(B, int(cardinality), float(value), fractions, max_features, float(floor))
     with one_blas_thread():
-        return _near(np.asarray(B, dtype=float), int(cardinality), float(value), fractions,
-                     max_features, float(floor))
+        return _near(B, int(cardinality), float(value), fractions, max_features, float(floor))
 
 
 def _near(B, s, value, fractions, max_features, floor):
