@@ -83,3 +83,11 @@ def test_degenerate_matrices_with_the_block_argument():
         for kw in ({}, {"core": 2, "n_eval": 2}, {"core": 1, "n_eval": 3, "steps": 5}):
             ub = kyfan_row_shift_bound(S, [2, 2], value=0.5 * best, **kw)
             assert best * (1 - 1e-10) - 1e-12 <= ub < np.inf, (kw, ub, best)
+
+
+def test_a_cutoff_it_cannot_beat_skips_the_work():
+    S = _planted(0)
+    best = _best_disjoint(S, [3, 3])
+    ub = kyfan_row_shift_bound(S, [3, 3], value=best)
+    assert kyfan_row_shift_bound(S, [3, 3], value=best, cutoff=0.5 * best) == np.inf
+    assert kyfan_row_shift_bound(S, [3, 3], value=best, cutoff=2 * ub) == ub

@@ -219,7 +219,8 @@ def total_upper_bound(op, cardinalities, *, outside=None, max_working_set=TOTAL_
     if max(cards) > 1:
         from ._kyfan import kyfan_total_bound
 
-        best = min(best, kyfan_total_bound(op, cards, o, value=value, support=support))
+        best = min(best, kyfan_total_bound(op, cards, o, value=value, support=support,
+                                           cutoff=best))
     return float(best * (1 + _MARGIN))
 
 
