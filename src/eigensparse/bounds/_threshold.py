@@ -19,8 +19,11 @@ steps and Ky Fan's maximum principle Σ_j xⱼᵀM_ρxⱼ <= Σ_{i<=k} λ_i(M_ρ
 
 Features known only by their variances (``outside``: e.g. the words a topic pipeline left
 out of its working set) are eliminated at every ρ at least their largest variance, so
-only those penalties are tried when they are given. Every λ is a dense LAPACK eigenvalue
-(accurate to a few ulps of ‖M_ρ‖, far below the relative margin added to each bound).
+only those penalties are tried when they are given. The λ of :func:`threshold_bound` and
+:func:`total_upper_bound` are dense LAPACK eigenvalues (accurate to a few ulps of ‖M_ρ‖, far
+below the relative margin added to each bound); :func:`threshold_bound_near` searches its
+penalty on Lanczos estimates and proves the one λmax it reports by a Cholesky factor of
+t·I − M_ρ (a dense eigenvalue up to 64 features).
 """
 from __future__ import annotations
 
