@@ -32,17 +32,25 @@ import math
 import numpy as np
 from scipy import linalg as sla
 
-__all__ = ["lowrank_bound", "lowrank_node", "lowrank_screen", "LOWRANK_CELLS"]
+__all__ = ["lowrank_bound", "lowrank_node", "lowrank_screen", "top_pairs", "LOWRANK_CELLS"]
 
 #: cells of the angle θ (the bound's slack grows as π/(4·cells))
 LOWRANK_CELLS = 1024
 
 
-def _top_pairs(B: np.ndarray):
-    """(μ_3, V (n × 2), ‖v_i‖, margin) of the module docstring."""
+def top_pairs(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The top three eigenpairs of the symmetric B (n >= 3): (μ_1 >= μ_2 >= μ_3, their
+    unit eigenvectors as columns), by LAPACK's evr."""
     n = B.shape[0]
     mu, Q = sla.eigh(B, subset_by_index=[n - 3, n - 1], driver="evr", check_finite=False)
-    mu, Q = mu[::-1], Q[:, ::-1]
+    return mu[::-1], Q[:, ::-1]
+
+
+def _top_pairs(B: np.ndarray, pairs=None):
+    """(μ_3, V (n × 2), ‖v_i‖, margin) of the module docstring; ``pairs``: those of
+    :func:`top_pairs` when the caller has them."""
+    n = B.shape[0]
+    mu, Q = top_pairs(B) if pairs is None else pairs
     V = Q[:, :2] * np.sqrt(np.maximum(mu[:2] - mu[2], 0.0))
     nv = np.sqrt(np.einsum("ij,ij->i", V, V))
     norm = float(np.abs(B).sum(axis=1).max())  # >= ‖B‖₂ (Gershgorin)
@@ -63,12 +71,13 @@ def _cell_weights(B: np.ndarray, cells: int):
     return mu3, _weights(V, nv, theta, np.pi / (2.0 * cells)), margin
 
 
-def _node_weights(B: np.ndarray, f: int, k: int, coarse: int = 64, split: int = 16):
+def _node_weights(B: np.ndarray, f: int, k: int, coarse: int = 64, split: int = 16,
+                  pairs=None):
     """(μ_3, Z, margin) on adaptive cells: ``coarse`` cells, then each cell whose bound
     exceeds the largest value at a centre (a lower bound on the maximum over y) cut into
     ``split`` (the slack of ``coarse·split`` cells where it matters, at a fraction of the
     cost). Every y lies in some cell kept, so the maximum over them is a bound."""
-    mu3, V, nv, margin = _top_pairs(B)
+    mu3, V, nv, margin = _top_pairs(B, pairs)
     half = np.pi / (2.0 * coarse)
     theta = np.pi * (np.arange(coarse) + 0.5) / coarse
     Z = _weights(V, nv, theta, half)
@@ -119,19 +128,21 @@ def lowrank_bound(B: np.ndarray, f: int, k: int, cells: int = LOWRANK_CELLS) -> 
     return lowrank_node(B, f, k, cells)[0]
 
 
-def lowrank_node(B: np.ndarray, f: int, k: int,
-                 cells: int | None = None) -> tuple[float, np.ndarray]:
+def lowrank_node(B: np.ndarray, f: int, k: int, cells: int | None = None,
+                 pairs=None) -> tuple[float, np.ndarray]:
     """:func:`lowrank_bound` and, for each free position j (the positions after the first
     ``f``), a bound on the supports that contain j: the first ``f``, j and k − 1 others
     (per cell min(T_k, z_j + T_{k−1}) over the free z, as :func:`lowrank_screen`). A free
     j whose bound is below the incumbent can leave the node: no support of the node that
     contains it beats the incumbent. ``cells``: that many equal cells; None: 64 cells,
-    those that may hold the maximum cut into 16 (:func:`_node_weights`). Returns (bound,
+    those that may hold the maximum cut into 16 (:func:`_node_weights`). ``pairs``: the
+    top eigenpairs of B from :func:`top_pairs` when the caller has them. Returns (bound,
     per-free-position bounds); (inf, inf everywhere) when n < 3."""
     n = B.shape[0]
     if n < 3 or k <= 0:
         return math.inf, np.full(max(n - f, 0), math.inf)
-    mu3, Z, margin = _node_weights(B, f, k) if cells is None else _cell_weights(B, cells)
+    mu3, Z, margin = _node_weights(B, f, k, pairs=pairs) if cells is None \
+        else _cell_weights(B, cells)
     fixed = Z[:f].sum(axis=0)
     free = Z[f:]
     tk, tk1 = _top_rows(free, k), _top_rows(free, k - 1)

@@ -30,10 +30,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..._linalg import top_eigh
-from ._bounds import (LANCZOS_MIN, block_lmax, block_split_bound, enumerate_completions,
-                      free_block_bound, gershgorin_bound, partner_order, schur_prunes,
-                      shifted_block, soft_eig_bound, trace_bound)
-from ._lowrank import lowrank_node
+from ._bounds import (LANCZOS_MIN, LANCZOS_STEPS, _lanczos, block_lmax, block_split_bound,
+                      enumerate_completions, free_block_bound, gershgorin_bound,
+                      partner_order, proves_below, schur_prunes, shifted_block,
+                      soft_eig_bound, trace_bound)
+from ._lowrank import lowrank_node, top_pairs
 
 __all__ = ["Search", "SubtreePool", "ProcessNodePool", "expand_subtree", "merge_subtrees"]
 
@@ -172,15 +173,21 @@ class Search:
             if schur_prunes(self.S, F, R, k, cut):
                 self.bound_calls["schur_pruned"] += 1
                 return None
-        bound, rho, v = self._eig_bound(F, R, k, rho, cut)
+        lowrank = USE_LOWRANK and F.size + R.size >= 3 and \
+            (F.size == 0 or self.nodes % LOWRANK_EVERY == 0)
+        if lowrank and self.U is not None:  # both bounds from one eigensolve
+            bound, v, lr = self._dual_node(F, R, k, rho, cut)
+        else:
+            (bound, rho, v), lr = self._eig_bound(F, R, k, rho, cut), None
         if v is None:  # proven below the cut
             return None
-        if USE_LOWRANK and bound > cut and F.size + R.size >= 3 and \
-                (F.size == 0 or self.nodes % LOWRANK_EVERY == 0):
+        if lowrank and bound > cut:
             # the top eigenvector's s heaviest coordinates (:mod:`._lowrank`), same block
             self.bound_calls["lowrank"] += 1
-            B = shifted_block(self.S, F, R, k, rho, self.scale, self.order, self.U)
-            lr, per = lowrank_node(B, F.size, k)
+            if lr is None:
+                B = shifted_block(self.S, F, R, k, rho, self.scale, self.order, self.U)
+                lr = lowrank_node(B, F.size, k)
+            lr, per = lr
             bound = min(bound, lr)
             if bound <= cut:
                 self.bound_calls["lowrank_pruned"] += 1
@@ -237,6 +244,24 @@ class Search:
                 self._lam_cache.clear()
             lam = self._lam_cache[key] = top_eigh(self.S[np.ix_(F, F)], small=0, check_finite=False)[0]
         return lam
+
+    def _dual_node(self, F, R, k, rho, cut):
+        """With the root's U (:mod:`._dual`): (λmax of the node's block, its top
+        eigenvector, the low-rank bound and per-variable bounds of
+        :func:`._lowrank.lowrank_node`) from one eigensolve of the top three pairs, after a
+        Cholesky factor tried to prove the block below the cut (then ``(cut, None,
+        None)``; on a large block only when a Lanczos estimate is at or below the cut)."""
+        self.bound_calls["eig"] += 1
+        B = shifted_block(self.S, F, R, k, rho, self.scale, self.order, self.U)
+        v0 = self._start(F, R)
+        if PROVE_FIRST and (v0 is None or _lanczos(B, v0, LANCZOS_STEPS)[0] <= cut) and \
+                proves_below(B, cut):
+            self.bound_calls["chol_pruned"] += 1
+            return cut, None, None
+        mu, Q = top_pairs(B)
+        if mu[0] <= cut:
+            return float(mu[0]), Q[:, 0], None
+        return float(mu[0]), Q[:, 0], lowrank_node(B, F.size, k, pairs=(mu, Q))
 
     def _eig_bound(self, F, R, k, rho, cut):
         """The shifted soft-threshold eigenvalue bound at the inherited penalty (a Cholesky
