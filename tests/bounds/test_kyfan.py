@@ -91,3 +91,6 @@ def test_a_cutoff_it_cannot_beat_skips_the_work():
     ub = kyfan_row_shift_bound(S, [3, 3], value=best)
     assert kyfan_row_shift_bound(S, [3, 3], value=best, cutoff=0.5 * best) == np.inf
     assert kyfan_row_shift_bound(S, [3, 3], value=best, cutoff=2 * ub) == ub
+    # through the operator: the first look at the largest variances skips it too
+    assert kyfan_total_bound(Covariance(S), [3, 3], value=best, cutoff=0.5 * best) == np.inf
+    assert kyfan_total_bound(Covariance(S), [3, 3], value=best, cutoff=2 * ub) <= ub * (1 + 1e-9)

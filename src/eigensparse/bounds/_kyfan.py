@@ -59,6 +59,8 @@ __all__ = ["kyfan_row_shift_bound"]
 _START_FRACTIONS = (0.01, 0.02, 0.04, 0.08, 0.15, 0.3)
 #: the steps are not taken when the best start is above this many times the cutoff
 _HOPELESS = 1.25
+#: the features of largest variance whose clipped start is looked at first (with a cutoff)
+_FIRST_LOOK = 200
 #: the τ tried in the block bound, as fractions of λ_k(P) − λ̄(Q)
 _TAU_FRACTIONS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 
@@ -182,6 +184,24 @@ def _evaluate(S, A, K, Y, rho, delta, h, k, n_eval):
     return best
 
 
+def _start(S, A, K, O, delta, h, k):
+    """The best clipped start Y0 = clip(Σ_KK, −ρ, ρ) over a few ρ: (its core value, the
+    core, Y0, ρ)."""
+    S_KK = np.ascontiguousarray(S[np.ix_(K, K)])
+    top = float(A[np.ix_(K, K)].max()) if K.size > 1 else 0.0
+    best = (np.inf, None, None, 0.0)
+    for frac in _START_FRACTIONS:
+        rho = delta + frac * max(top - delta, 0.0)
+        fixed = _top_entries(np.maximum(np.minimum(A[np.ix_(K, O)], rho) - delta, 0.0), h)
+        Y0 = np.clip(S_KK, -rho, rho)
+        np.fill_diagonal(Y0, 0.0)
+        c = _Core(S_KK, fixed, delta, h, k)
+        f = c.value(Y0)
+        if f < best[0]:
+            best = (f, c, Y0, rho)
+    return best
+
+
 def kyfan_row_shift_bound(S, cardinalities, *, value=None, floor=0.0, support=None,
                           core=200, steps=400, n_eval=800, cutoff=np.inf) -> float:
     """A valid upper bound on Σ_j λmax(Σ[T_j, T_j]) over pairwise disjoint supports with
@@ -212,23 +232,10 @@ def kyfan_row_shift_bound(S, cardinalities, *, value=None, floor=0.0, support=No
             K = np.union1d(K, np.asarray(support, dtype=np.intp))
         K = np.sort(K)
         O = np.setdiff1d(np.arange(p), K)
-    S_KK = np.ascontiguousarray(S[np.ix_(K, K)])
-    A_KK = A[np.ix_(K, K)]
-    top = float(A_KK.max()) if K.size > 1 else 0.0
-    best = (np.inf, None, 0.0)
-    for frac in _START_FRACTIONS:  # the start: the best clipped Σ
-        rho = delta + frac * max(top - delta, 0.0)
-        fixed = _top_entries(np.maximum(np.minimum(A[np.ix_(K, O)], rho) - delta, 0.0), h)
-        Y0 = np.clip(S_KK, -rho, rho)
-        np.fill_diagonal(Y0, 0.0)
-        c = _Core(S_KK, fixed, delta, h, k)
-        f = c.value(Y0)
-        if f < best[0]:
-            best = (f, (c, Y0), rho)
-    _, (c, Y0), rho = best
-    if best[0] + const > _HOPELESS * cutoff:
+    f0, c, Y0, rho = _start(S, A, K, O, delta, h, k)
+    if f0 + const > _HOPELESS * cutoff:
         return np.inf
-    target = (float(value) - const) if value is not None else 0.9 * best[0]
+    target = (float(value) - const) if value is not None else 0.9 * f0
     f, Y = c.descend(Y0, target, int(steps))
     if f + const >= cutoff:
         return np.inf
@@ -256,7 +263,9 @@ def kyfan_total_bound(op, cardinalities, outside=None, *, value=None, support=No
     features of largest variance (fewer for an operator holding many samples: its block
     costs n·m² products) and ``support`` (feature ids) held densely, every other
     feature (and ``outside``, variances of features not in ``op``) bounded through δ, the
-    largest of their variances; ``cutoff``: see :func:`kyfan_row_shift_bound`."""
+    largest of their variances; ``cutoff``: see :func:`kyfan_row_shift_bound` (the start
+    is first looked at on the ``_FIRST_LOOK`` features of largest variance alone: its
+    value there is compared with the cutoff in the same way)."""
     d = np.asarray(op.diag(), dtype=float)
     floor = float(np.max(outside)) if outside is not None and np.size(outside) else 0.0
     keep = np.argsort(-d, kind="stable")[:_dense_size(op, max_features)]
@@ -267,6 +276,18 @@ def kyfan_total_bound(op, cardinalities, outside=None, *, value=None, support=No
         rest = np.ones(d.size, dtype=bool)
         rest[keep] = False
         floor = max(floor, float(d[rest].max()))
+    cards = [int(c) for c in cardinalities]
+    if np.isfinite(cutoff) and max(cards) > 1:  # a look at the largest variances first
+        few = np.sort(np.argsort(-d, kind="stable")[:_FIRST_LOOK])
+        B = op.block(few)
+        B = 0.5 * (B + B.T)
+        A = np.abs(B)
+        np.fill_diagonal(A, 0.0)
+        with one_blas_thread():
+            f0 = _start(B, A, np.arange(few.size), np.zeros(0, dtype=np.intp), floor,
+                        max(cards) - 1, len(cards))[0]
+        if f0 + floor * sum(cards) > _HOPELESS * cutoff:
+            return np.inf
     local = None if support is None else np.searchsorted(keep, np.asarray(support, dtype=np.intp))
     S = op.block(keep)
     S = 0.5 * (S + S.T)
