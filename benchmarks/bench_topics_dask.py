@@ -24,6 +24,7 @@ run (the load average is printed).
 Usage::
 
     python benchmarks/bench_topics_dask.py --pubmed 0.0625   # bench_text_scale's corpus
+    python benchmarks/bench_topics_dask.py --pubmed 1 --dir /data/pubmed   # its --dir
     python benchmarks/bench_topics_dask.py --scale 0.0625
     python benchmarks/bench_topics_dask.py --docword docword.pubmed.txt.gz --vocab vocab.pubmed.txt
 """
@@ -122,7 +123,9 @@ def main(argv=None):
                     help="the corpus of bench_text_scale.py --pubmed F (generated there once)")
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--client-reads", action="store_true")
-    ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "eigensparse-bench"))
+    ap.add_argument("--dir", default=None,
+                    help="where the corpus is generated (with --pubmed: bench_text_scale.py's "
+                         "--dir, whose corpus is reused when it matches)")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -133,14 +136,15 @@ def main(argv=None):
         import bench_text_scale as bts
 
         meta = bts._corpus(argparse.Namespace(
-            dir=os.path.join(tempfile.gettempdir(), f"eigensparse-pubmed-{args.pubmed:g}"),
+            dir=args.dir or os.path.join(tempfile.gettempdir(), f"eigensparse-pubmed-{args.pubmed:g}"),
             pubmed=args.pubmed, seed=0, generator="zipf", scale=1.0, docs=0, words=0,
             nnz_per_doc=0, progress=False))
         path, vocab = meta["docword"], meta["vocab"]
     if path is None:
         from eigensparse.datasets.synthetic_corpus import make_zipf_corpus
 
-        d = os.path.join(args.dir, f"pubmed-{args.scale:g}")
+        d = os.path.join(args.dir or os.path.join(tempfile.gettempdir(), "eigensparse-bench"),
+                         f"pubmed-2-{args.scale:g}")  # mode="pubmed" (generator 2)
         path = os.path.join(d, "docword.pubmed.txt.gz")
         vocab = os.path.join(d, "vocab.pubmed.txt")
         if not os.path.exists(path):
