@@ -17,7 +17,9 @@ and time) and every bound is checked against a certified value (never below it).
 With ``--exact-only`` only those 12 problems run, ``exact`` alone (``n_jobs=None``: both
 cores once the tree is open after two seconds): per problem its wall and CPU time
 (this process and its worker processes), certified or not, the final gap, the gap at the
-root, the nodes and the variables removed at the root.
+root, the nodes and the variables removed at the root; the load average at the start and
+the end (on a loaded machine the CPU column, not the wall time, says how much search a
+problem got).
 
 Usage: ``PYTHONPATH=src python benchmarks/bench_certificates.py [--data-home DIR]
 [--repeats R] [--exact-time T] [--exact-only] [--threads N]``.
@@ -94,7 +96,9 @@ def exact_only(args):
 
     exact = get_solver("exact").func
     T = args.exact_time if args.exact_time > 0 else 60.0
-    print(f"threads: {N_THREADS}; exact max_time {T:g} s; gaps relative to the bound, %")
+    print(f"threads: {N_THREADS}; exact max_time {T:g} s; gaps relative to the bound, %; "
+          f"load average at the start {_load()} (a loaded machine leaves the search less "
+          f"than max_time x cores of CPU: compare the cpu column)")
     print(f"{'problem':<20} {'s':>3} {'wall s':>7} {'cpu s':>7} {'cert':>4} {'gap':>6} "
           f"{'root':>6} {'nodes':>7} {'screened':>8} {'variance':>11}")
     n = n_cert = 0
@@ -115,7 +119,14 @@ def exact_only(args):
             print(f"{name:<20} {s:>3} {te:>7.1f} {ce:>7.1f} {'yes' if i['certified'] else 'no':>4} "
                   f"{_gap(e.upper_bound, e.variance):>6.2f} {root:>6.2f} {i['nodes']:>7} "
                   f"{i['n_screened']:>8} {e.variance:>11.6g}", flush=True)
-    print(f"\nexact (max_time {T:g} s): certified {n_cert} of {n}")
+    print(f"\nexact (max_time {T:g} s): certified {n_cert} of {n}; load average at the end "
+          f"{_load()}")
+
+
+def _load():
+    import os
+
+    return "{:.1f}".format(os.getloadavg()[0]) if hasattr(os, "getloadavg") else "n/a"
 
 
 def main():
