@@ -19,7 +19,7 @@ by a tiny run first)::
 2. **warm**: the same command again twice (the cache only: no text is read).
 
 Each row gives wall and CPU seconds (user + system of the child) and peak RSS
-(``getrusage`` of the child), the issue's limit beside it, and the precision of the found
+(the child's own VmHWM), the issue's limit beside it, and the precision of the found
 topics against the planted ones (each found topic matched to the planted topic it shares
 most words with; precision = shared words / found words). Acceptance: cold <= 60 s,
 peak <= 1.5 GB, precision >= 0.8, warm <= 5 s with the same topics. Timings depend on

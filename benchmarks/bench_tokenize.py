@@ -155,13 +155,32 @@ def _tokenizer_rows(path, text_column, batch, threads, tmp):
     return rows, mb, len(texts), len(words), same
 
 
+#: ``python -m eigensparse`` that writes its own peak RSS (VmHWM: this program's pages
+#: only; a child's ``ru_maxrss`` also counts the parent's pages at the fork) to argv[1]
+_PEAK_WRAPPER = (
+    "import atexit, runpy, sys\n"
+    "def peak(path=sys.argv[1]):\n"
+    "    try:\n"
+    "        with open('/proc/self/status') as f:\n"
+    "            kb = [int(l.split()[1]) for l in f if l.startswith('VmHWM')][0]\n"
+    "    except (OSError, IndexError):\n"
+    "        import resource\n"
+    "        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "    with open(path, 'w') as f:\n"
+    "        f.write(str(kb))\n"
+    "atexit.register(peak)\n"
+    "sys.argv = ['eigensparse'] + sys.argv[2:]\n"
+    "runpy.run_module('eigensparse', run_name='__main__', alter_sys=True)\n")
+
+
 def _run_cli(args, tmp, tag):
     """Wall, CPU (user + system) and peak RSS (MB) of one ``eigensparse`` process."""
     out = os.path.join(tmp, f"{tag}.json")
+    peak_file = os.path.join(tmp, f"{tag}.peak")
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT / "src") + os.pathsep +
                os.environ.get("PYTHONPATH", ""))
     t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "eigensparse", "topics", *args,
+    proc = subprocess.Popen([sys.executable, "-c", _PEAK_WRAPPER, peak_file, "topics", *args,
                              "--json", out, "--no-progress"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -173,7 +192,9 @@ def _run_cli(args, tmp, tag):
         raise SystemExit(f"eigensparse topics {' '.join(args)} failed ({proc.returncode}): {err}")
     with open(out, encoding="utf-8") as f:
         topics = [c["words"] for c in json.load(f)["components"]]
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, topics
+    with open(peak_file, encoding="utf-8") as f:
+        peak_mb = int(f.read()) / 1024
+    return wall, usage.ru_utime + usage.ru_stime, peak_mb, topics
 
 
 def _reference_topics(path, text_column):
