@@ -176,6 +176,12 @@ def test_result_table_json_and_plots(tmp_path, kos_greedy):
     assert "penalty" not in table  # a cardinality method: no penalty row
     assert "+" + res.topics[0].words[0] in table and "+word / −word" in table
     assert "pass 2: covariance" in res.phase_table() and "total" in res.timings
+    # every phase timed: the result's bounds on the total too; topic rows below the solve
+    keys = list(res.timings)
+    assert keys[-2:] == ["result: bounds on the total", "total"]
+    assert keys[keys.index("solve") + 1] == "  topic 1"
+    assert sum(v for k, v in res.cpu_timings.items() if k != "total") == pytest.approx(
+        res.cpu_timings["total"], abs=0.05)
     p = write_json(tmp_path / "out" / "topics.json", res)
     d = json.loads(open(p).read())
     comp = d["components"]
