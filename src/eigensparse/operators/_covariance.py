@@ -1,6 +1,7 @@
 """A precomputed covariance (or correlation, or co-occurrence) matrix."""
 from __future__ import annotations
 
+import functools
 import math
 from numbers import Real
 
@@ -61,8 +62,7 @@ def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None):
     steps = min(steps, p)
     Q = np.empty((steps, p))
     W = np.empty((steps, p))  # rows M q_j
-    q = np.random.default_rng(seed).standard_normal(p)
-    q /= math.sqrt(q @ q)
+    q = _unit_start(p, seed)
     q32 = np.empty(p, dtype=np.float32)
     low_t = None if low is None else low.T  # Fortran order: its lower triangle is low's upper one
     # below this relative residual the Krylov space is invariant (to the products' rounding)
@@ -75,13 +75,11 @@ def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None):
         else:
             q32[:] = q
             W[m - 1] = ssymv(1.0, low_t, q32, lower=1)
-        w = W[m - 1].copy()
-        size = math.sqrt(w @ w)
         B = Q[:m]
-        w -= (B @ w) @ B
+        w = W[m - 1] - (B @ W[m - 1]) @ B
         w -= (B @ w) @ B  # twice is enough
         norm = math.sqrt(w @ w)
-        if not norm > floor * size:
+        if not norm > floor * math.sqrt(W[m - 1] @ W[m - 1]):
             break  # an invariant subspace: its Ritz values are eigenvalues
         q = w / norm
     B = Q[:m]
@@ -90,6 +88,16 @@ def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None):
     y = U[:, 0] @ B
     Sy = dsymv(1.0, S.T, y, lower=1) if S.flags.c_contiguous else S @ y  # S is symmetric
     return float(y @ Sy) / float(y @ y)
+
+
+@functools.lru_cache(maxsize=8)
+def _unit_start(p, seed):
+    """The Lanczos start: a unit Gaussian vector of length p from ``seed`` (kept: the
+    same p is checked again and again; read only)."""
+    q = np.random.default_rng(seed).standard_normal(p)
+    q /= math.sqrt(q @ q)
+    q.flags.writeable = False
+    return q
 
 
 def _check_psd(S, rtol, worst=None, worst_row=0, low=None):
