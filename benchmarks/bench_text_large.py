@@ -98,6 +98,14 @@ def _planted_ranks(path, topics, cache_dir):
     return sorted(int(rank[index[w]]) for t in topics for w in t if w in index)
 
 
+def _phases(path) -> str:
+    """The pipeline's phases (wall / CPU seconds) from a run's JSON."""
+    with open(path, encoding="utf-8") as f:
+        out = json.load(f)
+    wall, cpu = out.get("timings", {}), out.get("cpu_timings", {})
+    return ", ".join(f"{k} {wall[k]:.1f}/{cpu[k]:.1f}" for k in cpu if k in wall)
+
+
 def _profile_warm(path, cache_dir, out):
     """cProfile of one warm run, in this process (the 25 costliest calls)."""
     import cProfile
@@ -140,9 +148,12 @@ def main(argv=None) -> int:
         args_cli = [args.path, "--text-column", "text", *TOPIC_ARGS, "--cache-dir", cache]
         rows = []
         for run in ["cold"] + ["warm"] * args.warm_runs:
-            wall, cpu, rss, words = _run_cli(args_cli, tmp, f"{run}{len(rows)}")
+            tag = f"{run}{len(rows)}"
+            wall, cpu, rss, words = _run_cli(args_cli, tmp, tag)
             rows.append((run, wall, cpu, rss, precision(words, planted), words))
             print(f"  {run}: {wall:.1f} s wall, {cpu:.1f} s CPU, {rss:.0f} MB; {_load()}",
+                  flush=True)
+            print("    phases, wall / CPU s: " + _phases(os.path.join(tmp, f"{tag}.json")),
                   flush=True)
         ranks = _planted_ranks(args.path, planted, cache)
         print(f"\neigensparse topics FILE --text-column text {' '.join(TOPIC_ARGS)} "
