@@ -71,6 +71,10 @@ def test_passes_on_two_threads_equal_the_scaled_matrix(kos, scaling):
         st = word_statistics(X, scaling, idf=idf, chunk_nnz=4000, n_jobs=n_jobs)
         assert np.array_equal(st["df"], df)
         assert _rel(st["s1"], one["s1"]) < 1e-12 and _rel(st["s2"], one["s2"]) < 1e-12
+        # known document frequencies (pass 1a's): returned, not counted again; same sums
+        known = word_statistics(X, scaling, idf=idf, chunk_nnz=4000, n_jobs=n_jobs, df=df)
+        assert np.array_equal(known["df"], df) and known["df"] is not df
+        assert np.array_equal(known["s1"], st["s1"]) and np.array_equal(known["s2"], st["s2"])
         S = working_set_covariance(X, ws, scaling=scaling, idf=idf, mean=mean, n_jobs=n_jobs,
                                    chunk_nnz=4000)
         assert _rel(S, ref) < 1e-12

@@ -50,9 +50,11 @@ def scaled_moments(indptr, indices, data, mode, idf, s1, s2, df, d_lo=0, d_hi=-1
     """Per word Σv, Σv² and document frequency of documents ``d_lo … d_hi - 1`` of one
     chunk (all by default), for the values v of the scaling ``mode`` (0 count, 1 binary,
     2 log(1 + count), 3 tf-idf: count·idf, documents divided by their ℓ2 norm), computed
-    entry by entry (no array of values)."""
+    entry by entry (no array of values). An empty ``df``: the document frequencies are
+    not counted (known from an earlier pass)."""
     if d_hi < 0:
         d_hi = indptr.size - 1
+    count_df = df.size > 0
     for d in range(d_lo, d_hi):
         a = indptr[d]
         b = indptr[d + 1]
@@ -62,7 +64,8 @@ def scaled_moments(indptr, indices, data, mode, idf, s1, s2, df, d_lo=0, d_hi=-1
             x = _value(data[t], w, mode, idf, nrm)
             s1[w] += x
             s2[w] += x * x
-            df[w] += 1
+            if count_df:
+                df[w] += 1
 
 
 @numba.njit(cache=True, nogil=True)

@@ -132,10 +132,11 @@ def _over_chunks(chunks, work, n_jobs: int) -> None:
 
 def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAULT_CHUNK_NNZ,
                     progress: bool = False, desc: str = "pass 1: word statistics",
-                    n_jobs: int = 1) -> dict:
+                    n_jobs: int = 1, df=None) -> dict:
     """One pass: per word Σv, Σv² and the document frequency, for values v after
     ``scaling`` (``"tfidf"`` needs ``idf``), on ``n_jobs`` threads. Returns
-    ``{"s1", "s2", "df"}``.
+    ``{"s1", "s2", "df"}``; a known ``df`` (the document frequencies of an earlier pass)
+    is returned as it is, not counted again.
 
     A corpus with ``reduce_blocks`` (:class:`eigensparse.text._cluster.ClusterCorpus`) runs
     the pass where its blocks are.
@@ -154,15 +155,20 @@ def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAU
     if remote is not None:
         return remote(_chunk_statistics, scaling, idf, W)
     n_jobs = max(1, int(n_jobs))
-    sums = [(np.zeros(W), np.zeros(W), np.zeros(W, dtype=np.int64)) for _ in range(n_jobs)]
+    known = None if df is None else np.asarray(df, dtype=np.int64).copy()
+    if known is not None and known.shape != (W,):
+        raise InvalidParameterError(f"parameter 'df' must hold {W} document frequencies; "
+                                    f"got shape {known.shape}.")
+    n_df = W if known is None else 0  # an empty df array: the kernel does not count
+    sums = [(np.zeros(W), np.zeros(W), np.zeros(n_df, dtype=np.int64)) for _ in range(n_jobs)]
     _over_chunks(corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc),
                  lambda ch, j, lo, hi: _chunk_moments(ch, scaling, idf, *sums[j], lo, hi), n_jobs)
-    s1, s2, df = sums[0]
+    s1, s2, counted = sums[0]
     for e1, e2, edf in sums[1:]:
         s1 += e1
         s2 += e2
-        df += edf
-    return {"s1": s1, "s2": s2, "df": df}
+        counted += edf
+    return {"s1": s1, "s2": s2, "df": counted if known is None else known}
 
 
 def working_set_covariance(corpus, working_set, *, scaling: str = "count", idf=None, mean=None,
@@ -349,10 +355,11 @@ class CorpusPasses:
         else:
             df = self._build()
             if scaling == "tfidf":
-                self.idf = _idf(self._document_frequencies() if df is None else df, corpus.n_docs)
+                df = self._document_frequencies() if df is None else df
+                self.idf = _idf(df, corpus.n_docs)
             stats = self._run("pass 1: word statistics", lambda: word_statistics(
                 corpus, scaling, idf=self.idf, chunk_nnz=self.chunk_nnz, progress=self.progress,
-                n_jobs=self.n_jobs))
+                n_jobs=self.n_jobs, df=df))
             if self._cache() is not None:
                 self._cache().save_stats(scaling, stats)
         if scaling == "tfidf" and self.idf is None:
