@@ -24,7 +24,8 @@ Trivial bounds on v(s) are also provided: λmax(Σ), the sum of the s largest va
 The bounds live in :mod:`._cheap` (trace, Gershgorin, λmax, the working-set split),
 :mod:`._dual` (DSPCA's dual, the ℓ0 dual, handbook Proposition 2) and :mod:`._threshold`
 (DSPCA's dual at the soft-thresholded matrix with safe elimination, for one component and
-for the total of several disjoint ones).
+for the total of several disjoint ones), with :mod:`._kyfan` (the row-shift dual summed by
+Ky Fan, for that total).
 """
 from __future__ import annotations
 

@@ -38,8 +38,9 @@ __all__ = ["threshold_bound", "total_upper_bound", "BOUND_THRESHOLD", "BOUND_TOT
 
 #: the names the bounds report
 BOUND_THRESHOLD = "DSPCA dual at the soft-thresholded matrix (λmax(Σ_ρ) + ρs, safe elimination)"
-BOUND_TOTAL = ("min(Ky Fan sum of the soft-thresholded matrix + ρ·Σs, sum of one-component "
-               "bounds, sum of the Σs largest variances)")
+BOUND_TOTAL = ("min(joint row-shift dual (Ky Fan sum of Σ − δI − Y + diag r(Y)), Ky Fan sum of "
+               "the soft-thresholded matrix + ρ·Σs, sum of one-component bounds, sum of the Σs "
+               "largest variances)")
 #: relative margin on a bound (rounding of the eigenvalues)
 _MARGIN = 1e-10
 #: penalties tried (geometric grid between the smallest useful one and the largest variance)
