@@ -122,3 +122,18 @@ def test_partner_screening_on_the_cluster_equals_the_local_one(corpus, client, s
     assert got[0].sample_docs == got[1].sample_docs == 150
     assert np.array_equal(got[0].order, got[1].order)
     assert np.allclose(got[0].score, got[1].score, equal_nan=True)
+
+
+def test_word_statistics_with_known_document_frequencies_on_the_cluster(corpus, client,
+                                                                         tmp_path):
+    """Pass 1 on the workers with the document frequencies already known: the workers
+    do not count them, the sums equal the local pass's and the known df comes back."""
+    from eigensparse.text import word_statistics
+
+    X, path = corpus
+    c = cluster_corpus(path, client=client, n_blocks=2, cache_dir=tmp_path, chunk_nnz=64)
+    local = word_statistics(X, "log")
+    got = word_statistics(c, "log", df=local["df"])
+    assert np.array_equal(got["df"], local["df"])
+    assert np.allclose(got["s1"], local["s1"]) and np.allclose(got["s2"], local["s2"])
+    assert np.array_equal(word_statistics(c, "log")["df"], local["df"])

@@ -92,10 +92,11 @@ def _chunk_moments(ch, scaling, idf, s1, s2, df, d_lo=0, d_hi=-1) -> None:
                    idf if idf is not None else np.ones(1), s1, s2, df, d_lo, d_hi)
 
 
-def _chunk_statistics(ch, scaling, idf, W) -> dict:
-    """Σv, Σv², df per word of one chunk (a block of a distributed corpus)."""
+def _chunk_statistics(ch, scaling, idf, W, n_df=None) -> dict:
+    """Σv, Σv², df per word of one chunk (a block of a distributed corpus; ``n_df=0``:
+    no document frequencies)."""
     s1, s2 = np.zeros(W), np.zeros(W)
-    df = np.zeros(W, dtype=np.int64)
+    df = np.zeros(W if n_df is None else n_df, dtype=np.int64)
     _chunk_moments(ch, scaling, idf, s1, s2, df)
     return {"s1": s1, "s2": s2, "df": df}
 
@@ -151,15 +152,16 @@ def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAU
     """
     corpus = open_corpus(corpus)
     W = corpus.n_words
-    remote = getattr(corpus, "reduce_blocks", None)
-    if remote is not None:
-        return remote(_chunk_statistics, scaling, idf, W)
-    n_jobs = max(1, int(n_jobs))
     known = None if df is None else np.asarray(df, dtype=np.int64).copy()
     if known is not None and known.shape != (W,):
         raise InvalidParameterError(f"parameter 'df' must hold {W} document frequencies; "
                                     f"got shape {known.shape}.")
     n_df = W if known is None else 0  # an empty df array: the kernel does not count
+    remote = getattr(corpus, "reduce_blocks", None)
+    if remote is not None:
+        out = remote(_chunk_statistics, scaling, idf, W, n_df)
+        return out if known is None else {**out, "df": known}
+    n_jobs = max(1, int(n_jobs))
     sums = [(np.zeros(W), np.zeros(W), np.zeros(n_df, dtype=np.int64)) for _ in range(n_jobs)]
     _over_chunks(corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc),
                  lambda ch, j, lo, hi: _chunk_moments(ch, scaling, idf, *sums[j], lo, hi), n_jobs)
