@@ -29,7 +29,7 @@ from scipy import linalg as sla
 from scipy.linalg import lapack
 
 from ..._linalg import top_eigh
-from ._dual import dual_block
+from ._dual import dual_block, push_top
 
 __all__ = ["gershgorin_bound", "trace_bound", "soft_eig_bound", "block_split_bound",
            "schur_prunes",
@@ -204,20 +204,7 @@ def _node_rows(S, order, A, f, k, rho, w, status, fixed_pairs=True):
                 cap = rho * w[i] * w[j]
                 if v > cap:
                     v = cap
-                if found < kk:
-                    # insert into the ascending top[0..found)
-                    m = found
-                    while m > 0 and top[m - 1] > v:
-                        top[m] = top[m - 1]
-                        m -= 1
-                    top[m] = v
-                    found += 1
-                elif v > top[0]:
-                    m = 1
-                    while m < kk and top[m] < v:
-                        top[m - 1] = top[m]
-                        m += 1
-                    top[m - 1] = v
+                found = push_top(top, found, kk, v)
             for q in range(found):
                 acc += top[q]
         r[a] = acc

@@ -27,7 +27,7 @@ from ..._linalg import top_eigh
 from ...bounds._rowshift_kernels import descend, ritz, row_shifts
 from ._lowrank import lowrank_bound
 
-__all__ = ["clipped_u", "dual_block", "optimize_u", "root_dual"]
+__all__ = ["clipped_u", "dual_block", "optimize_u", "push_top", "root_dual"]
 
 #: subgradient steps per call of the compiled descent (the deadline is checked between)
 CHUNK = 50
@@ -105,6 +105,26 @@ def root_dual(S: np.ndarray, A: np.ndarray, s: int, rho: float, scale, value: fl
     return min(lam, lowrank_bound(B, 0, s)), U
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def push_top(top, found, kk, v):
+    """Keep the ``kk`` largest values seen in the ascending ``top[:found]``: insert ``v``
+    (while fewer than kk are held) or let it replace the smallest; the new count."""
+    if found < kk:
+        m = found
+        while m > 0 and top[m - 1] > v:
+            top[m] = top[m - 1]
+            m -= 1
+        top[m] = v
+        return found + 1
+    if v > top[0]:
+        m = 1
+        while m < kk and top[m] < v:
+            top[m - 1] = top[m]
+            m += 1
+        top[m - 1] = v
+    return found
+
+
 @numba.njit(cache=True, nogil=True)
 def _dual_fill(S, U, A, f, k, status, out):
     """out = M + D of the module docstring for the node whose positions are A (fixed
@@ -133,20 +153,7 @@ def _dual_fill(S, U, A, f, k, status, out):
                 j = A[b]
                 if j == i or status[j] != 2:
                     continue
-                v = abs(U[i, j])
-                if found < kk:
-                    m = found
-                    while m > 0 and top[m - 1] > v:
-                        top[m] = top[m - 1]
-                        m -= 1
-                    top[m] = v
-                    found += 1
-                elif v > top[0]:
-                    m = 1
-                    while m < kk and top[m] < v:
-                        top[m - 1] = top[m]
-                        m += 1
-                    top[m - 1] = v
+                found = push_top(top, found, kk, abs(U[i, j]))
             for q in range(found):
                 acc += top[q]
         out[a, a] = S[i, i] + acc
