@@ -10,7 +10,7 @@ normalise a request during
   count matrix, in memory),
 
 after one warm-up call of each (imports and compilation are not counted). A check is a
-call of scikit-learn's ``validate_parameter_constraints`` (behind every
+call of ``eigensparse._constraints.check_constraints`` (behind every
 ``@validate_params``, the estimator's ``_validate_params`` and ``check_params``), of a
 ``check_*`` function of :mod:`eigensparse._validation`, or of a method-options check
 (``MethodSpec.check_options``); a normalisation is a call of the dispatcher's
@@ -32,13 +32,12 @@ import scipy.sparse as sp
 
 def _targets() -> dict:
     """{code object: label} of the functions counted."""
-    from sklearn.utils import _param_validation
-
+    import eigensparse._constraints as constraints
     import eigensparse._dispatch as dispatch
     import eigensparse._validation as validation
     from eigensparse.registry import MethodSpec
 
-    funcs = {"sklearn.validate_parameter_constraints": _param_validation.validate_parameter_constraints,
+    funcs = {"_constraints.check_constraints": constraints.check_constraints,
              "MethodSpec.check_options": MethodSpec.check_options,
              "_dispatch.resolve_method": dispatch.resolve_method,
              "_dispatch.plan_components": dispatch.plan_components}

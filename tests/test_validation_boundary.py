@@ -1,5 +1,5 @@
-"""One validation boundary: parameter constraints are scikit-learn's, declared
-once, checked once at the entry point, and trusted below it.
+"""One validation boundary: parameter constraints (eigensparse's, in scikit-learn's
+vocabulary and wording) declared once, checked once at the entry point, and trusted below it.
 
 The rule the source walk enforces (``test_no_validation_outside_the_boundary``):
 
@@ -43,7 +43,7 @@ SRC = pathlib.Path(es.__file__).parent
 #: their own checks: the machinery and error class, the registry (a method's options
 #: against its spec), the dispatcher (the one normaliser of a request), the front doors
 #: (``extract_topics``' options are its :class:`~eigensparse.text.TopicConfig`)
-BOUNDARY = {"eigensparse._validation", "eigensparse.registry", "eigensparse._dispatch",
+BOUNDARY = {"eigensparse._validation", "eigensparse._constraints", "eigensparse.registry", "eigensparse._dispatch",
             "eigensparse._api", "eigensparse.estimator", "eigensparse.cli",
             "eigensparse.text._config"}
 
@@ -55,7 +55,7 @@ PENDING = {
 }
 
 _SCALAR_TYPES = {"Integral", "Real", "Number", "bool", "int", "float", "integer", "floating"}
-_CHECK_CALLS = {"check_params", "validate_parameter_constraints"}
+_CHECK_CALLS = {"check_params", "check_constraints", "validate_parameter_constraints"}
 
 
 def _module_name(path: pathlib.Path) -> str:
@@ -135,15 +135,76 @@ def test_no_validation_outside_the_boundary():
     assert not gone, f"fixed: remove these from PENDING: {gone}"
 
 
-def test_the_home_made_framework_is_gone():
-    # the constraint classes are scikit-learn's own; no re-implementation is left
-    assert _validation.Interval is skv.Interval
-    assert _validation.StrOptions is skv.StrOptions and _validation.Options is skv.Options
-    assert issubclass(_validation.IntInterval, skv.Interval)
-    assert not hasattr(_validation, "instance_of") and not hasattr(_validation, "NONE")
-    # and the error is still eigensparse's, a ValueError and scikit-learn's
-    assert issubclass(es.InvalidParameterError, skv.InvalidParameterError)
+def _as_sklearns(constraint):
+    """scikit-learn's constraint declaring what ``constraint`` (eigensparse's) declares."""
+    from eigensparse import _constraints as ours
+
+    if isinstance(constraint, ours.Interval):
+        return skv.Interval(constraint.type, constraint.left, constraint.right,
+                            closed=constraint.closed)
+    if isinstance(constraint, ours.StrOptions):
+        return skv.StrOptions(constraint.options)
+    if isinstance(constraint, ours.Options):
+        return skv.Options(constraint.type, constraint.options)
+    if isinstance(constraint, ours.HasMethods):
+        return skv.HasMethods(constraint.methods)
+    return constraint  # a type, None, callable or a name ("boolean", ...)
+
+
+def _declared():
+    """Every parameter constraint declared in the package: {(owner, name): [constraint]}."""
+    from eigensparse._dispatch import COMPONENT_CONSTRAINTS
+
+    found = {("front doors", k): v for k, v in COMPONENT_CONSTRAINTS.items()}
+    found.update({("SparsePCA", k): v for k, v in es.SparsePCA._parameter_constraints.items()})
+    for spec in methods():
+        found.update({(spec.name, k): v for k, v in spec.constraints.items()})
+    return found
+
+
+_PROBES = [0, 1, -1, 3, 2**33, 0.0, 0.5, 1.0, 1.5, -0.5, np.nan, np.inf, True, np.bool_(False),
+           np.int64(3), np.float32(0.25), None, "auto", "x", "english", [1, 2], (1,),
+           np.ones(2), {}, {"a": 1}, print, object(), np.random.RandomState(0)]
+
+
+def test_the_constraints_read_and_judge_as_sklearns():
+    """eigensparse's constraint layer (which imports no scikit-learn) accepts the values
+    scikit-learn's accepts and refuses the others with scikit-learn's message, for every
+    declared parameter (an int interval of ours also refuses True/False)."""
+    from eigensparse._validation import IntInterval, check_params
+
+    declared = _declared()
+    assert len(declared) > 30
+    for (owner, name), rules in declared.items():
+        theirs = {name: [_as_sklearns(c) for c in rules]}
+        for value in _PROBES:
+            ours_error = theirs_error = None
+            try:
+                check_params({name: value}, {name: rules}, owner)
+            except es.InvalidParameterError as exc:
+                ours_error = str(exc)
+            try:
+                skv.validate_parameter_constraints(theirs, {name: value}, caller_name=owner)
+            except skv.InvalidParameterError as exc:
+                theirs_error = str(exc)
+            if isinstance(value, (bool, np.bool_)) and any(isinstance(c, IntInterval) for c in rules):
+                assert ours_error is not None or theirs_error is None, (owner, name, value)
+                continue
+            assert ours_error == theirs_error, (owner, name, value)
     assert issubclass(es.InvalidParameterError, ValueError)
+    assert issubclass(es.InvalidParameterError, TypeError)
+
+
+def test_the_topic_path_does_not_import_sklearn():
+    import subprocess
+    import sys
+
+    code = ("import sys; import eigensparse.cli, eigensparse.cli._topics, eigensparse.text, "
+            "eigensparse._dispatch, eigensparse.solvers, eigensparse.bounds; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sklearn', 'pandas')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={**__import__("os").environ, "PYTHONPATH": str(SRC.parent)})
+    assert out.stdout.strip() == "[]"
 
 
 def test_capabilities_live_on_the_spec_only():
@@ -170,16 +231,15 @@ def X():
 
 
 def _count_checks(monkeypatch):
-    """Counts every call of scikit-learn's constraint check (from any caller)."""
+    """Counts every call of the constraint check (from any caller)."""
     calls = []
-    real = skv.validate_parameter_constraints
+    real = _validation.check_constraints
 
-    def counting(constraints, params, caller_name):
-        calls.append(caller_name)
-        return real(constraints, params, caller_name)
+    def counting(constraints, params, caller):
+        calls.append(caller)
+        return real(constraints, params, caller)
 
-    monkeypatch.setattr(skv, "validate_parameter_constraints", counting)
-    monkeypatch.setattr(_validation, "validate_parameter_constraints", counting)
+    monkeypatch.setattr(_validation, "check_constraints", counting)
     return calls
 
 

@@ -29,13 +29,12 @@ from typing import Callable
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn import config_context
 
 from ._linalg import fix_sign
 from ._result import SparsePCAResult, info_entry, with_info
 from ._util import draw_seed
 from ._validation import (Interval, IntInterval, InvalidParameterError, StrOptions,
-                          check_cardinalities, closest)
+                          check_cardinalities, closest, trusted)
 from .diagnostics import (_adjusted_variance, _adjusted_variance_of_gram, adjusted_variance,
                           adjusted_variance_of_gram)
 from .multi import DEFLATIONS, run_deflation
@@ -441,9 +440,9 @@ def solve_components(op: Operator, plan: Plan, *, solve: Callable | None = None,
         :class:`eigensparse.selection.CardinalityChoice` behind it.
 
     The plan's options were checked: every checked function called here trusts its
-    input (scikit-learn's ``skip_parameter_validation``).
+    input (:func:`eigensparse._validation.trusted`).
     """
-    with config_context(skip_parameter_validation=True):
+    with trusted():
         return _solve_components(op, plan, solve, resolve, found, progress, rows, alternatives)
 
 
@@ -579,7 +578,7 @@ def assemble(op: Operator, plan: Plan, results: list, *, info: dict | None = Non
             and results and (features is None or outside is not None)):
         from .bounds import total_upper_bound
 
-        with config_context(skip_parameter_validation=True):  # a checked plan's cardinalities
+        with trusted():  # a checked plan's cardinalities
             base["total_upper_bound"] = total_upper_bound(
                 op, plan.cardinalities, outside=outside, value=float(np.sum(variances)),
                 support=np.flatnonzero(np.any([r.loadings != 0 for r in results], axis=0)))

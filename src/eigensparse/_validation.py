@@ -1,39 +1,48 @@
-"""The validation boundary: eigensparse's error class over scikit-learn's parameter
-constraints, and the checks of data no constraint can express.
+"""The validation boundary: eigensparse's error class and parameter constraints, and the
+checks of data no constraint can express.
 
-Parameter constraints are scikit-learn's (``sklearn.utils._param_validation``:
-:class:`Interval`, :class:`StrOptions`, :class:`Options`, ``"boolean"``, types, None),
-declared once per entry point: the estimator's ``_parameter_constraints``, the
-:func:`validate_params` decorator of a public function, a method's ``constraints`` on its
-:class:`~eigensparse.registry.MethodSpec`. The front doors share one dict
-(:data:`eigensparse._dispatch.COMPONENT_CONSTRAINTS`). Everything under a checked entry
-point trusts its input: nested checked calls skip their checks (scikit-learn's
-``skip_parameter_validation``), and the dispatcher calls the solvers unchecked after
-checking their options once against their spec.
+Parameter constraints (:mod:`eigensparse._constraints`: :class:`Interval`,
+:class:`StrOptions`, :class:`Options`, :class:`HasMethods`, ``"boolean"``, types, None,
+with scikit-learn's vocabulary and messages) are declared once per entry point: the
+estimator's ``_parameter_constraints``, the :func:`validate_params` decorator of a public
+function, a method's ``constraints`` on its :class:`~eigensparse.registry.MethodSpec`. The
+front doors share one dict (:data:`eigensparse._dispatch.COMPONENT_CONSTRAINTS`).
+Everything under a checked entry point trusts its input: nested checked calls skip their
+checks (inside a decorated function, under :func:`trusted`, and under scikit-learn's
+``skip_parameter_validation`` when scikit-learn is loaded: the estimator's fit), and the
+dispatcher calls the solvers unchecked after checking their options once against their
+spec. Checking a parameter imports no scikit-learn.
 
 Which modules may raise :class:`InvalidParameterError` is written down in
 ``tests/test_validation_boundary.py``.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+import inspect
 import numbers
+import re
+import sys
 
 import numpy as np
-from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOptions
-from sklearn.utils._param_validation import InvalidParameterError as _SklearnInvalidParameterError
-from sklearn.utils._param_validation import validate_parameter_constraints
-from sklearn.utils._param_validation import validate_params as _sklearn_validate_params
 
+from ._constraints import (HasMethods, Interval, InvalidParameterError, Options, StrOptions,
+                           check_constraints, make_constraint)
 from ._util import draw_seed
 
-# scikit-learn's HasMethods, Interval, Options and StrOptions are imported here for the
-# modules that declare constraints; they are scikit-learn's API, not this module's
 __all__ = [
     "InvalidParameterError",
+    "Interval",
     "IntInterval",
+    "Options",
+    "StrOptions",
+    "HasMethods",
+    "make_constraint",
     "check_params",
     "validate_params",
+    "trusted",
     "closest",
     "check_cardinalities",
     "check_indices",
@@ -51,27 +60,9 @@ __all__ = [
 ]
 
 
-class InvalidParameterError(_SklearnInvalidParameterError):
-    """Raised when a parameter has the wrong type or value.
-
-    A subclass of scikit-learn's ``InvalidParameterError`` (itself a ValueError and a
-    TypeError), so that code catching either class, or ``ValueError``, catches it.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import eigensparse as es
-    >>> try:
-    ...     es.sparse_pca(np.eye(3), cardinality=5)
-    ... except es.InvalidParameterError as err:
-    ...     print(isinstance(err, ValueError))
-    True
-    """
-
-
 class IntInterval(Interval):
-    """scikit-learn's interval of ints, refusing ``True``/``False`` (a bool is an
-    ``Integral`` to Python, never a count or a size to a user).
+    """An interval of ints refusing ``True``/``False`` (a bool is an ``Integral`` to
+    Python, never a count or a size to a user).
 
     Examples
     --------
@@ -88,15 +79,50 @@ class IntInterval(Interval):
         return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
-def _ours(exc: Exception) -> InvalidParameterError:
-    """scikit-learn's error as eigensparse's (same message)."""
-    return exc if isinstance(exc, InvalidParameterError) else InvalidParameterError(str(exc))
+#: set while the calls made inside a checked entry point run: they trust their input
+_TRUSTED = contextvars.ContextVar("eigensparse_trusted", default=False)
+
+
+@contextlib.contextmanager
+def trusted():
+    """A block whose checked calls skip their parameter checks (their input was checked
+    by the caller).
+
+    Examples
+    --------
+    >>> from numbers import Integral
+    >>> from eigensparse._validation import Interval, trusted, validate_params
+    >>> @validate_params({"n": [Interval(Integral, 1, None, closed="left")]})
+    ... def halve(n):
+    ...     return n // 2
+    >>> with trusted():
+    ...     halve(0)
+    0
+    """
+    token = _TRUSTED.set(True)
+    try:
+        yield
+    finally:
+        _TRUSTED.reset(token)
+
+
+def _skipping() -> bool:
+    """Whether checked calls skip their checks here: under :func:`trusted` or a decorated
+    call, or under scikit-learn's ``skip_parameter_validation`` (only looked at when
+    scikit-learn is loaded: an estimator's fit sets it)."""
+    if _TRUSTED.get():
+        return True
+    if "sklearn" in sys.modules:
+        from sklearn import get_config
+
+        return bool(get_config().get("skip_parameter_validation", False))
+    return False
 
 
 def check_params(params: dict, constraints: dict, caller: str) -> None:
-    """Check ``params`` against scikit-learn ``constraints`` (``{name: [constraint, ...]}``),
-    raising :class:`InvalidParameterError`; for the entry points that cannot be decorated
-    (a method's options, checked by the dispatcher against its spec).
+    """Check ``params`` against ``constraints`` (``{name: [constraint, ...]}``), raising
+    :class:`InvalidParameterError`; for the entry points that cannot be decorated (a
+    method's options, checked by the dispatcher against its spec; the estimator).
 
     Examples
     --------
@@ -110,17 +136,15 @@ def check_params(params: dict, constraints: dict, caller: str) -> None:
     ...     print(err)
     The 'max_iter' parameter of solver must be an int in the range [1, inf). Got 0 instead.
     """
-    try:
-        validate_parameter_constraints(constraints, params, caller_name=caller)
-    except _SklearnInvalidParameterError as exc:
-        raise _ours(exc) from None
+    check_constraints(constraints, params, caller)
 
 
 def validate_params(constraints: dict, *, prefer_skip_nested_validation: bool = True):
-    """scikit-learn's ``validate_params`` decorator raising :class:`InvalidParameterError`;
-    calls made inside the decorated function skip their own checks (they trust its input),
-    unless ``prefer_skip_nested_validation=False`` (a function passing on parameters it
-    did not check, e.g. ``**kwargs``).
+    """Decorate a function to check its arguments against ``constraints``, raising
+    :class:`InvalidParameterError`; calls made inside the decorated function skip their
+    own checks (they trust its input), unless ``prefer_skip_nested_validation=False`` (a
+    function passing on parameters it did not check, e.g. ``**kwargs``). An inner
+    check's "parameter of <name> must be" error names the decorated function.
 
     Examples
     --------
@@ -134,19 +158,33 @@ def validate_params(constraints: dict, *, prefer_skip_nested_validation: bool = 
     >>> halve(0)
     Traceback (most recent call last):
     ...
-    eigensparse._validation.InvalidParameterError: The 'n' parameter of halve must be an int in the range [1, inf). Got 0 instead.
+    eigensparse._constraints.InvalidParameterError: The 'n' parameter of halve must be an int in the range [1, inf). Got 0 instead.
     """
     def decorator(func):
-        checked = _sklearn_validate_params(
-            constraints, prefer_skip_nested_validation=prefer_skip_nested_validation)(func)
+        signature = inspect.signature(func)
+        unchecked = {p.name for p in signature.parameters.values()
+                     if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)} | {"self", "cls"}
+        caller = func.__qualname__
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
+            if _skipping():
+                return func(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            check_constraints(constraints, {k: v for k, v in bound.arguments.items()
+                                            if k not in unchecked}, caller)
             try:
-                return checked(*args, **kwargs)
-            except _SklearnInvalidParameterError as exc:
-                raise _ours(exc) from None
+                with trusted() if prefer_skip_nested_validation else contextlib.nullcontext():
+                    return func(*args, **kwargs)
+            except InvalidParameterError as exc:  # an inner check: named after this function
+                message = re.sub(r"parameter of \w+ must be", f"parameter of {caller} must be",
+                                 str(exc))
+                if message == str(exc):
+                    raise
+                raise InvalidParameterError(message) from exc
 
+        wrapper._parameter_constraints = constraints
         return wrapper
 
     return decorator
@@ -218,7 +256,7 @@ def check_indices(values, n: int, name: str, *, allow_empty: bool = False) -> np
     >>> check_indices([True, False, True], 3, "support")
     Traceback (most recent call last):
     ...
-    eigensparse._validation.InvalidParameterError: parameter 'support' must be distinct feature indices (ints in [0, 3)); got a boolean mask [True, False, True]: pass the indices, e.g. np.flatnonzero(mask).
+    eigensparse._constraints.InvalidParameterError: parameter 'support' must be distinct feature indices (ints in [0, 3)); got a boolean mask [True, False, True]: pass the indices, e.g. np.flatnonzero(mask).
     """
     valid = f"distinct feature indices (ints in [0, {n}))"
     shown = repr(values) if len(repr(values)) <= 80 else repr(values)[:77] + "..."
@@ -266,7 +304,7 @@ def check_square_matrix(M, name: str, *, size: int | None = None, symmetric: boo
     >>> check_square_matrix(np.ones((2, 3)), "S")
     Traceback (most recent call last):
     ...
-    eigensparse._validation.InvalidParameterError: parameter 'S' must be a square symmetric matrix (p, p); got shape (2, 3).
+    eigensparse._constraints.InvalidParameterError: parameter 'S' must be a square symmetric matrix (p, p); got shape (2, 3).
     """
     what = "a square symmetric matrix" if symmetric else "a square matrix"
     if isinstance(M, (str, bytes)) or M is None:
@@ -553,7 +591,7 @@ def check_start_vectors(init, p: int, *, valid: str = "a numeric array") -> np.n
     >>> check_start_vectors([[1.0], [0.0]], 3)
     Traceback (most recent call last):
     ...
-    eigensparse._validation.InvalidParameterError: parameter 'init' as an array must have shape (p,) or (p, n_starts) with p=3; got shape (2, 1).
+    eigensparse._constraints.InvalidParameterError: parameter 'init' as an array must have shape (p,) or (p, n_starts) with p=3; got shape (2, 1).
     """
     problem = real_dtype_problem(np.asarray(init).dtype) if not isinstance(init, str) else None
     if problem and np.asarray(init).dtype.kind in "cmMV":  # never cast silently

@@ -177,8 +177,8 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.n_jobs = n_jobs
 
     def _validate_params(self):
-        """scikit-learn's checks of :attr:`_parameter_constraints`, raising eigensparse's
-        InvalidParameterError (a subclass of scikit-learn's, so that either class catches it)."""
+        """The checks of :attr:`_parameter_constraints` (eigensparse's constraints, which
+        scikit-learn's own check does not read), raising :class:`InvalidParameterError`."""
         check_params(self.get_params(deep=False), self._parameter_constraints,
                      type(self).__name__)
 

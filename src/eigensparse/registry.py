@@ -129,8 +129,8 @@ class MethodSpec:
     options : tuple of str
         Keyword options, read from the signature of ``func`` when not given.
     constraints : dict
-        scikit-learn parameter constraints of the options (``{name: [constraint, ...]}``,
-        :mod:`sklearn.utils._param_validation`), declared once: :attr:`func` checks them
+        Parameter constraints of the options (``{name: [constraint, ...]}``,
+        :mod:`eigensparse._constraints`), declared once: :attr:`func` checks them
         when called directly, the dispatcher once per request (:meth:`check_options`),
         and the solve itself (:attr:`trusted`) trusts them.
     warm_start : bool

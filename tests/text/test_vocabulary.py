@@ -42,10 +42,24 @@ def test_max_features_keeps_largest_counts():
 
 
 def test_english_stop_words_are_sklearns():
+    import subprocess
+    import sys
+
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     assert stop_word_set("english") == ENGLISH_STOP_WORDS
     assert stop_word_set(None) == frozenset()
+    # read from scikit-learn's file: the package itself (about a second) is not imported
+    code = ("import sys; from eigensparse.text._vocabulary import stop_word_set; "
+            "w = stop_word_set('english'); print(len(w), 'the' in w, 'sklearn' in sys.modules)")
+    import os
+
+    import eigensparse
+
+    src = os.path.dirname(os.path.dirname(eigensparse.__file__))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=src))
+    assert out.stdout.split() == [str(len(ENGLISH_STOP_WORDS)), "True", "False"]
 
 
 @pytest.mark.parametrize("kwargs,name", [

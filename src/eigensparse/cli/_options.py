@@ -121,10 +121,8 @@ def constrained(name: str, parse=int):
     """An argparse type for the front doors' parameter ``name``: the text read by ``parse``
     and checked against its constraint (:data:`eigensparse._dispatch.COMPONENT_CONSTRAINTS`,
     the one declaration the Python front doors use too), a one-line error otherwise."""
-    from sklearn.utils._param_validation import make_constraint
-
     from .._dispatch import COMPONENT_CONSTRAINTS
-    from .._validation import InvalidParameterError, check_params
+    from .._validation import InvalidParameterError, check_params, make_constraint
 
     rules = [c for c in COMPONENT_CONSTRAINTS[name] if c is not None]
     valid = " or ".join(str(make_constraint(c)) for c in rules)

@@ -156,7 +156,7 @@ def check_vocabulary(words, parameter: str = "vocab", *, path=None, line=None, f
     >>> check_vocabulary(["a", "b", "a"])
     Traceback (most recent call last):
     ...
-    eigensparse._validation.InvalidParameterError: parameter 'vocab': entry 2: duplicate word 'a' (first at entry 0); every word (feature name) must be a distinct, non-blank string.
+    eigensparse._constraints.InvalidParameterError: parameter 'vocab': entry 2: duplicate word 'a' (first at entry 0); every word (feature name) must be a distinct, non-blank string.
     """
     words = list(words)
     if not all(type(w) is str for w in words):  # integer names (a DataFrame's columns) as text

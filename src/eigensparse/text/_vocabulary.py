@@ -22,6 +22,27 @@ from .._validation import Interval, InvalidParameterError, validate_params
 __all__ = ["VocabularyPruning", "prune_vocabulary", "pruning_limits", "keep_words", "stop_word_set"]
 
 
+def _english_stop_words() -> frozenset:
+    """scikit-learn's ``ENGLISH_STOP_WORDS``, read from its module file without importing
+    the ``sklearn`` package (whose import loads pandas and scipy.stats) unless it is
+    loaded already or its file is not where the package is."""
+    import importlib.util
+    import pathlib
+    import sys
+
+    if "sklearn" not in sys.modules:
+        spec = importlib.util.find_spec("sklearn")  # finds the package, imports nothing
+        path = pathlib.Path(spec.origin).parent / "feature_extraction" / "_stop_words.py"
+        if path.is_file():
+            words = importlib.util.spec_from_file_location("_sklearn_stop_words", path)
+            module = importlib.util.module_from_spec(words)
+            words.loader.exec_module(module)
+            return frozenset(module.ENGLISH_STOP_WORDS)
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
 def stop_word_set(stop_words) -> frozenset:
     """The stop words meant by ``stop_words``: None → empty, ``"english"`` →
     scikit-learn's ``ENGLISH_STOP_WORDS``, a collection of str → those words."""
@@ -32,9 +53,7 @@ def stop_word_set(stop_words) -> frozenset:
             raise InvalidParameterError(
                 "parameter 'stop_words' must be None, 'english' or a collection of words; "
                 f"got {stop_words!r}.")
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-        return frozenset(ENGLISH_STOP_WORDS)
+        return _english_stop_words()
     if not isinstance(stop_words, Iterable):
         raise InvalidParameterError(
             "parameter 'stop_words' must be None, 'english' or a collection of words; "

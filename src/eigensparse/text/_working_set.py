@@ -24,11 +24,11 @@ import warnings
 from dataclasses import replace
 
 import numpy as np
-from sklearn import config_context
 
 from .._budget import ComponentBudget
 from .._dispatch import require_data
 from .._util import Deadline
+from .._validation import trusted
 from ..bounds._common import one_blas_thread
 from ..bounds._threshold import BOUND_THRESHOLD, threshold_bound_near
 from ..operators import Covariance
@@ -203,7 +203,7 @@ class WorkingSet:
         self.S = G
         n = self.passes.corpus.n_docs
         if self.device is None:
-            with config_context(skip_parameter_validation=True):  # the engine's own options
+            with trusted():  # the engine's own options
                 self.op = Covariance(G, n_samples=n, check_psd=False)
         else:
             from ..operators._xp import ArrayAPICovariance, to_device
