@@ -31,7 +31,6 @@ import warnings
 
 import numpy as np
 import pytest
-import sklearn.utils._param_validation as skv
 
 import eigensparse as es
 from eigensparse import _validation
@@ -133,66 +132,6 @@ def test_no_validation_outside_the_boundary():
     assert not new, f"validation outside the boundary (declare constraints instead): {new}"
     gone = sorted(PENDING - found)
     assert not gone, f"fixed: remove these from PENDING: {gone}"
-
-
-def _as_sklearns(constraint):
-    """scikit-learn's constraint declaring what ``constraint`` (eigensparse's) declares."""
-    from eigensparse import _constraints as ours
-
-    if isinstance(constraint, ours.Interval):
-        return skv.Interval(constraint.type, constraint.left, constraint.right,
-                            closed=constraint.closed)
-    if isinstance(constraint, ours.StrOptions):
-        return skv.StrOptions(constraint.options)
-    if isinstance(constraint, ours.Options):
-        return skv.Options(constraint.type, constraint.options)
-    if isinstance(constraint, ours.HasMethods):
-        return skv.HasMethods(constraint.methods)
-    return constraint  # a type, None, callable or a name ("boolean", ...)
-
-
-def _declared():
-    """Every parameter constraint declared in the package: {(owner, name): [constraint]}."""
-    from eigensparse._dispatch import COMPONENT_CONSTRAINTS
-
-    found = {("front doors", k): v for k, v in COMPONENT_CONSTRAINTS.items()}
-    found.update({("SparsePCA", k): v for k, v in es.SparsePCA._parameter_constraints.items()})
-    for spec in methods():
-        found.update({(spec.name, k): v for k, v in spec.constraints.items()})
-    return found
-
-
-_PROBES = [0, 1, -1, 3, 2**33, 0.0, 0.5, 1.0, 1.5, -0.5, np.nan, np.inf, True, np.bool_(False),
-           np.int64(3), np.float32(0.25), None, "auto", "x", "english", [1, 2], (1,),
-           np.ones(2), {}, {"a": 1}, print, object(), np.random.RandomState(0)]
-
-
-def test_the_constraints_read_and_judge_as_sklearns():
-    """eigensparse's constraint layer (which imports no scikit-learn) accepts the values
-    scikit-learn's accepts and refuses the others with scikit-learn's message, for every
-    declared parameter (an int interval of ours also refuses True/False)."""
-    from eigensparse._validation import IntInterval, check_params
-
-    declared = _declared()
-    assert len(declared) > 30
-    for (owner, name), rules in declared.items():
-        theirs = {name: [_as_sklearns(c) for c in rules]}
-        for value in _PROBES:
-            ours_error = theirs_error = None
-            try:
-                check_params({name: value}, {name: rules}, owner)
-            except es.InvalidParameterError as exc:
-                ours_error = str(exc)
-            try:
-                skv.validate_parameter_constraints(theirs, {name: value}, caller_name=owner)
-            except skv.InvalidParameterError as exc:
-                theirs_error = str(exc)
-            if isinstance(value, (bool, np.bool_)) and any(isinstance(c, IntInterval) for c in rules):
-                assert ours_error is not None or theirs_error is None, (owner, name, value)
-                continue
-            assert ours_error == theirs_error, (owner, name, value)
-    assert issubclass(es.InvalidParameterError, ValueError)
-    assert issubclass(es.InvalidParameterError, TypeError)
 
 
 def test_the_topic_path_does_not_import_sklearn():

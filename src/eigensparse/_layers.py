@@ -9,7 +9,7 @@ from __future__ import annotations
 
 #: lowest first
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("eigensparse._validation", "eigensparse._linalg", "eigensparse._util", "eigensparse._result",
+    ("eigensparse._validation", "eigensparse._constraints", "eigensparse._linalg", "eigensparse._util", "eigensparse._result",
      "eigensparse._summary",
      "eigensparse._layers", "eigensparse._printable", "eigensparse.io._atomic", "eigensparse.io._vocab",
      "eigensparse.registry", "eigensparse._budget"),
