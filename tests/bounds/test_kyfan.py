@@ -94,3 +94,22 @@ def test_a_cutoff_it_cannot_beat_skips_the_work():
     # through the operator: the first look at the largest variances skips it too
     assert kyfan_total_bound(Covariance(S), [3, 3], value=best, cutoff=0.5 * best) == np.inf
     assert kyfan_total_bound(Covariance(S), [3, 3], value=best, cutoff=2 * ub) <= ub * (1 + 1e-9)
+
+
+
+def test_a_whole_dense_solve_is_below_the_block_argument(instances, monkeypatch):
+    # p = 9 <= _EXACT_FACTOR * 5: one dense solve of all 9 features; with the factor at 1,
+    # the same Y (same core) bounds 4 of them by the block argument instead
+    from eigensparse.bounds import _kyfan
+
+    below = 0
+    for S in instances[:4]:
+        for cards in ([2, 2], [3, 2]):
+            best = _best_disjoint(S, cards)
+            whole = kyfan_row_shift_bound(S, cards, value=best, core=3, n_eval=5)
+            with monkeypatch.context() as m:
+                m.setattr(_kyfan, "_EXACT_FACTOR", 1)
+                block = kyfan_row_shift_bound(S, cards, value=best, core=3, n_eval=5)
+            assert best * (1 - 1e-10) <= whole <= block * (1 + 1e-10), (cards, whole, block)
+            below += whole < block * (1 - 1e-6)
+    assert below >= 4  # the block argument's slack is real: the dense solve removes it

@@ -63,6 +63,10 @@ _HOPELESS = 1.25
 _FIRST_LOOK = 200
 #: the τ tried in the block bound, as fractions of λ_k(P) − λ̄(Q)
 _TAU_FRACTIONS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
+#: up to this many times ``n_eval`` features, the bound is evaluated by one dense solve of
+#: the whole M: cheaper than the block route's 1 + len(_TAU_FRACTIONS) solves of ``n_eval``
+#: (dense solves cost the cube of their size), and exact where that route bounds the rest
+_EXACT_FACTOR = 2
 
 
 def _top_entries(X: np.ndarray, h: int) -> np.ndarray:
@@ -111,11 +115,14 @@ class _Core:
     def value(self, Y) -> float:
         return float(np.maximum(_top_eigen(self.matrix(Y)[0], self.k), 0.0).sum())
 
-    def descend(self, Y, target, steps, eta=0.5, window=50, stall=2e-3):
-        """Polyak subgradient steps from Y towards ``target`` (at most ``steps``, stopped
-        when ``window`` steps lowered the value by less than ``stall`` of it); the Y of
-        least value."""
-        best_f, best_Y, mark = np.inf, Y, np.inf
+    def descend(self, Y, target, steps, eta=0.5, patience=20, min_eta=0.1, window=50,
+                stall=2e-3):
+        """Polyak subgradient steps from Y towards ``target`` (at most ``steps``), the step
+        length factor ``eta`` halved after ``patience`` steps without a new least value
+        (a target below the least value reachable makes full steps overshoot), stopped
+        when it falls below ``min_eta`` or when ``window`` steps lowered the value by
+        less than ``stall`` of it; the Y of least value."""
+        best_f, best_Y, mark, since = np.inf, Y, np.inf, 0
         Y = Y.copy()
         for it in range(steps):
             if it % window == 0:
@@ -127,7 +134,13 @@ class _Core:
             pos = w > 0
             f = float(w[pos].sum())
             if f < best_f:
-                best_f, best_Y = f, Y.copy()
+                best_f, best_Y, since = f, Y.copy(), 0
+            else:
+                since += 1
+                if since >= patience:
+                    eta, since = 0.5 * eta, 0
+                    if eta < min_eta:
+                        break
             if f <= target or not pos.any():
                 break
             V = V[:, pos]
@@ -145,8 +158,9 @@ class _Core:
 
 def _evaluate(S, A, K, Y, rho, delta, h, k, n_eval):
     """The bound's Ky Fan sum Σ_{i<=k} λ_i(M)₊ at Y on the core K and clip(Σ, −ρ, ρ) on
-    every other pair: exact (dense LAPACK) on the ``n_eval`` features of largest partner
-    score (K included), the rest by the block argument of the module docstring."""
+    every other pair: exact (dense LAPACK) for up to ``_EXACT_FACTOR``·``n_eval`` features,
+    else exact on the ``n_eval`` features of largest partner score (K included) and the
+    rest by the block argument of the module docstring."""
     p = S.shape[0]
     Yf = np.clip(S, -rho, rho)
     Yf[np.ix_(K, K)] = Y
@@ -157,7 +171,7 @@ def _evaluate(S, A, K, Y, rho, delta, h, k, n_eval):
     M = S - Yf
     M[np.diag_indices_from(M)] = np.diag(S) - delta + _top_sums(X, h)[0]
     del X, Yf
-    if p <= n_eval:
+    if p <= _EXACT_FACTOR * n_eval:  # one dense solve costs less than the block route's
         return float(np.maximum(_top_eigen(M, k), 0.0).sum())
     score = np.diag(M) + np.abs(M).sum(axis=1)
     score[K] = np.inf
