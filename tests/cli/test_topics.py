@@ -189,3 +189,20 @@ def test_topics_of_a_csv_column_and_missing_column(tmp_path, capsys):
     assert main(["topics", str(path), "--text-column", "body", "--no-progress"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"eigensparse: error: {path}: no column 'body'; the columns are: 'id', 'text'."]
+
+
+def test_the_topics_command_does_not_load_unused_scipy_modules():
+    # the parser lists every registered method (all method modules imported); scipy's
+    # optimize package (linear assignment of the bipartite method) loads only when used
+    import os
+    import subprocess
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "src"
+    code = ("import sys; from eigensparse.cli import build_parser; build_parser(); "
+            "import eigensparse.text; "
+            "print(sorted(m for m in ('scipy.optimize', 'scipy.stats', 'scipy.fft') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(src)})
+    assert out.stdout.strip() == "[]"

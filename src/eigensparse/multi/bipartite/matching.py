@@ -6,7 +6,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from ..._validation import InvalidParameterError
 
@@ -85,6 +84,8 @@ def _match_lsa(W2t: np.ndarray, caps: np.ndarray) -> np.ndarray:
     S = int(caps.sum())
     cand = np.unique(_top_lists(W2t[None], S)[0])
     cost = np.repeat(W2t[:, cand], caps, axis=0)  # (S, m): row = slot, s_j copies of column j
+    from scipy.optimize import linear_sum_assignment  # scipy.optimize: only when used
+
     rows, cols = linear_sum_assignment(cost, maximize=True)
     out = np.empty(rows.size, dtype=np.intp)
     out[rows] = cand[cols]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from ...operators import Operator
 from .candidates import net_batches, principal_directions, random_candidates
@@ -189,6 +188,8 @@ class _CandidateSearch:
             return int(np.count_nonzero(a[1][ia] == b[1][ib]))
         M = np.zeros((self.k, self.k), dtype=np.int64)
         np.add.at(M, (a[1][ia], b[1][ib]), 1)
+        from scipy.optimize import linear_sum_assignment  # scipy.optimize: only when used
+
         r, c = linear_sum_assignment(M, maximize=True)
         return int(M[r, c].sum())
 
