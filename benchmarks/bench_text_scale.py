@@ -203,7 +203,8 @@ def main(argv=None):
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--docword")
     ap.add_argument("--vocab")
-    ap.add_argument("--cache-dir")
+    ap.add_argument("--cache-dir", help="the runs' cache directory, emptied first (default: "
+                    "DIR/cache); another directory leaves DIR/cache alone")
     ap.add_argument("--dir", default=None,
                     help="where the synthetic corpus is written (default: under the temp dir)")
     ap.add_argument("--generator", choices=("zipf", "nytimes"), default="zipf")
@@ -242,7 +243,7 @@ def main(argv=None):
         args.dir = os.path.join(tempfile.gettempdir(), f"eigensparse-{tag}")
 
     meta = _corpus(args)
-    cache_dir = os.path.join(args.dir, "cache")
+    cache_dir = args.cache_dir or os.path.join(args.dir, "cache")
     shutil.rmtree(cache_dir, ignore_errors=True)
     common = ["-k", str(args.k), "-s", str(args.s), "--n-jobs", str(args.n_jobs),
               "--cache-dir", cache_dir, "--pipeline", args.pipeline, "--scaling", args.scaling,

@@ -78,3 +78,31 @@ def test_passes_on_two_threads_equal_the_scaled_matrix(kos, scaling):
         S = working_set_covariance(X, ws, scaling=scaling, idf=idf, mean=mean, n_jobs=n_jobs,
                                    chunk_nnz=4000)
         assert _rel(S, ref) < 1e-12
+
+
+def test_document_norms_of_pass_1_serve_pass_2(kos):
+    """tf-idf: pass 1 keeps every document's ℓ2 norm; pass 2 given them computes the
+    very same covariance (bit for bit) without computing them again; a wrong array is
+    refused by name."""
+    from eigensparse.text._passes import _idf, scale_matrix
+
+    X = kos.data[:900].tocsr()
+    df = np.diff(X.tocsc().indptr)
+    idf = _idf(df, X.shape[0])
+    norms = np.full(X.shape[0], np.nan)
+    word_statistics(X, "tfidf", idf=idf, chunk_nnz=4000, n_jobs=2, norms=norms)
+    Xs = X.multiply(idf[None, :]).tocsr()
+    ref = np.sqrt(np.asarray(Xs.multiply(Xs).sum(axis=1)).ravel())
+    ref[ref == 0] = 1.0
+    assert np.allclose(norms, ref, rtol=1e-14, atol=0)
+    ws = np.sort(np.argsort(-df, kind="stable")[:60])
+    for n_jobs in (1, 2):
+        plain = working_set_covariance(X, ws, scaling="tfidf", idf=idf, center=False,
+                                       n_jobs=n_jobs, chunk_nnz=3000)
+        fast = working_set_covariance(X, ws, scaling="tfidf", idf=idf, center=False,
+                                      n_jobs=n_jobs, chunk_nnz=3000, norms=norms)
+        assert np.array_equal(plain, fast)
+    Y = scale_matrix(X, "tfidf")
+    assert _rel(fast, (Y[:, ws].T @ Y[:, ws]).toarray() / X.shape[0]) < 1e-12
+    with pytest.raises(InvalidParameterError, match="'norms'.*900"):
+        working_set_covariance(X, ws, scaling="tfidf", idf=idf, norms=norms[:10])

@@ -46,19 +46,24 @@ def _norm(indices, data, a, b, mode, idf):
 
 
 @numba.njit(cache=True, nogil=True)
-def scaled_moments(indptr, indices, data, mode, idf, s1, s2, df, d_lo=0, d_hi=-1):
+def scaled_moments(indptr, indices, data, mode, idf, s1, s2, df, norms, base, d_lo, d_hi):
     """Per word Σv, Σv² and document frequency of documents ``d_lo … d_hi - 1`` of one
-    chunk (all by default), for the values v of the scaling ``mode`` (0 count, 1 binary,
-    2 log(1 + count), 3 tf-idf: count·idf, documents divided by their ℓ2 norm), computed
-    entry by entry (no array of values). An empty ``df``: the document frequencies are
-    not counted (known from an earlier pass)."""
+    chunk (``d_hi < 0``: to the end), for the values v of the scaling ``mode`` (0 count,
+    1 binary, 2 log(1 + count), 3 tf-idf: count·idf, documents divided by their ℓ2 norm),
+    computed entry by entry (no array of values). An empty ``df``: the document
+    frequencies are not counted (known from an earlier pass). A non-empty ``norms``
+    (tf-idf): the ℓ2 norm of document d is kept in ``norms[base + d]``, for
+    :func:`scaled_gram` to reuse."""
     if d_hi < 0:
         d_hi = indptr.size - 1
     count_df = df.size > 0
+    keep = mode == 3 and norms.size > 0
     for d in range(d_lo, d_hi):
         a = indptr[d]
         b = indptr[d + 1]
         nrm = _norm(indices, data, a, b, mode, idf)
+        if keep:
+            norms[base + d] = nrm
         for t in range(a, b):
             w = indices[t]
             x = _value(data[t], w, mode, idf, nrm)
@@ -69,16 +74,20 @@ def scaled_moments(indptr, indices, data, mode, idf, s1, s2, df, d_lo=0, d_hi=-1
 
 
 @numba.njit(cache=True, nogil=True)
-def scaled_gram(indptr, indices, data, mode, idf, col_map, G, d_lo, d_hi):
+def scaled_gram(indptr, indices, data, mode, idf, col_map, G, d_lo, d_hi, norms, base):
     """G[a, b] += v_a v_b (a <= b) over documents ``d_lo … d_hi - 1`` of a CSR chunk for
-    the working-set words (``col_map[word]`` its position, or -1), with the values v of
-    the scaling ``mode`` (as :func:`scaled_moments`) computed entry by entry: the
-    counts are read once, no array of values is formed. The indices of each document
-    must be sorted and ``col_map`` increase with the word id (the upper triangle)."""
+    the working-set words (``col_map[word]`` its position, or -1; an int32 map stays in
+    the core's cache), with the values v of the scaling ``mode`` (as
+    :func:`scaled_moments`) computed entry by entry: the counts are read once, no array
+    of values is formed. A non-empty ``norms`` (tf-idf): the norm of document d is
+    ``norms[base + d]`` (kept by :func:`scaled_moments`), not computed again. The
+    indices of each document must be sorted and ``col_map`` increase with the word id
+    (the upper triangle)."""
     m = G.shape[0]
     pos = np.empty(m, dtype=np.int64)
     ent = np.empty(m, dtype=np.int64)
     val = np.empty(m, dtype=np.float64)
+    known = norms.size > 0
     for d in range(d_lo, d_hi):
         a0 = indptr[d]
         b0 = indptr[d + 1]
@@ -91,7 +100,10 @@ def scaled_gram(indptr, indices, data, mode, idf, col_map, G, d_lo, d_hi):
                 k += 1
         if k == 0:
             continue
-        nrm = _norm(indices, data, a0, b0, mode, idf)
+        if known and mode == 3:
+            nrm = norms[base + d]
+        else:
+            nrm = _norm(indices, data, a0, b0, mode, idf)
         for i in range(k):
             t = ent[i]
             val[i] = _value(data[t], indices[t], mode, idf, nrm)

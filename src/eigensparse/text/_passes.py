@@ -83,13 +83,18 @@ def scale_matrix(X, scaling: str):
 _MODES = {"count": 0, "binary": 1, "log": 2, "tfidf": 3}
 
 
-def _chunk_moments(ch, scaling, idf, s1, s2, df, d_lo=0, d_hi=-1) -> None:
+_NONE = np.empty(0)
+
+
+def _chunk_moments(ch, scaling, idf, s1, s2, df, d_lo=0, d_hi=-1, norms=_NONE) -> None:
     """Add the Σv, Σv², df per word of documents ``d_lo … d_hi - 1`` of one chunk (values
-    v after ``scaling``) to the sums."""
+    v after ``scaling``) to the sums; tf-idf with a ``norms`` array of the corpus's
+    documents: their ℓ2 norms are kept there."""
     if scaling == "tfidf" and idf is None:
         raise InvalidParameterError("scaling='tfidf' needs the idf of the words.")
     scaled_moments(ch.indptr, ch.indices, ch.data, _MODES[scaling],
-                   idf if idf is not None else np.ones(1), s1, s2, df, d_lo, d_hi)
+                   idf if idf is not None else np.ones(1), s1, s2, df, norms,
+                   ch.doc_start if norms.size else 0, d_lo, d_hi)
 
 
 def _chunk_statistics(ch, scaling, idf, W, n_df=None) -> dict:
@@ -105,8 +110,20 @@ def _chunk_gram(ch, scaling, idf, col_map, m) -> np.ndarray:
     """The upper triangle of one chunk's working-set Gram matrix."""
     G = np.zeros((m, m))
     scaled_gram(ch.indptr, ch.indices, ch.data, _MODES[scaling],
-                idf if idf is not None else np.ones(1), col_map, G, 0, ch.n_docs)
+                idf if idf is not None else np.ones(1), col_map, G, 0, ch.n_docs, _NONE, 0)
     return G
+
+
+def _norms_array(norms, n_docs: int) -> np.ndarray:
+    """``norms`` checked to hold one float64 per document (an empty array for None)."""
+    if norms is None:
+        return _NONE
+    if not (isinstance(norms, np.ndarray) and norms.dtype == np.float64 and norms.shape == (n_docs,)
+            and norms.flags.c_contiguous):
+        raise InvalidParameterError(f"parameter 'norms' must be a float64 array of {n_docs} "
+                                    f"document norms; got {type(norms).__name__} "
+                                    f"{getattr(norms, 'shape', '')}.")
+    return norms
 
 
 def _over_chunks(chunks, work, n_jobs: int) -> None:
@@ -133,11 +150,13 @@ def _over_chunks(chunks, work, n_jobs: int) -> None:
 
 def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAULT_CHUNK_NNZ,
                     progress: bool = False, desc: str = "pass 1: word statistics",
-                    n_jobs: int = 1, df=None) -> dict:
+                    n_jobs: int = 1, df=None, norms=None) -> dict:
     """One pass: per word Σv, Σv² and the document frequency, for values v after
     ``scaling`` (``"tfidf"`` needs ``idf``), on ``n_jobs`` threads. Returns
     ``{"s1", "s2", "df"}``; a known ``df`` (the document frequencies of an earlier pass)
-    is returned as it is, not counted again.
+    is returned as it is, not counted again. With tf-idf, ``norms`` (an array of one
+    float per document) receives every document's ℓ2 norm, which
+    :func:`working_set_covariance` can then reuse.
 
     A corpus with ``reduce_blocks`` (:class:`eigensparse.text._cluster.ClusterCorpus`) runs
     the pass where its blocks are.
@@ -161,10 +180,12 @@ def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAU
     if remote is not None:
         out = remote(_chunk_statistics, scaling, idf, W, n_df)
         return out if known is None else {**out, "df": known}
+    keep = _norms_array(norms, corpus.n_docs)
     n_jobs = max(1, int(n_jobs))
     sums = [(np.zeros(W), np.zeros(W), np.zeros(n_df, dtype=np.int64)) for _ in range(n_jobs)]
     _over_chunks(corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc),
-                 lambda ch, j, lo, hi: _chunk_moments(ch, scaling, idf, *sums[j], lo, hi), n_jobs)
+                 lambda ch, j, lo, hi: _chunk_moments(ch, scaling, idf, *sums[j], lo, hi, keep),
+                 n_jobs)
     s1, s2, counted = sums[0]
     for e1, e2, edf in sums[1:]:
         s1 += e1
@@ -175,11 +196,13 @@ def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAU
 
 def working_set_covariance(corpus, working_set, *, scaling: str = "count", idf=None, mean=None,
                            center: bool = True, chunk_nnz=DEFAULT_CHUNK_NNZ, n_jobs: int = 1,
-                           progress: bool = False, desc: str = "pass 2: covariance") -> np.ndarray:
+                           progress: bool = False, desc: str = "pass 2: covariance",
+                           norms=None) -> np.ndarray:
     """One pass: the covariance (or, with ``center=False``, the second-moment matrix)
     of the words ``working_set`` (sorted ids), divided by n as in
     :class:`eigensparse.SparseData`. ``mean`` (the per-word means of all words) is
-    needed for centering.
+    needed for centering. With tf-idf, ``norms`` (the documents' ℓ2 norms that
+    :func:`word_statistics` kept for the same ``idf``) saves computing them again.
 
     Examples
     --------
@@ -200,18 +223,21 @@ def working_set_covariance(corpus, working_set, *, scaling: str = "count", idf=N
     if scaling == "tfidf" and idf is None:
         raise InvalidParameterError("scaling='tfidf' needs the idf of the words.")
     m = ws.size
-    col_map = np.full(corpus.n_words, -1, dtype=np.int64)
+    col_map = np.full(corpus.n_words, -1, dtype=np.int32)
     col_map[ws] = np.arange(m)
     remote = getattr(corpus, "reduce_blocks", None)
     if remote is not None:
         G = remote(_chunk_gram, scaling, idf, col_map, m)
     else:
+        known = _norms_array(norms, corpus.n_docs)
         n_jobs = max(1, int(n_jobs))
         Gs = [np.zeros((m, m)) for _ in range(n_jobs)]
         mode, w = _MODES[scaling], idf if idf is not None else np.ones(1)
         _over_chunks(corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc),
                      lambda ch, j, lo, hi: scaled_gram(ch.indptr, ch.indices, ch.data, mode, w,
-                                                       col_map, Gs[j], lo, hi), n_jobs)
+                                                       col_map, Gs[j], lo, hi, known,
+                                                       ch.doc_start if known.size else 0),
+                     n_jobs)
         G = Gs[0]
         for extra in Gs[1:]:
             G += extra
@@ -301,6 +327,8 @@ class CorpusPasses:
         self.passes: list = []
         self.messages = [] if messages is None else messages
         self.idf = None
+        #: tf-idf: the documents' ℓ2 norms kept by pass 1 in this process (for pass 2)
+        self.norms = None
 
     def _run(self, name, fn):
         t, c = time.perf_counter(), time.process_time()
@@ -359,9 +387,11 @@ class CorpusPasses:
             if scaling == "tfidf":
                 df = self._document_frequencies() if df is None else df
                 self.idf = _idf(df, corpus.n_docs)
+                if getattr(corpus, "reduce_blocks", None) is None:
+                    self.norms = np.empty(corpus.n_docs)
             stats = self._run("pass 1: word statistics", lambda: word_statistics(
                 corpus, scaling, idf=self.idf, chunk_nnz=self.chunk_nnz, progress=self.progress,
-                n_jobs=self.n_jobs, df=df))
+                n_jobs=self.n_jobs, df=df, norms=self.norms))
             if self._cache() is not None:
                 self._cache().save_stats(scaling, stats)
         if scaling == "tfidf" and self.idf is None:
@@ -413,7 +443,8 @@ class CorpusPasses:
                 return cached["G"][np.ix_(pos, pos)]
         G = self._run(label, lambda: working_set_covariance(
             self.corpus, ws, scaling=self.scaling, idf=self.idf, mean=None, center=False,
-            chunk_nnz=self.chunk_nnz, n_jobs=self.n_jobs, progress=self.progress, desc=label))
+            chunk_nnz=self.chunk_nnz, n_jobs=self.n_jobs, progress=self.progress, desc=label,
+            norms=self.norms))
         if self._cache() is not None and G.shape[0] <= _GRAM_CACHE_MAX:
             self._cache().save_stats(key, {"ws": ws, "G": G})
         return G
