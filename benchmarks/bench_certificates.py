@@ -22,7 +22,7 @@ the end (on a loaded machine the CPU column, not the wall time, says how much se
 problem got).
 
 Usage: ``PYTHONPATH=src python benchmarks/bench_certificates.py [--data-home DIR]
-[--repeats R] [--exact-time T] [--exact-only] [--threads N]``.
+[--repeats R] [--exact-time T] [--exact-only [--only PROBLEM ...]] [--threads N]``.
 """
 from __future__ import annotations
 
@@ -104,7 +104,8 @@ def exact_only(args):
     n = n_cert = 0
     with limit_threads(N_THREADS):
         for name, S, s in problems(args.data_home):
-            if not _exact_problem(S, s):
+            if not _exact_problem(S, s) or (args.only and not any(
+                    f"{name} s{s}".startswith(o) for o in args.only)):
                 continue
             t0, c0 = time.perf_counter(), _cpu()
             with warnings.catch_warnings():
@@ -137,6 +138,9 @@ def main():
                     help="max_time of method='exact' on the p = 1000 tier, s >= 10 (0: not run)")
     ap.add_argument("--exact-only", action="store_true",
                     help="only method='exact' on the p = 1000, s >= 10 problems")
+    ap.add_argument("--only", nargs="+", default=None, metavar="PROBLEM",
+                    help="with --exact-only, only the problems whose 'name s<s>' starts with "
+                         "one of these (e.g. 'kos 1000 cov s10' 'mnist 668 corr')")
     ap.add_argument("--threads", type=int, default=N_THREADS)
     args = ap.parse_args()
     if args.exact_only:

@@ -57,6 +57,8 @@ def clock(monkeypatch):
     for mod in (pkg, srch):
         monkeypatch.setattr(mod, "soft_eig_bound", ticking(mod.soft_eig_bound))
     monkeypatch.setattr(srch, "enumerate_completions", ticking(srch.enumerate_completions))
+    # a node's bound from one solve of its top pairs (both bounds at once)
+    monkeypatch.setattr(srch.Search, "_dual_node", ticking(srch.Search._dual_node))
     monkeypatch.setattr(scr, "_soft_prunes", ticking(scr._soft_prunes))
     finish = pkg._finish
 

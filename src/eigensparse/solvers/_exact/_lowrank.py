@@ -32,10 +32,13 @@ import math
 import numpy as np
 from scipy import linalg as sla
 
-__all__ = ["lowrank_bound", "lowrank_node", "lowrank_screen", "top_pairs", "LOWRANK_CELLS"]
+__all__ = ["lowrank_bound", "lowrank_node", "lowrank_screen", "ritz_split", "top_pairs",
+           "LOWRANK_CELLS"]
 
 #: cells of the angle θ (the bound's slack grows as π/(4·cells))
 LOWRANK_CELLS = 1024
+#: Lanczos steps of :func:`ritz_split`
+RITZ_STEPS = 48
 
 
 def top_pairs(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -46,10 +49,50 @@ def top_pairs(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mu[::-1], Q[:, ::-1]
 
 
+def ritz_split(B: np.ndarray, v0: np.ndarray, steps: int = RITZ_STEPS):
+    """(u, V (n × 2), ‖v_i‖, margin, q, θ) without a dense eigensolve: B <= L + u·I on
+    every vector with L = VVᵀ, so that xᵀBx <= u + ‖Vᵀx‖² for every unit x, as with
+    (μ_3, V) of :func:`_top_pairs`; q and θ are the top Ritz vector and value.
+
+    The top three Ritz pairs (θ_t, q_t) of ``steps`` Lanczos steps from ``v0``
+    (:func:`._bounds._lanczos_tridiagonal`) give V = [q_t √(θ_t − θ_3)] (t = 1, 2) and
+    B' = B − VVᵀ; u is a proven upper bound on λmax(B') (:func:`._bounds.top_eig_upper`
+    from q_3: a Cholesky factor, else a dense eigensolve). Proof: for every x,
+    xᵀBx = xᵀB'x + xᵀVVᵀx <= u‖x‖² + ‖Vᵀx‖², whatever the quality of the Ritz
+    vectors (they only decide how small u is). Rounding: B' is formed with entrywise
+    errors below 2ε(|B_ij| + |(VVᵀ)_ij|), so ‖B' − fl(B')‖₂ <= 2nε(max|B_ij| +
+    max_i ‖v_i‖²); the margin (32nε times the row-sum norm of B plus ‖V‖_F²) covers it
+    and the cells' rounding as in :func:`_top_pairs`. Returns None when the Lanczos
+    run found fewer than three Ritz pairs (an invariant subspace: the caller solves
+    densely)."""
+    from ._bounds import _lanczos_tridiagonal, top_eig_upper
+
+    n = B.shape[0]
+    m = min(int(steps), n)
+    B = np.ascontiguousarray(B, dtype=float)
+    a, b, Qk, k = _lanczos_tridiagonal(B, np.asarray(v0, dtype=float), m)
+    if k < 3:
+        return None
+    theta, Y = sla.eigh_tridiagonal(a[:k], b[:k - 1], select="i",
+                                    select_range=(k - 3, k - 1))
+    theta, Y = theta[::-1], Y[:, ::-1]
+    Q = Qk[:k].T @ Y
+    Q /= np.linalg.norm(Q, axis=0)
+    V = Q[:, :2] * np.sqrt(np.maximum(theta[:2] - theta[2], 0.0))
+    Bp = B - V @ V.T
+    u = float(top_eig_upper(Bp, np.abs(Q[:, 2]) + 1e-3, None)[0])
+    nv = np.sqrt(np.einsum("ij,ij->i", V, V))
+    norm = float(np.abs(B).sum(axis=1).max()) + float(nv @ nv)
+    return u, V, nv, 32.0 * n * np.finfo(float).eps * norm, Q[:, 0], float(theta[0])
+
+
 def _top_pairs(B: np.ndarray, pairs=None):
     """(μ_3, V (n × 2), ‖v_i‖, margin) of the module docstring; ``pairs``: those of
-    :func:`top_pairs` when the caller has them."""
+    :func:`top_pairs` when the caller has them, or the first four entries of
+    :func:`ritz_split` (a length-4 or longer tuple)."""
     n = B.shape[0]
+    if pairs is not None and len(pairs) > 2:
+        return pairs[0], pairs[1], pairs[2], pairs[3]
     mu, Q = top_pairs(B) if pairs is None else pairs
     V = Q[:, :2] * np.sqrt(np.maximum(mu[:2] - mu[2], 0.0))
     nv = np.sqrt(np.einsum("ij,ij->i", V, V))

@@ -34,7 +34,7 @@ from ._bounds import (LANCZOS_MIN, LANCZOS_STEPS, _lanczos, block_lmax, block_sp
                       enumerate_completions, free_block_bound, gershgorin_bound,
                       partner_order, proves_below, schur_prunes, shifted_block,
                       soft_eig_bound, trace_bound)
-from ._lowrank import lowrank_node, top_pairs
+from ._lowrank import lowrank_node, ritz_split, top_pairs
 
 __all__ = ["Search", "SubtreePool", "ProcessNodePool", "expand_subtree", "merge_subtrees"]
 
@@ -70,6 +70,9 @@ USE_LOWRANK = True
 LOWRANK_EVERY = 1
 #: whether the free variables that the low-rank bound excludes leave the node
 FIX_OUT = True
+#: whether a large node block's top pairs come from a Lanczos run proven by a Cholesky
+#: factor (:func:`._lowrank.ritz_split`) instead of a dense eigensolve
+RITZ_SPLIT = True
 
 
 @dataclass
@@ -125,6 +128,7 @@ class Search:
         self._lock = threading.Lock()
         self._lam_cache = {}
         self._v_top = None
+        self._mix = None
 
     # ---------------------------------------------------------------- bounds
     @property
@@ -175,8 +179,8 @@ class Search:
                 return None
         lowrank = USE_LOWRANK and F.size + R.size >= 3 and \
             (F.size == 0 or self.nodes % LOWRANK_EVERY == 0)
-        if lowrank and self.U is not None:  # both bounds from one eigensolve
-            bound, v, lr = self._dual_node(F, R, k, rho, cut)
+        if lowrank and (self.U is not None or not self._descend()):
+            bound, v, lr = self._dual_node(F, R, k, rho, cut)  # both bounds, one solve
         else:
             (bound, rho, v), lr = self._eig_bound(F, R, k, rho, cut), None
         if v is None:  # proven below the cut
@@ -186,7 +190,8 @@ class Search:
             self.bound_calls["lowrank"] += 1
             if lr is None:
                 B = shifted_block(self.S, F, R, k, rho, self.scale, self.order, self.U)
-                lr = lowrank_node(B, F.size, k)
+                pairs, _, _ = self._pairs(B, F, R)
+                lr = lowrank_node(B, F.size, k, pairs=pairs)
             lr, per = lr
             bound = min(bound, lr)
             if bound <= cut:
@@ -245,23 +250,46 @@ class Search:
             lam = self._lam_cache[key] = top_eigh(self.S[np.ix_(F, F)], small=0, check_finite=False)[0]
         return lam
 
+    def _pairs(self, B, F, R, cut=None):
+        """The top pairs of the node's block B for :func:`._lowrank.lowrank_node`:
+        ``(pairs, v, λ)``. A small block: its top three eigenpairs (:func:`top_pairs`),
+        v the top eigenvector, λ = λmax(B). A large one (``LANCZOS_MIN`` rows, with a
+        start): the Ritz split of :func:`._lowrank.ritz_split` (a Lanczos run and a
+        Cholesky proof, no dense eigensolve), v the top Ritz vector and λ = inf (the
+        Ritz value is below λmax, not a bound); when its top Ritz value is at or below
+        ``cut`` and a Cholesky factor proves λmax(B) <= cut, ``(None, None, cut)``."""
+        v0 = self._start(F, R)
+        if v0 is not None and RITZ_SPLIT:
+            if self._mix is None:  # a fixed perturbation: every eigenvector is reached
+                self._mix = np.random.default_rng(0).random(self.S.shape[0])
+            v0 = v0 + 0.1 * float(v0.max()) * self._mix[np.concatenate([F, R])]
+            sp = ritz_split(B, v0)
+            if sp is not None:
+                if cut is not None and PROVE_FIRST and sp[5] <= cut and proves_below(B, cut):
+                    return None, None, cut
+                return sp, sp[4], math.inf
+        elif cut is not None and PROVE_FIRST and \
+                (v0 is None or _lanczos(B, v0, LANCZOS_STEPS)[0] <= cut) and \
+                proves_below(B, cut):
+            return None, None, cut
+        mu, Q = top_pairs(B)
+        return (mu, Q), Q[:, 0], float(mu[0])
+
     def _dual_node(self, F, R, k, rho, cut):
-        """With the root's U (:mod:`._dual`): (λmax of the node's block, its top
-        eigenvector, the low-rank bound and per-variable bounds of
-        :func:`._lowrank.lowrank_node`) from one eigensolve of the top three pairs, after a
-        Cholesky factor tried to prove the block below the cut (then ``(cut, None,
-        None)``; on a large block only when a Lanczos estimate is at or below the cut)."""
+        """The node's block (with the root's U of :mod:`._dual` when set, else the clipped
+        Σ at ``rho``): (a bound on its λmax, its top eigenvector, the low-rank bound and
+        per-variable bounds of :func:`._lowrank.lowrank_node`) from one solve of the top
+        pairs (:meth:`_pairs`), after a Cholesky factor tried to prove the block below
+        the cut (then ``(cut, None, None)``)."""
         self.bound_calls["eig"] += 1
         B = shifted_block(self.S, F, R, k, rho, self.scale, self.order, self.U)
-        v0 = self._start(F, R)
-        if PROVE_FIRST and (v0 is None or _lanczos(B, v0, LANCZOS_STEPS)[0] <= cut) and \
-                proves_below(B, cut):
+        pairs, v, lam = self._pairs(B, F, R, cut)
+        if pairs is None:
             self.bound_calls["chol_pruned"] += 1
             return cut, None, None
-        mu, Q = top_pairs(B)
-        if mu[0] <= cut:
-            return float(mu[0]), Q[:, 0], None
-        return float(mu[0]), Q[:, 0], lowrank_node(B, F.size, k, pairs=(mu, Q))
+        if lam <= cut:
+            return lam, v, None
+        return lam, v, lowrank_node(B, F.size, k, pairs=pairs)
 
     def _eig_bound(self, F, R, k, rho, cut):
         """The shifted soft-threshold eigenvalue bound at the inherited penalty (a Cholesky
