@@ -113,3 +113,21 @@ def test_a_whole_dense_solve_is_below_the_block_argument(instances, monkeypatch)
             assert best * (1 - 1e-10) <= whole <= block * (1 + 1e-10), (cards, whole, block)
             below += whole < block * (1 - 1e-6)
     assert below >= 4  # the block argument's slack is real: the dense solve removes it
+
+
+def test_the_steps_stop_when_their_pace_cannot_reach_the_cutoff(instances, monkeypatch):
+    from eigensparse.bounds import _kyfan
+
+    S = instances[0]
+    A = np.abs(S)
+    np.fill_diagonal(A, 0.0)
+    f0, core, Y0, _ = _kyfan._start(S, A, np.arange(9), np.zeros(0, dtype=np.intp), 0.0, 2, 2)
+    calls = []
+    top = _kyfan._top_eigen
+    monkeypatch.setattr(_kyfan, "_top_eigen", lambda M, k, vectors=False: (
+        calls.append(vectors), top(M, k, vectors))[1])
+    f, _ = core.descend(Y0, 0.0, 400)  # an unreachable target: the steps run on
+    free = len(calls)
+    calls.clear()
+    g, _ = core.descend(Y0, 0.0, 400, cutoff=0.5 * f)
+    assert len(calls) < free and g >= f * (1 - 1e-12) and g <= f0

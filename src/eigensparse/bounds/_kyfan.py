@@ -116,17 +116,20 @@ class _Core:
         return float(np.maximum(_top_eigen(self.matrix(Y)[0], self.k), 0.0).sum())
 
     def descend(self, Y, target, steps, eta=0.5, patience=20, min_eta=0.1, window=50,
-                stall=2e-3):
+                stall=2e-3, cutoff=np.inf):
         """Polyak subgradient steps from Y towards ``target`` (at most ``steps``), the step
         length factor ``eta`` halved after ``patience`` steps without a new least value
         (a target below the least value reachable makes full steps overshoot), stopped
-        when it falls below ``min_eta`` or when ``window`` steps lowered the value by
-        less than ``stall`` of it; the Y of least value."""
+        when it falls below ``min_eta``, when ``window`` steps lowered the value by less
+        than ``stall`` of it, or when the value, lowered at the last window's pace for the
+        steps left, would stay at or above ``cutoff``; the Y of least value."""
         best_f, best_Y, mark, since = np.inf, Y, np.inf, 0
         Y = Y.copy()
         for it in range(steps):
             if it % window == 0:
                 if best_f > mark * (1 - stall):
+                    break
+                if best_f - (mark - best_f) * (steps - it) / window >= cutoff:
                     break
                 mark = best_f
             M, X, thr = self.matrix(Y)
@@ -224,9 +227,9 @@ def kyfan_row_shift_bound(S, cardinalities, *, value=None, floor=0.0, support=No
     found) is the target of the subgradient steps; ``support`` (feature ids) joins the
     core. inf when some s_j < 2 (no row shift: the caller's other bounds apply), and when
     it cannot go below ``cutoff`` (a bound known already): the best start is above
-    ``_HOPELESS`` times it (the steps lower the start by a few percent on real data), or
-    the steps end at or above it (the Ky Fan sum of M is at least that of its core block,
-    by Cauchy's interlacing)."""
+    ``_HOPELESS`` times it (the steps lower the start by a few percent on real data), the
+    steps end at or above it (the Ky Fan sum of M is at least that of its core block, by
+    Cauchy's interlacing), or their pace shows they would (``_Core.descend``)."""
     S = np.asarray(S, dtype=float)
     p = S.shape[0]
     cards = [int(c) for c in cardinalities]
@@ -250,7 +253,7 @@ def kyfan_row_shift_bound(S, cardinalities, *, value=None, floor=0.0, support=No
     if f0 + const > _HOPELESS * cutoff:
         return np.inf
     target = (float(value) - const) if value is not None else 0.9 * f0
-    f, Y = c.descend(Y0, target, int(steps))
+    f, Y = c.descend(Y0, target, int(steps), cutoff=cutoff - const)
     if f + const >= cutoff:
         return np.inf
     return _evaluate(S, A, K, Y, rho, delta, h, k, max(int(n_eval), K.size)) + const
