@@ -1,6 +1,7 @@
 """The checks of a precomputed covariance: the fused pass over (S_ij, S_ji) agrees with
 plain NumPy, the PSD test never rejects a PSD matrix (certainty) and catches one
-slightly negative eigenvalue, and the operator owns its copy of Σ."""
+slightly negative eigenvalue, and the operator keeps a float64 C-contiguous Σ without a
+copy and never writes to it."""
 import numpy as np
 import pytest
 
@@ -15,14 +16,14 @@ from eigensparse.operators._kernels import covariance_checks
 def test_fused_pass_sees_every_non_finite_entry(bad, where):
     S = np.eye(200)
     S[where] = bad
-    assert not np.isfinite(covariance_checks(S, np.ones(200), np.ones(200), np.zeros((0, 0), np.float32))[0])
+    assert not np.isfinite(covariance_checks(S, np.ones(200), np.ones(200), np.zeros((0, 0), np.float32), np.zeros(0, np.int64))[0])
     with pytest.raises(InvalidParameterError, match="NaN" if bad != bad else "infinite"):
         Covariance(S)
 
 
 def test_huge_finite_entries_are_not_called_infinite():
     S = np.full((30, 30), 1e307)  # rank one, PSD; the sum of its entries overflows
-    assert not np.isfinite(covariance_checks(S, np.ones(30), np.full(30, np.sqrt(1e307)), np.zeros((0, 0), np.float32))[0])
+    assert not np.isfinite(covariance_checks(S, np.ones(30), np.full(30, np.sqrt(1e307)), np.zeros((0, 0), np.float32), np.zeros(0, np.int64))[0])
     # refused for their size (the total variance overflowed: sparse_pca explained 0.00%),
     # never called infinite
     with pytest.raises(InvalidParameterError, match="rescale it") as err:
@@ -78,17 +79,42 @@ def test_minor_violation_names_the_pair():
         Covariance(S)
 
 
-def test_operator_owns_a_float64_copy():
+def test_float64_c_input_is_kept_without_a_copy_and_never_written():
+    """A float64 C-contiguous S is the operator's matrix (no copy); the checks, the
+    scaling and a fit leave it unchanged; any other input is copied."""
+    import eigensparse as es
+
     S = _psd(80, 79, 1)
+    ref = S.copy()
     op = Covariance(S)
-    S[0, 0] = -5.0  # a later change of the caller's array does not reach the operator
-    assert op.S[0, 0] > 0 and op.S.dtype == np.float64 and op.S.flags.c_contiguous
+    assert op.S is S
+    sd = np.sqrt(np.diag(S))
+    assert np.array_equal(Covariance(S, scale=True).S, S / np.outer(sd, sd))
+    es.sparse_pca(op, n_components=2, cardinality=5, random_state=0).results[0].upper_bound
+    assert np.array_equal(S, ref)  # nothing wrote to the caller's array
     S32 = _psd(80, 79, 2).astype(np.float32)
     assert np.array_equal(Covariance(S32).S, S32.astype(np.float64))
     F = np.asfortranarray(_psd(80, 79, 3))
-    assert np.array_equal(Covariance(F).S, F)
+    op = Covariance(F)
+    assert np.array_equal(op.S, F) and op.S.flags.c_contiguous and op.S is not F
     I = np.array([[2, 1], [1, 2]])
     assert Covariance(I).S.tolist() == [[2.0, 1.0], [1.0, 2.0]]
+
+
+def test_psd_lanczos_on_the_features_of_positive_variance():
+    """The Lanczos estimate on the block of the kept features is a Rayleigh quotient of
+    S (zero elsewhere): never below λmin(S), and it finds a negative direction there."""
+    rng = np.random.default_rng(5)
+    p, keep = 120, np.sort(rng.choice(120, 100, replace=False))
+    Q, _ = np.linalg.qr(rng.standard_normal((100, 100)))
+    S = np.zeros((p, p))
+    S[np.ix_(keep, keep)] = (Q * np.r_[-5e-4, rng.uniform(0.3, 1.0, 99)]) @ Q.T
+    S = 0.5 * (S + S.T)
+    low = np.triu(S[np.ix_(keep, keep)]).astype(np.float32)
+    q = _smallest_rayleigh_quotient(S, low=low, keep=keep)
+    assert np.linalg.eigvalsh(S)[0] - 1e-12 <= q < -1e-4
+    with pytest.raises(InvalidParameterError, match="direction of variance"):
+        Covariance(S)  # its 20 zero rows left out of the Lanczos steps
 
 
 def test_nearly_symmetric_input_is_symmetrized_and_scaled_like_numpy():
@@ -127,7 +153,7 @@ def test_trusted_covariance_keeps_the_array_and_agrees_with_the_checked_one():
     S = np.ascontiguousarray(A.T @ A / 40)
     S = 0.5 * (S + S.T)
     checked, trusted = Covariance(S), Covariance.trusted(S, n_samples=40)
-    assert trusted.S is S and checked.S is not S
+    assert trusted.S is S and checked.S is S  # (float64, C order, symmetric: not copied)
     assert trusted.n_samples == 40 and trusted.feature_names is None
     v = np.random.default_rng(4).standard_normal(12)
     assert np.array_equal(trusted.matvec(v), checked.matvec(v))

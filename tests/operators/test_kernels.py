@@ -34,19 +34,31 @@ def test_fused_pass_equals_numpy(p, scaled):
     S[rng.integers(p), rng.integers(p)] += 1e-3  # … but for one entry (or the diagonal)
     w = rng.uniform(0.5, 2.0, p) if scaled else np.ones(p)
     root = rng.uniform(0.0, 1.0, p)
-    total, asym, worst, row = covariance_checks(S, w, root, np.zeros((0, 0), np.float32))
+    none, no_pos = np.zeros((0, 0), np.float32), np.zeros(0, np.int64)
+    total, asym, worst, row = covariance_checks(S, w, root, none, no_pos)
     ref_total, ref_asym, ref_worst, excess = _numpy_checks(S, w, root)
     assert total == pytest.approx(ref_total, rel=1e-12, abs=1e-12 * np.abs(S).sum())
     assert asym == ref_asym  # a difference of two doubles: exact
     assert worst == pytest.approx(ref_worst, rel=1e-14, abs=1e-14)
     assert excess[row].max() == pytest.approx(ref_worst, rel=1e-14, abs=1e-14)
     S_sym = 0.5 * (S + S.T)
-    assert covariance_checks(S_sym, w, root, np.zeros((0, 0), np.float32))[1] == 0.0  # exactly symmetric: exactly 0
+    assert covariance_checks(S_sym, w, root, none, no_pos)[1] == 0.0  # exactly symmetric: exactly 0
     low = np.full(S.shape, np.nan, dtype=np.float32)
-    covariance_checks(S, w, root, low)  # the upper triangle of ½(S + Sᵀ) ∘ wwᵀ, float32
+    # the upper triangle of ½(S + Sᵀ) ∘ wwᵀ, float32
+    assert covariance_checks(S, w, root, low, np.arange(p)) == (total, asym, worst, row)
     upper = np.triu(np.ones(S.shape, dtype=bool))
-    np.testing.assert_allclose(low[upper], (0.5 * (S + S.T) * np.outer(w, w))[upper], rtol=1e-6)
+    M = 0.5 * (S + S.T) * np.outer(w, w)
+    np.testing.assert_allclose(low[upper], M[upper], rtol=1e-6)
     assert np.isnan(low[~upper]).all()  # the lower triangle is not written
+    # ... of the principal block of the features kept by ``pos`` (every third left out)
+    kept = np.flatnonzero(np.arange(p) % 3 != 1)
+    pos = np.full(p, -1)
+    pos[kept] = np.arange(kept.size)
+    low = np.full((kept.size, kept.size), np.nan, dtype=np.float32)
+    assert covariance_checks(S, w, root, low, pos) == (total, asym, worst, row)
+    upper = np.triu(np.ones(low.shape, dtype=bool))
+    np.testing.assert_allclose(low[upper], M[np.ix_(kept, kept)][upper], rtol=1e-6)
+    assert np.isnan(low[~upper]).all()
 
 
 @pytest.mark.parametrize("center, scale", [(True, False), (True, True), (False, False)])

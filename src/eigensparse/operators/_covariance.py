@@ -24,8 +24,10 @@ _PSD_EXACT_MAX = 64
 #: from this many features, a product with vectors nonzero on at most a quarter of them
 #: reads only those rows of S
 _SPARSE_PRODUCT_MIN = 256
-#: ``low`` of :func:`~eigensparse.operators._kernels.covariance_checks` when nothing is written
+#: ``low`` and ``pos`` of :func:`~eigensparse.operators._kernels.covariance_checks` when
+#: nothing is written
 _NO_LOW = np.zeros((0, 0), dtype=np.float32)
+_NO_POS = np.zeros(0, dtype=np.int64)
 
 
 def _not_psd(what):
@@ -41,51 +43,56 @@ def _psd_tolerance(diag, rtol):
     return max(rtol, 1e-12) * max(dmax, 1e-300) * diag.size, dmax
 
 
-def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None):
+def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None, keep=None):
     """yᵀSy / yᵀy for the y that a ``steps``-step Lanczos run (full reorthogonalization,
-    random start) finds for the smallest eigenvalue of the symmetric S (p × p).
+    random start) finds for the smallest eigenvalue of the symmetric S (p × p), or of
+    its principal block on the features ``keep`` (sorted; y is zero elsewhere).
 
     A Rayleigh quotient is >= λmin(S), so a negative value proves S is not PSD whatever
-    the accuracy of the Krylov basis; it is recomputed from one explicit product S·y in
-    double precision. The Krylov space of dimension m contains the m−1 power-iteration
-    iterates on c·I − S from the same start, so the estimate is at least as good as
-    theirs, and converges much faster (Chebyshev rate) on clustered spectra.
+    the accuracy of the Krylov basis, and whatever block it was sought in; it is
+    recomputed from one explicit product S·y in double precision. The Krylov space of
+    dimension m contains the m−1 power-iteration iterates on c·I − S from the same
+    start, so the estimate is at least as good as theirs, and converges much faster
+    (Chebyshev rate) on clustered spectra.
 
-    ``low``: S's upper triangle in single precision (from :func:`~eigensparse.operators.
-    _kernels.covariance_checks`): the Lanczos products use it through BLAS ``ssymv``
-    (a quarter of the memory traffic; their rounding, about 1e-7·‖S‖, only perturbs the
-    direction y), the final quotient does not.
+    ``low``: the block's upper triangle in single precision (from :func:`~eigensparse.
+    operators._kernels.covariance_checks`, n × n for the n features of ``keep``, all p
+    when ``keep`` is None): the Lanczos products use it through BLAS ``ssymv`` (a quarter
+    of the memory traffic; their rounding, about 1e-7·‖S‖, only perturbs the direction
+    y), the final quotient does not.
     """
     from scipy.linalg.blas import dsymv, ssymv
 
     p = S.shape[0]
-    steps = min(steps, p)
-    Q = np.empty((steps, p))
-    W = np.empty((steps, p))  # rows M q_j
-    q = _unit_start(p, seed)
-    q32 = np.empty(p, dtype=np.float32)
+    n = p if low is None else low.shape[0]
+    steps = min(steps, n)
+    Q = np.empty((steps, n))
+    W = np.empty((steps, n))  # rows M q_j
+    q = _unit_start(n, seed)
     low_t = None if low is None else low.T  # Fortran order: its lower triangle is low's upper one
     # below this relative residual the Krylov space is invariant (to the products' rounding)
     floor = 1e-12 if low is None else 1e-6
     m = 0
     for m in range(1, steps + 1):
         Q[m - 1] = q
-        if low_t is None:
-            W[m - 1] = S @ q
-        else:
-            q32[:] = q
-            W[m - 1] = ssymv(1.0, low_t, q32, lower=1)
+        w = W[m - 1]
+        w[:] = S @ q if low_t is None else ssymv(1.0, low_t, q, lower=1)
         B = Q[:m]
-        w = W[m - 1] - (B @ W[m - 1]) @ B
+        w_norm = math.sqrt(w @ w)
+        w = w - (B @ w) @ B
         w -= (B @ w) @ B  # twice is enough
         norm = math.sqrt(w @ w)
-        if not norm > floor * math.sqrt(W[m - 1] @ W[m - 1]):
+        if not norm > floor * w_norm:
             break  # an invariant subspace: its Ritz values are eigenvalues
         q = w / norm
     B = Q[:m]
     H = B @ W[:m].T
     _, U = np.linalg.eigh(0.5 * (H + H.T))  # Rayleigh–Ritz on span(Q)
     y = U[:, 0] @ B
+    if keep is not None:
+        y_full = np.zeros(p)
+        y_full[keep] = y
+        y = y_full
     Sy = dsymv(1.0, S.T, y, lower=1) if S.flags.c_contiguous else S @ y  # S is symmetric
     return float(y @ Sy) / float(y @ y)
 
@@ -100,18 +107,19 @@ def _unit_start(p, seed):
     return q
 
 
-def _check_psd(S, rtol, worst=None, worst_row=0, low=None):
+def _check_psd(S, rtol, worst=None, worst_row=0, low=None, keep=None):
     """Necessary PSD conditions at O(p²) cost (see :class:`Covariance`) for the symmetric S.
 
     ``worst``/``worst_row``: the 2×2 minor statistic of :func:`~eigensparse.operators._kernels.covariance_checks` when
-    already computed (else it is computed here); ``low``: S in single precision, when
-    that pass wrote it (see :func:`_smallest_rayleigh_quotient`).
+    already computed (else it is computed here); ``low``, ``keep``: S's block on the
+    features of positive variance in single precision, when that pass wrote it (see
+    :func:`_smallest_rayleigh_quotient`).
     """
     d = np.diag(S)
     tol, dmax = _psd_tolerance(d, rtol)
     sd = np.sqrt(np.clip(d, 0, None))
     if worst is None:
-        worst, worst_row = covariance_checks(S, np.ones(S.shape[0]), sd, _NO_LOW)[2:]
+        worst, worst_row = covariance_checks(S, np.ones(S.shape[0]), sd, _NO_LOW, _NO_POS)[2:]
     if worst > tol:  # a 2×2 principal minor S_ii S_jj − S_ij² < 0
         i = int(worst_row)
         j = int(np.argmax(np.abs(S[i]) - sd[i] * sd))
@@ -119,8 +127,10 @@ def _check_psd(S, rtol, worst=None, worst_row=0, low=None):
                        f"{sd[i] * sd[j]:.3g}")
     if S.shape[0] <= _PSD_EXACT_MAX:
         lam_min = float(np.linalg.eigvalsh(S)[0])
+    elif keep is not None and keep.size == 0:
+        lam_min = 0.0  # a zero diagonal, every entry within the minors' tolerance
     else:
-        lam_min = _smallest_rayleigh_quotient(S, low=low)
+        lam_min = _smallest_rayleigh_quotient(S, low=low, keep=keep)
     if lam_min < -tol:
         raise _not_psd(f"a direction of variance {lam_min:.3g} < 0 (largest diagonal entry {dmax:.3g})")
 
@@ -140,8 +150,10 @@ class Covariance(Operator):
         Check positive semidefiniteness at a cost proportional to the input (O(p²)):
         every 2×2 principal minor (S_ij² <= S_ii S_jj, in the same pass over S as the
         symmetry test), then a smallest-eigenvalue estimate by 10 Lanczos steps from a
-        random start (the Rayleigh quotient of an explicit vector, so a failure is
-        certain; 10 products S·v); exact ``eigvalsh`` for p <= 64. The tolerance is
+        random start on the block of the features of positive variance (a feature of
+        zero variance has a zero row in a PSD matrix, which the minors check; the
+        Rayleigh quotient of an explicit vector, so a failure is certain; 10 products
+        S·v); exact ``eigvalsh`` for p <= 64. The tolerance is
         ``rtol`` relative to the largest diagonal entry times p. Passing the check does
         not prove Σ PSD: a negative eigenvalue hidden among many near-zero ones can
         escape it. ``False`` skips it, for matrices known to be PSD.
@@ -152,9 +164,12 @@ class Covariance(Operator):
 
     Notes
     -----
-    ``S`` is copied (float64, C order): changing the caller's array later does not
-    change the operator. The checks are a copy, one tiled pass over the pairs
-    (S_ij, S_ji) and a few products S·v (their cost: ``docs/developer/performance.rst``).
+    A float64 C-contiguous ``S`` is kept without a copy (``op.S is S`` when it is
+    exactly symmetric and ``scale=False``): the library never writes to it, and the
+    caller must not change it while the operator is in use. Any other input (another
+    dtype or memory order, a list, a DataFrame, a sparse matrix) is copied. The checks
+    are one tiled pass over the pairs (S_ij, S_ji) and a few products S·v (their cost:
+    ``docs/developer/performance.rst``).
 
     A covariance has no data square root, so ``dot``/``rdot`` raise; formulations
     needing them (the L1-variance alternating maximization) refuse this input.
@@ -193,9 +208,9 @@ class Covariance(Operator):
             raise InvalidParameterError("parameter 'S' (covariance) is empty (shape (0, 0)).")
         if S.dtype.kind not in "biuf":
             check_finite_array(S, "S")  # raises: names the dtype
-        # our own float64 copy: a later in-place change of the caller's array cannot reach
-        # the operator (as scikit-learn's estimators copy what they keep)
-        S = np.array(S, dtype=np.float64, order="C")
+        # kept without a copy when already float64 and C-contiguous (never written to:
+        # the symmetrization and the scaling make new arrays); any other input is copied
+        S = np.ascontiguousarray(S, dtype=np.float64)
         if feature_names is not None:
             from ..io._vocab import check_vocabulary
 
@@ -212,9 +227,17 @@ class Covariance(Operator):
         sd = scale_from_variance(np.clip(d, 0, None), scale)
         d_out = d / (sd * sd) if scale else d
         p = S.shape[0]
-        low = (np.empty((p, p), dtype=np.float32) if check_psd and p > _PSD_EXACT_MAX
-               else _NO_LOW)  # M in single precision: the Lanczos steps of the PSD check
-        total, asym, worst, worst_row = covariance_checks(S, 1.0 / sd, np.sqrt(np.clip(d_out, 0, None)), low)
+        low, pos, keep = _NO_LOW, _NO_POS, None
+        if check_psd and p > _PSD_EXACT_MAX:  # M in single precision on the features of
+            # positive variance: the Lanczos steps of the PSD check (a feature of zero
+            # variance has a zero row in a PSD matrix, else a 2×2 minor fails)
+            live = d_out > 0
+            keep = np.flatnonzero(live)
+            pos = np.cumsum(live) - 1
+            pos[~live] = -1
+            low = np.empty((keep.size, keep.size), dtype=np.float32) if keep.size else _NO_LOW
+        total, asym, worst, worst_row = covariance_checks(
+            S, 1.0 / sd, np.sqrt(np.clip(d_out, 0, None)), low, pos)
         if not np.isfinite(total):  # a NaN or ±inf entry, or only an overflowing sum
             check_finite_array(S, "S")  # raises, counting the NaN and infinite entries
         # max|S| is needed only as the yardstick of a tolerance test
@@ -233,9 +256,9 @@ class Covariance(Operator):
         if asym > 0:
             S = 0.5 * (S + S.T)
         if scale:
-            S /= np.outer(sd, sd)
+            S = S / np.outer(sd, sd)
         if check_psd:
-            _check_psd(S, rtol, worst, worst_row, low if low.size else None)
+            _check_psd(S, rtol, worst, worst_row, low if low.size else None, keep)
         self.S = S
         self.n_features = S.shape[0]
         self.n_samples = n_samples

@@ -83,7 +83,7 @@ def accumulate_rows(t_indptr, t_indices, t_values, indptr, indices, values, idx,
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"nsz", "reassoc", "contract", "arcp"})
-def covariance_checks(S, inv_scale, root_diag, low):
+def covariance_checks(S, inv_scale, root_diag, low, pos):
     """One tiled pass over the pairs (S_ij, S_ji), i <= j, of a square matrix (read
     only, but for ``low``).
 
@@ -94,11 +94,15 @@ def covariance_checks(S, inv_scale, root_diag, low):
         w: the minors are taken on M = ½(S + Sᵀ) ∘ wwᵀ (ones: on ½(S + Sᵀ)).
     root_diag : ndarray of shape (p,)
         √max(M_ii, 0).
-    low : ndarray of shape (p, p), float32, or of shape (0, 0)
-        Receives M's upper triangle (i <= j; the rest is not written) in single
-        precision, for a cheap estimate that needs products with M only to a few digits
-        (the PSD check's Lanczos steps, by a symmetric BLAS product); nothing is written
-        when its shape is (0, 0).
+    low : ndarray of shape (n, n), float32, or of shape (0, 0)
+        Receives the upper triangle of M's principal block on the features that ``pos``
+        keeps, in single precision, for a cheap estimate that needs products with M only
+        to a few digits (the PSD check's Lanczos steps); nothing is written when its
+        shape is (0, 0).
+    pos : int64 ndarray of shape (p,) (or (0,) when nothing is written)
+        Each feature's row and column in ``low``, increasing, −1 for a feature left out:
+        M[i, j] (i <= j, both kept) goes to ``low[pos[i], pos[j]]``; the rest of ``low``
+        is not written.
 
     Returns
     -------
@@ -124,13 +128,14 @@ def covariance_checks(S, inv_scale, root_diag, low):
     max_asym = 0.0
     worst = -np.inf
     worst_row = 0
-    write = low.shape[0] == p
+    write = low.shape[0] > 0
     for bi in range(0, p, _TILE):
         for bj in range(bi, p, _TILE):
             for i in range(bi, min(bi + _TILE, p)):
                 wi = inv_scale[i]
                 ri = root_diag[i]
                 row_worst = -np.inf
+                pi = pos[i] if write else -1
                 for j in range(max(bj, i), min(bj + _TILE, p)):
                     a = S[i, j]
                     b = S[j, i]
@@ -138,8 +143,10 @@ def covariance_checks(S, inv_scale, root_diag, low):
                     max_asym = max(max_asym, abs(a - b))
                     mij = 0.5 * (a + b) * (wi * inv_scale[j])
                     row_worst = max(row_worst, abs(mij) - ri * root_diag[j])
-                    if write:
-                        low[i, j] = mij
+                    if pi >= 0:
+                        pj = pos[j]
+                        if pj >= 0:
+                            low[pi, pj] = mij
                 if row_worst > worst:
                     worst = row_worst
                     worst_row = i

@@ -230,23 +230,41 @@ def rows_with_nonzero(B, rows):
 def gather_block_single(B, idx, single):
     """``(C, C32, energy)``: C = B[idx][:, idx] (C-contiguous, one allocation, no
     row-gathered intermediate), its copy in single precision when ``single`` (else shape
-    (0, 0)), and each row's energy Σ_b C[a, b]², in one pass over the gathered
-    entries."""
+    (0, 0)), and each row's energy Σ_b C[a, b]² (summed in the order of b), in one pass
+    over the gathered entries, four rows at a time (four independent sums in flight)."""
     k = idx.size
     out = np.empty((k, k))
     out32 = np.empty((k, k) if single else (0, 0), dtype=np.float32)
     energy = np.empty(k)
-    for a in range(k):
-        ra = idx[a]
-        acc = 0.0
-        for b in range(k):
-            v = B[ra, idx[b]]
-            out[a, b] = v
-            acc += v * v
-        energy[a] = acc
-        if single:
+    a = 0
+    while a < k:
+        r0 = idx[a]
+        if a + 4 <= k:
+            r1, r2, r3 = idx[a + 1], idx[a + 2], idx[a + 3]
+            e0 = e1 = e2 = e3 = 0.0
             for b in range(k):
-                out32[a, b] = out[a, b]
+                ib = idx[b]
+                v0, v1, v2, v3 = B[r0, ib], B[r1, ib], B[r2, ib], B[r3, ib]
+                out[a, b], out[a + 1, b], out[a + 2, b], out[a + 3, b] = v0, v1, v2, v3
+                e0 += v0 * v0
+                e1 += v1 * v1
+                e2 += v2 * v2
+                e3 += v3 * v3
+            energy[a], energy[a + 1], energy[a + 2], energy[a + 3] = e0, e1, e2, e3
+            n_rows = 4
+        else:
+            acc = 0.0
+            for b in range(k):
+                v = B[r0, idx[b]]
+                out[a, b] = v
+                acc += v * v
+            energy[a] = acc
+            n_rows = 1
+        if single:
+            for u in range(a, a + n_rows):
+                for b in range(k):
+                    out32[u, b] = out[u, b]
+        a += n_rows
     return out, out32, energy
 
 

@@ -40,6 +40,29 @@ def _kth_largest(a, k):
 
 
 
+@numba.njit(cache=True, nogil=True)
+def _kth_largest_small(a, k, top):
+    """The k-th largest entry (0-based) of ``a`` (left unchanged), the value of
+    :func:`_kth_largest`, for a small k: one pass that keeps the k + 1 largest so far,
+    sorted, in ``top`` (scratch of at least k + 1 floats; most entries are rejected by
+    one comparison). For the pivots taken from a sample of 64 entries."""
+    n = 0
+    for u in range(a.size):
+        v = a[u]
+        if n > k:
+            if not v > top[k]:
+                continue
+            w = k - 1
+        else:
+            w = n - 1
+            n += 1
+        while w >= 0 and top[w] < v:
+            top[w + 1] = top[w]
+            w -= 1
+        top[w + 1] = v
+    return top[k]
+
+
 #: entries of the evenly spaced sample that places the pivot of :func:`_kth_largest_of`
 SAMPLE = 64
 
@@ -69,7 +92,7 @@ def _kth_largest_of(a, k, buf):
     samp = buf[m:m + SAMPLE]
     for u in range(SAMPLE):
         samp[u] = a[u * step]
-    pivot = _kth_largest(samp, min(SAMPLE - 1, (k + 1) * SAMPLE // m + 3))
+    pivot = _kth_largest_small(samp, min(SAMPLE - 1, (k + 1) * SAMPLE // m + 3), buf)
     n = 0
     for i in range(m):
         v = a[i]
@@ -104,7 +127,8 @@ def top_s(w, s, out, scratch, index, hint=-1.0):
             samp = scratch[m:m + SAMPLE]
             for u in range(SAMPLE):
                 samp[u] = abs(w[u * step])
-            pivot = _kth_largest(samp, min(SAMPLE - 1, s * SAMPLE // m + 3))
+            pivot = _kth_largest_small(samp, min(SAMPLE - 1, s * SAMPLE // m + 3),
+                                       scratch[m + SAMPLE:])
         for i in range(m):
             v = abs(w[i])
             cv[n] = v
@@ -192,6 +216,7 @@ def rows_partners(R, self_idx, t, cumulative=False):
     cv = np.empty(m)  # the candidates (at or above the pivot) and their indices
     ci = np.empty(m, dtype=np.int64)
     samp = np.empty(SAMPLE)
+    top = np.empty(SAMPLE)
     lv = np.empty(t)
     li = np.empty(t, dtype=np.int64)
     sampled = 4 * t < m and m > 4 * SAMPLE
@@ -203,7 +228,7 @@ def rows_partners(R, self_idx, t, cumulative=False):
         if sampled:
             for u in range(SAMPLE):
                 samp[u] = abs(R[i, u * step]) if u * step != me else -1.0
-            pivot = _kth_largest(samp, rank)
+            pivot = _kth_largest_small(samp, rank, top)
             for j in range(m):  # one branch-free pass over the row
                 v = abs(R[i, j])
                 cv[n] = v
