@@ -43,6 +43,30 @@ def test_cache_written_reused_and_invalidated(tmp_path, bow):
     assert BowCache.open(f, cd, verify="stat") is None
 
 
+
+def test_a_source_whose_inode_changed_is_checksummed_once(tmp_path, bow, monkeypatch):
+    rng = np.random.default_rng(4)
+    X = bow.random(rng, D=30, W=20)
+    f = bow.write(tmp_path / "docword.i.txt.gz", bow.uci_text(X), gz=True)
+    cd = tmp_path / "cache"
+    bow.consume(UCICorpus(f, cache_dir=cd))
+    calls = []
+    digest = cache_mod.file_digest
+    monkeypatch.setattr(cache_mod, "file_digest", lambda p: (calls.append(p), digest(p))[1])
+    assert BowCache.open(f, cd) is not None and calls == []  # the very file: no checksum
+    # the same bytes under a new inode and change time (a copy moved over it, mtime kept)
+    st = os.stat(f)
+    copy = tmp_path / "copy.gz"
+    copy.write_bytes(open(f, "rb").read())
+    os.utime(copy, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(copy, f)
+    assert BowCache.open(f, cd) is not None and len(calls) == 1  # checked by its CRC-32...
+    assert BowCache.open(f, cd) is not None and len(calls) == 1  # ...once: recorded
+    with open(os.path.join(cache_dir_for(f, cd), "meta.json"), encoding="utf-8") as fh:
+        meta = json.load(fh)
+    assert meta["source"]["inode"][1] == os.stat(f).st_ino
+
+
 def test_interrupted_cache_write_leaves_no_trusted_cache(tmp_path, monkeypatch, bow):
     rng = np.random.default_rng(4)
     X = bow.random(rng, D=200, W=40)

@@ -20,7 +20,8 @@ which is never read (and is removed by the next build). A cache is trusted only 
 now, and every array file has the recorded size. The source's signature is taken when
 the build starts; the CRC-32 is not computed again while the file keeps the device,
 inode and change time (ctime) recorded then (any write updates the ctime, and no
-program can set it back). Anything else is treated as absent.
+program can set it back); when they changed but the CRC-32 still matches, the new ones
+are recorded. Anything else is treated as absent.
 
 Verification: ``meta.json`` also records a CRC-32 of each array file (computed while
 writing, at no extra cost). Before its arrays are first read in a process
@@ -185,6 +186,21 @@ def _unchanged(recorded: dict, now: dict) -> bool:
                for k in ("ctime_ns", "inode"))
 
 
+def _record_signature(directory: str, meta: dict, sig: dict) -> dict:
+    """``meta`` with the source's device, inode and ctime of now (its bytes were just
+    found to have the recorded CRC-32: a link, a copy back or a ``chmod`` changes them
+    without changing the bytes), written back atomically so that the next run need not
+    checksum the source again; an unwritable cache directory keeps the old record."""
+    new = {**meta, "source": {**meta["source"], "ctime_ns": sig["ctime_ns"],
+                              "inode": sig["inode"]}}
+    new["meta_crc32"] = _meta_crc(new)
+    try:
+        _write_json_atomic(os.path.join(directory, "meta.json"), new)
+    except OSError:
+        pass
+    return new
+
+
 def _fsync_dir(path):
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -287,8 +303,10 @@ class BowCache:
         src = meta.get("source", {})
         if src.get("size") != sig["size"] or src.get("mtime_ns") != sig["mtime_ns"]:
             return None
-        if verify == "hash" and not _unchanged(src, sig) and src.get(_HASH) != file_digest(source):
-            return None
+        if verify == "hash" and not _unchanged(src, sig):
+            if src.get(_HASH) != file_digest(source):
+                return None
+            meta = _record_signature(d, meta, sig)
         cache = cls(d, meta)
         if check_arrays and not cache.verify_arrays(source):
             return None
