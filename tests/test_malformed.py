@@ -520,12 +520,12 @@ def test_ctrl_c_in_cli_is_clean(tmp_path):
     p = _run_py(f"""
         import time, sys
         import eigensparse.io._build as build
-        orig = build._parse_text
+        orig = build._parse_alone
         def slow(*a, **k):
             print("chunk", flush=True)
             time.sleep(0.3)
             return orig(*a, **k)
-        build._parse_text = slow
+        build._parse_alone = slow
         from eigensparse.cli import main
         sys.exit(main(["topics", {path!r}, {str(vocab)!r}, "-k", "1", "-s", "2", "--cache-dir",
                        {str(tmp_path / "cache")!r}, "--json", {str(tmp_path / "out.json")!r}]))

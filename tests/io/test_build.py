@@ -53,7 +53,14 @@ def test_fused_build_equals_the_general_route(tmp_path, bow, monkeypatch, gz, pi
     ("1 3 1\n1 2 3\n2 1 1\n", "words unsorted in a document"),
     (f"1 2 {1 << 32}\n2 1 1\n", "a count beyond uint32"),
 ])
-def test_files_the_fused_route_cannot_take_go_the_general_way(tmp_path, bow, body, why):
+@pytest.mark.parametrize("piece", [None, 7])
+def test_files_the_fused_route_cannot_take_go_the_general_way(tmp_path, bow, monkeypatch, body,
+                                                              why, piece):
+    """Also when every line is a block of its own, parsed on its own by a parse thread
+    (the problem then lies across two blocks)."""
+    if piece is not None:
+        monkeypatch.setattr(_source, "_TEXT_PIECE", piece)
+        monkeypatch.setattr(_source, "_RAW_BLOCK", piece)
     f = bow.write(tmp_path / "docword.n.txt", f"2\n3\n{body.count(chr(10))}\n" + body)
     c = UCICorpus(f, cache_dir=tmp_path / "c")
     assert c.ensure_cache() is None, why
@@ -70,8 +77,16 @@ def test_files_the_fused_route_cannot_take_go_the_general_way(tmp_path, bow, bod
     "2 1 1\n1 2 1\n2 2 1\n",      # documents out of order
     "1 1 1\n1 2 x\n2 1 1\n",      # not an integer
     "1 1 1\n2 2 1\n",             # fewer entries than NNZ
+    "1 1 1\n1 2 1\n2 1 1\n2 3 1\n",  # more entries than NNZ
+    "1 1 1\n1 2 1\n2 1 1\n\n1 3 1\n",  # documents out of order after a blank line
 ])
-def test_fused_build_raises_the_readers_errors(tmp_path, bow, body):
+@pytest.mark.parametrize("piece", [None, 7])
+def test_fused_build_raises_the_readers_errors(tmp_path, bow, monkeypatch, body, piece):
+    """The same message (file, line) as the reader, also when the lines arrive as blocks
+    parsed on their own by the parse threads (the error then found where two meet)."""
+    if piece is not None:
+        monkeypatch.setattr(_source, "_TEXT_PIECE", piece)
+        monkeypatch.setattr(_source, "_RAW_BLOCK", piece)
     f = bow.write(tmp_path / "docword.e.txt", "2\n3\n3\n" + body)
     with pytest.raises(InvalidParameterError) as general:
         for _ in iter_uci_chunks(f):

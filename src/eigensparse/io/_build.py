@@ -39,9 +39,13 @@ def parse_into_cache(buf, n_docs, n_words, indices, data, ends, max_entries, pre
     block, empty documents included; adds 1 to ``df[w]`` for each entry of word w (the
     document frequencies: an int32 array of W small enough to stay in the core's cache).
 
-    ``prev_doc``/``prev_word`` (0-based, -1 at the start) carry the order across blocks.
-    Returns (n_entries, n_lines, err, err_line, err_field, last_doc, last_word, n_ends);
-    ``err`` is a code of :mod:`eigensparse.io._parse`, or :data:`NOT_CACHEABLE`.
+    ``prev_doc``/``prev_word`` (0-based, -1 at the start) carry the order across blocks;
+    ``prev_doc = -2``: a block parsed on its own, whose earlier documents are not known
+    (the ends of those before its first document are left to the caller).
+    Returns (n_entries, n_lines, err, err_line, err_field, last_doc, last_word, n_ends,
+    first_doc); ``err`` is a code of :mod:`eigensparse.io._parse`, or
+    :data:`NOT_CACHEABLE`; ``first_doc`` the 0-based docID of the first entry (-1 if
+    none).
     """
     n = buf.size
     i = 0
@@ -50,6 +54,7 @@ def parse_into_cache(buf, n_docs, n_words, indices, data, ends, max_entries, pre
     ne = 0
     pd = prev_doc
     pw = prev_word
+    first = -1
     vals = np.zeros(3, dtype=np.int64)
     while i < n:
         ok, end, d, w, c = _fast_line(buf, i, n)
@@ -60,19 +65,23 @@ def parse_into_cache(buf, n_docs, n_words, indices, data, ends, max_entries, pre
                 i = end + 1
                 continue
             if err != OK:
-                return k, line, err, line, efield, pd, pw, ne
+                return k, line, err, line, efield, pd, pw, ne, first
         if d < 1 or d > n_docs or w < 1 or w > n_words or c == 0:
             err, efield = range_error(d, w, c, n_docs, n_words)
-            return k, line, err, line, efield, pd, pw, ne
+            return k, line, err, line, efield, pd, pw, ne, first
         if k >= max_entries:
-            return k, line, ERR_TOO_MANY_ENTRIES, line, 0, pd, pw, ne
+            return k, line, ERR_TOO_MANY_ENTRIES, line, 0, pd, pw, ne, first
         d -= 1
         w -= 1
         if d < pd:
-            return k, line, ERR_UNSORTED, line, 0, pd, pw, ne
+            return k, line, ERR_UNSORTED, line, 0, pd, pw, ne, first
+        if first < 0:
+            first = d
         if d == pd:
             if w <= pw:
-                return k, line, NOT_CACHEABLE, line, 1, pd, pw, ne
+                return k, line, NOT_CACHEABLE, line, 1, pd, pw, ne, first
+        elif pd == -2:  # the first document of a block parsed on its own
+            pass
         else:
             j = max(pd, 0)
             while j < d:  # documents pd … d-1 end here
@@ -80,7 +89,7 @@ def parse_into_cache(buf, n_docs, n_words, indices, data, ends, max_entries, pre
                 ne += 1
                 j += 1
         if c > _U32_MAX:
-            return k, line, NOT_CACHEABLE, line, 2, pd, pw, ne
+            return k, line, NOT_CACHEABLE, line, 2, pd, pw, ne, first
         indices[k] = w
         data[k] = c
         df[w] += 1
@@ -89,25 +98,52 @@ def parse_into_cache(buf, n_docs, n_words, indices, data, ends, max_entries, pre
         k += 1
         line += 1
         i = end + 1  # past the newline
-    return k, line, OK, -1, -1, pd, pw, ne
+    return k, line, OK, -1, -1, pd, pw, ne, first
 
 
 class _NotCacheable(Exception):
     """The file needs the general route (see the module docstring)."""
 
 
-def _parse_text(stream, text, bufs, df, base):
-    """One block of lines of ``stream`` into ``bufs``; returns (k, n_ends)."""
-    h = stream.header
-    block = np.frombuffer(text, dtype=np.uint8)
+#: threads that parse blocks of lines (beside the one that decodes and this one, which
+#: checks the order across blocks and writes the cache)
+_PARSE_THREADS = 2
+
+
+def _buffers(h) -> dict:
+    """Buffers of one block being parsed, with its own document-frequency counts. ends:
+    one per document, so never more than D (+ 1) in a block (pages never touched take
+    no memory)."""
+    return {"indices": np.empty(0, np.int32), "data": np.empty(0, np.uint32),
+            "ends": np.empty(h.n_docs + 1, dtype=np.int64),
+            "df": np.zeros(h.n_words, dtype=np.int32)}  # D < 2**31 (the header bounds it)
+
+
+def _grow(bufs, block) -> None:
     cap = block.size // 6 + 1  # every entry line has at least 6 bytes
     if bufs["indices"].size < cap:
         bufs["indices"] = np.empty(cap, dtype=np.int32)
         bufs["data"] = np.empty(cap, dtype=np.uint32)
-    # documents that can end in this block: at most one per entry plus the gap that a
-    # docID jump skips (bounded by D)
+
+
+def _parse_alone(h, text, bufs):
+    """One block of lines parsed on its own (on a parse thread: the documents before it
+    are not known), into ``bufs``; returns the kernel's results (its ends relative to
+    the block's first entry)."""
+    block = np.frombuffer(text, dtype=np.uint8)
+    _grow(bufs, block)
+    return parse_into_cache(block, h.n_docs, h.n_words, bufs["indices"], bufs["data"],
+                            bufs["ends"], block.size, -2, -1, 0, bufs["df"])
+
+
+def _parse_text(stream, text, bufs, df, base):
+    """One block of lines of ``stream`` into ``bufs``, in order (the state of the blocks
+    before it known); returns (k, n_ends)."""
+    h = stream.header
+    block = np.frombuffer(text, dtype=np.uint8)
+    _grow(bufs, block)
     first = stream._line
-    k, nl, err, eline, efield, pd, pw, ne = parse_into_cache(
+    k, nl, err, eline, efield, pd, pw, ne, _ = parse_into_cache(
         block, h.n_docs, h.n_words, bufs["indices"], bufs["data"], bufs["ends"],
         h.nnz - stream._seen, stream._prev_doc, stream._prev_word, base, df)
     if err == NOT_CACHEABLE:
@@ -116,11 +152,71 @@ def _parse_text(stream, text, bufs, df, base):
     return k, ne
 
 
+def _join(stream, writer, text, bufs, out, base) -> int:
+    """Append a block parsed on its own to the cache, after the blocks before it: the
+    order across the boundary, the entry count and the ends of the documents that end
+    where it starts. A block with a problem (its own, or at the boundary) is parsed
+    again in order, which raises the reader's error at its line (or hands the file to
+    the general route). Returns the entries written."""
+    k, nl, err, _, _, pd, pw, ne, d0 = out
+    prev_doc, prev_word = stream._prev_doc, stream._prev_word
+    ok = err == OK and stream._seen + k <= stream.header.nnz
+    if ok and k:
+        ok = d0 > prev_doc or (d0 == prev_doc and bufs["indices"][0] > prev_word)
+    if not ok:
+        seq = _buffers(stream.header)
+        k, ne = _parse_text(stream, text, seq, seq["df"], base)
+        raise AssertionError("a block parsed again in order gave no error")  # pragma: no cover
+    ends = bufs["ends"][:ne]
+    ends += base
+    if k and d0 > max(prev_doc, 0):  # documents prev_doc … d0 - 1 end where this block starts
+        ends = np.concatenate([np.full(d0 - max(prev_doc, 0), base, dtype=np.int64), ends])
+    writer.append(bufs["indices"][:k], bufs["data"][:k], ends)
+    block = np.frombuffer(text, dtype=np.uint8)
+    stream._advance(block, stream._line, OK, -1, -1, nl, k, pd if k else prev_doc,
+                    pw if k else prev_word, pd + 1)
+    return k
+
+
+def _parse_all(stream, writer, threads: int) -> np.ndarray:
+    """Every block of ``stream`` parsed on ``threads`` threads (each block on its own,
+    into one of a few rotating sets of buffers) and joined in order into the cache
+    here; returns the document frequencies."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    h = stream.header
+    sets = [_buffers(h) for _ in range(2 * threads)]
+    free, running = list(sets), deque()
+    base = 0
+    with ThreadPoolExecutor(threads, thread_name_prefix="eigensparse-parse") as pool:
+        try:
+            for text in stream.texts():
+                if not free:
+                    fut, t, bufs = running.popleft()
+                    base += _join(stream, writer, t, bufs, fut.result(), base)
+                    free.append(bufs)
+                bufs = free.pop()
+                running.append((pool.submit(_parse_alone, h, text, bufs), text, bufs))
+            while running:
+                fut, t, bufs = running.popleft()
+                base += _join(stream, writer, t, bufs, fut.result(), base)
+        finally:
+            for fut, _, _ in running:
+                fut.cancel()
+    df = sets[0]["df"]
+    for other in sets[1:]:
+        df += other["df"]
+    return df
+
+
 def build_uci_cache(path, cache_dir=None, *, progress=None):
     """Stream the UCI file ``path`` once into its binary cache (:class:`BowCacheWriter`)
     and count statistics. Returns ``(cache, {"s1", "s2", "df"})``, or None when the file
     needs the general route (non-canonical entries, counts beyond uint32). Raises the
     reader's ``FILE: line N:`` errors; the partial cache is removed on any failure."""
+    import os
+
     from .cache import BowCacheWriter
     from .uci import _UCIStream
 
@@ -129,16 +225,8 @@ def build_uci_cache(path, cache_dir=None, *, progress=None):
     try:
         h = stream.header
         writer = BowCacheWriter(path, h.n_docs, h.n_words, cache_dir)
-        df = np.zeros(h.n_words, dtype=np.int32)  # D < 2**31 (the header check bounds it)
-        # ends: one per document, so never more than D (+ 1) in a block
-        bufs = {"indices": np.empty(0, np.int32), "data": np.empty(0, np.uint32),
-                "ends": np.empty(h.n_docs + 1, dtype=np.int64)}
-        base = 0
         try:
-            for text in stream.texts():
-                k, ne = _parse_text(stream, text, bufs, df, base)
-                writer.append(bufs["indices"][:k], bufs["data"][:k], bufs["ends"][:ne])
-                base += k
+            df = _parse_all(stream, writer, max(1, min(_PARSE_THREADS, os.cpu_count() or 1)))
         except _NotCacheable:
             return None
         stream.finish()
