@@ -46,8 +46,9 @@ def _norm(indices, data, a, b, mode, idf):
 
 
 @numba.njit(cache=True, nogil=True)
-def scaled_moments(indptr, indices, data, mode, idf, s1, s2, df, norms, base, d_lo, d_hi):
-    """Per word Σv, Σv² and document frequency of documents ``d_lo … d_hi - 1`` of one
+def scaled_moments(indptr, indices, data, mode, idf, s12, df, norms, base, d_lo, d_hi):
+    """Per word Σv (``s12[w, 0]``), Σv² (``s12[w, 1]``: both sums of a word on one cache
+    line) and document frequency of documents ``d_lo … d_hi - 1`` of one
     chunk (``d_hi < 0``: to the end), for the values v of the scaling ``mode`` (0 count,
     1 binary, 2 log(1 + count), 3 tf-idf: count·idf, documents divided by their ℓ2 norm),
     computed entry by entry (no array of values). An empty ``df``: the document
@@ -67,8 +68,8 @@ def scaled_moments(indptr, indices, data, mode, idf, s1, s2, df, norms, base, d_
         for t in range(a, b):
             w = indices[t]
             x = _value(data[t], w, mode, idf, nrm)
-            s1[w] += x
-            s2[w] += x * x
+            s12[w, 0] += x
+            s12[w, 1] += x * x
             if count_df:
                 df[w] += 1
 

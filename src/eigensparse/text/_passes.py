@@ -86,24 +86,24 @@ _MODES = {"count": 0, "binary": 1, "log": 2, "tfidf": 3}
 _NONE = np.empty(0)
 
 
-def _chunk_moments(ch, scaling, idf, s1, s2, df, d_lo=0, d_hi=-1, norms=_NONE) -> None:
-    """Add the Σv, Σv², df per word of documents ``d_lo … d_hi - 1`` of one chunk (values
-    v after ``scaling``) to the sums; tf-idf with a ``norms`` array of the corpus's
-    documents: their ℓ2 norms are kept there."""
+def _chunk_moments(ch, scaling, idf, s12, df, d_lo=0, d_hi=-1, norms=_NONE) -> None:
+    """Add the Σv, Σv² (``s12``, W × 2), df per word of documents ``d_lo … d_hi - 1`` of
+    one chunk (values v after ``scaling``) to the sums; tf-idf with a ``norms`` array of
+    the corpus's documents: their ℓ2 norms are kept there."""
     if scaling == "tfidf" and idf is None:
         raise InvalidParameterError("scaling='tfidf' needs the idf of the words.")
     scaled_moments(ch.indptr, ch.indices, ch.data, _MODES[scaling],
-                   idf if idf is not None else np.ones(1), s1, s2, df, norms,
+                   idf if idf is not None else np.ones(1), s12, df, norms,
                    ch.doc_start if norms.size else 0, d_lo, d_hi)
 
 
 def _chunk_statistics(ch, scaling, idf, W, n_df=None) -> dict:
     """Σv, Σv², df per word of one chunk (a block of a distributed corpus; ``n_df=0``:
     no document frequencies)."""
-    s1, s2 = np.zeros(W), np.zeros(W)
+    s12 = np.zeros((W, 2))
     df = np.zeros(W if n_df is None else n_df, dtype=np.int64)
-    _chunk_moments(ch, scaling, idf, s1, s2, df)
-    return {"s1": s1, "s2": s2, "df": df}
+    _chunk_moments(ch, scaling, idf, s12, df)
+    return {"s1": s12[:, 0].copy(), "s2": s12[:, 1].copy(), "df": df}
 
 
 def _chunk_gram(ch, scaling, idf, col_map, m) -> np.ndarray:
@@ -182,16 +182,16 @@ def word_statistics(corpus, scaling: str = "count", *, idf=None, chunk_nnz=DEFAU
         return out if known is None else {**out, "df": known}
     keep = _norms_array(norms, corpus.n_docs)
     n_jobs = max(1, int(n_jobs))
-    sums = [(np.zeros(W), np.zeros(W), np.zeros(n_df, dtype=np.int64)) for _ in range(n_jobs)]
+    sums = [(np.zeros((W, 2)), np.zeros(n_df, dtype=np.int64)) for _ in range(n_jobs)]
     _over_chunks(corpus.iter_chunks(chunk_nnz=chunk_nnz, progress=progress, desc=desc),
                  lambda ch, j, lo, hi: _chunk_moments(ch, scaling, idf, *sums[j], lo, hi, keep),
                  n_jobs)
-    s1, s2, counted = sums[0]
-    for e1, e2, edf in sums[1:]:
-        s1 += e1
-        s2 += e2
+    s12, counted = sums[0]
+    for e12, edf in sums[1:]:
+        s12 += e12
         counted += edf
-    return {"s1": s1, "s2": s2, "df": counted if known is None else known}
+    return {"s1": s12[:, 0].copy(), "s2": s12[:, 1].copy(),
+            "df": counted if known is None else known}
 
 
 def working_set_covariance(corpus, working_set, *, scaling: str = "count", idf=None, mean=None,
