@@ -2,12 +2,15 @@
 streamed pass.
 
 The text is decoded in a background thread (:class:`~eigensparse.io._source.TextSource`)
-while one compiled loop (:func:`parse_into_cache`, ``nogil``) parses each block of lines
-straight into the cache's layout — word ids (int32) and counts (uint32), the end offset
-of every finished document — and adds every word's Σcount, Σcount² and document
-frequency, with the same line checks as :func:`eigensparse.io._parse.parse_block`. The
-blocks are written to the cache files as they come (CRC-32 on the way); no chunk of
-(doc, word, count) triples is formed.
+while parse threads run one compiled loop (:func:`parse_into_cache`, ``nogil``) that
+parses a block of lines straight into the cache's layout — word ids (int32) and counts
+(uint32), the end offset of every finished document — and counts every word's document
+frequency, with the same line checks as :func:`eigensparse.io._parse.parse_block`. Each
+block is parsed on its own (the documents before it unknown); this thread joins the
+blocks in file order (:func:`_join`: the order across the boundary, the entry count,
+the ends of the documents that end where a block starts) and writes them to the cache
+files as they come (CRC-32 on the way): the same cache, byte for byte, as one parse in
+order. No chunk of (doc, word, count) triples is formed.
 
 A file whose entries are not canonical (a word repeated or out of order inside a
 document) or whose counts do not fit the cache's uint32 is handed back to the general
