@@ -71,7 +71,8 @@ def read_vocabulary(path, n_words: int | None = None) -> list[str]:
     words = text.split("\n")
     if words[-1] == "":
         words.pop()
-    words = [w.rstrip("\r") for w in words]
+    if "\r" in text:
+        words = [w.rstrip("\r") for w in words]
     check_vocabulary(words, "vocab", path=path)
     if n_words is not None and len(words) != n_words:
         if len(words) < n_words:
@@ -102,10 +103,14 @@ def _blank(w: str) -> bool:
 _SPACE_OR_CONTROL = re.compile(r"[\x00-\x1e\x20\x7f]")
 
 
+def _all_str(words) -> bool:
+    return set(map(type, words)) <= {str}
+
+
 def _plainly_fine(words) -> bool:
-    """A fast yes for the common vocabulary: distinct ASCII strings, none empty, without
-    white space or controls (no entry-by-entry check then)."""
-    if not all(type(w) is str for w in words) or len(set(words)) != len(words):
+    """A fast yes for the common vocabulary (a list of ``str``): distinct ASCII strings,
+    none empty, without white space or controls (no entry-by-entry check then)."""
+    if len(set(words)) != len(words):
         return False
     joined = "\x1f".join(words)
     return (joined.isascii() and _SPACE_OR_CONTROL.search(joined) is None and joined != ""
@@ -159,10 +164,12 @@ def check_vocabulary(words, parameter: str = "vocab", *, path=None, line=None, f
     eigensparse._constraints.InvalidParameterError: parameter 'vocab': entry 2: duplicate word 'a' (first at entry 0); every word (feature name) must be a distinct, non-blank string.
     """
     words = list(words)
-    if not all(type(w) is str for w in words):  # integer names (a DataFrame's columns) as text
+    strings = _all_str(words)
+    if not strings:  # integer names (a DataFrame's columns) as text
         words = [str(w) if isinstance(w, (str, numbers.Integral)) and not isinstance(w, bool)
                  else w for w in words]
-    problem = None if _plainly_fine(words) else _vocabulary_problem(words)
+        strings = _all_str(words)
+    problem = None if strings and _plainly_fine(words) else _vocabulary_problem(words)
     if problem is None:
         return words
     i, what, j, same = problem
