@@ -379,17 +379,12 @@ def swap_search(B, support, n_exact, max_rounds, exact, z0):
     y = np.empty(s)
     best_x = np.empty(s)
     trial = np.empty(s, dtype=np.int64)
-    in_sup = np.zeros(m, dtype=np.bool_)
     diag = np.empty(m)
     for j in range(m):
         diag[j] = B[j, j]
     rounds = 0
     for rnd in range(1, max_rounds + 1):
         rounds = rnd
-        for j in range(m):
-            in_sup[j] = False
-        for i in range(s):
-            in_sup[support[i]] = True
         _sparse_product(B, support, z, g)  # g = B[:, I] z, from s contiguous rows
         for i in range(s):
             zi2 = min(z[i] * z[i], 1.0 - 1e-12)
@@ -397,15 +392,15 @@ def swap_search(B, support, n_exact, max_rounds, exact, z0):
             root[i] = np.sqrt(1.0 - zi2)
         for i in range(s):
             row = support[i]
-            for j in range(m):
-                f = i * m + j
-                if in_sup[j]:
-                    bound[f] = -np.inf
-                else:
-                    bij = (g[j] - B[row, j] * z[i]) / root[i]
-                    c = diag[j]
-                    half = 0.5 * (a[i] - c)
-                    bound[f] = 0.5 * (a[i] + c) + np.sqrt(half * half + bij * bij)
+            ai, zi, ri = a[i], z[i], root[i]
+            base = i * m
+            for j in range(m):  # branch-free (vectorized); the support's entries next
+                bij = (g[j] - B[row, j] * zi) / ri
+                c = diag[j]
+                half = 0.5 * (ai - c)
+                bound[base + j] = 0.5 * (ai + c) + np.sqrt(half * half + bij * bij)
+            for u in range(s):
+                bound[base + support[u]] = -np.inf
         n = min(n_exact, s * (m - s))
         # the n largest bounds: a selection, then those n sorted (value desc, index asc)
         thr = _kth_largest_of(bound, n - 1, scratch)

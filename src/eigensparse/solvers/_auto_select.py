@@ -8,7 +8,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["top_s", "selection_buffer", "row_partners", "rows_partners", "first_distinct_rows"]
+__all__ = ["top_s", "selection_buffer", "row_partners", "rows_partners", "partners_of_rows",
+           "first_distinct_rows"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -168,7 +169,8 @@ def row_partners(B, t, cumulative=False):
     |B_ij| (strongest first; ties to the lower index) and ``V[i]`` those |B_ij|, or
     their running sums when ``cumulative`` (:func:`rows_partners` on every row of the
     square B)."""
-    return rows_partners(B, np.arange(B.shape[0]), t, cumulative)
+    rows = np.arange(B.shape[0])
+    return partners_of_rows(B, rows, rows, t, cumulative)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -204,13 +206,22 @@ def _top_sorted(cv, ci, n, me, lv, li):
 @numba.njit(cache=True, nogil=True)
 def rows_partners(R, self_idx, t, cumulative=False):
     """``(J, V)`` of :func:`row_partners` for the rows R (c×m) of a symmetric m×m
-    matrix, row u being feature ``self_idx[u]`` (never its own partner). O(m) per row
+    matrix, row u being feature ``self_idx[u]`` (never its own partner)
+    (:func:`partners_of_rows` on every row of R)."""
+    return partners_of_rows(R, np.arange(R.shape[0]), self_idx, t, cumulative)
+
+
+@numba.njit(cache=True, nogil=True)
+def partners_of_rows(R, rows, self_idx, t, cumulative=False):
+    """``(J, V)`` of :func:`row_partners` for the rows ``R[rows]`` (read in place) of a
+    symmetric m×m matrix, row ``rows[u]`` being feature ``self_idx[u]`` (never its own
+    partner). O(m) per row
     on average: a pivot from an evenly spaced sample of the row, one branch-free pass
     over the row that keeps the entries at or above it (with their indices), then those
     few inserted into a sorted list of the t best (:func:`_top_sorted`). ``cumulative``:
     V holds the running sums of those values (``np.cumsum(V, axis=1)``, in that
     order)."""
-    c, m = R.shape
+    c, m = rows.size, R.shape[1]
     J = np.empty((c, t), dtype=np.int64)
     V = np.empty((c, t))
     cv = np.empty(m)  # the candidates (at or above the pivot) and their indices
@@ -223,21 +234,22 @@ def rows_partners(R, self_idx, t, cumulative=False):
     step = m // SAMPLE
     rank = min(SAMPLE - 1, (t + 1) * SAMPLE // m + 3)  # a little below the t-th's rank
     for i in range(c):
+        r = rows[i]
         me = self_idx[i]
         n = 0
         if sampled:
             for u in range(SAMPLE):
-                samp[u] = abs(R[i, u * step]) if u * step != me else -1.0
+                samp[u] = abs(R[r, u * step]) if u * step != me else -1.0
             pivot = _kth_largest_small(samp, rank, top)
             for j in range(m):  # one branch-free pass over the row
-                v = abs(R[i, j])
+                v = abs(R[r, j])
                 cv[n] = v
                 ci[n] = j
                 n += v >= pivot
         k = _top_sorted(cv, ci, n, me, lv, li)
         if k < t:  # the pivot was above the t-th largest (or no sample): all are candidates
             for j in range(m):
-                cv[j] = abs(R[i, j])
+                cv[j] = abs(R[r, j])
                 ci[j] = j
             k = _top_sorted(cv, ci, m, me, lv, li)
         acc = 0.0

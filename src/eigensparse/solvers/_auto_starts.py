@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import InvalidParameterError, check_start_vectors
 from ._auto_kernels import neighbourhood_scores, rows_with_nonzero
-from ._auto_select import first_distinct_rows, row_partners, rows_partners
+from ._auto_select import first_distinct_rows, partners_of_rows, row_partners
 from ._auto_settings import AutoSettings
 
 __all__ = ["n_starts_for", "init_supports", "start_supports", "drop_null", "partners",
@@ -141,7 +141,7 @@ def neighbourhoods(B: np.ndarray, J, limit: int, cfg: AutoSettings, t: int | Non
         rq, _ = neighbourhood_scores(B, rows, core, cfg.hood_power_steps)
         rows = np.sort(np.argsort(-rq, kind="stable")[:cfg.hood_rows_per_start * limit])
     if J is None:  # each row's partners do not depend on the other rows
-        Jr = row_partners(B, t)[0] if rows.size == m else rows_partners(B[rows], rows, t)[0]
+        Jr = partners_of_rows(B, rows, rows, t)[0]
     else:
         Jr = np.ascontiguousarray(J[rows])
     sup = np.hstack([rows[:, None], Jr])
