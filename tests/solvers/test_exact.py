@@ -442,6 +442,31 @@ def test_process_subtrees_hand_back_open_nodes():
     assert search.nodes > 2 * 3  # more than one batch: open nodes came back
 
 
+def test_process_node_tasks_search_the_serial_tree():
+    """Nodes evaluated one task each in worker processes (ProcessEvalPool): the search
+    closes on the brute-force optimum from a poor incumbent, with the nodes of the
+    serial search at the same batch size (the tree does not depend on the workers)."""
+    from eigensparse.solvers._exact._search import ProcessEvalPool, Search
+
+    S = _real_corr(22, 3)
+    s = 6
+    e = exhaustive(Covariance(S), s).variance
+    first = np.arange(s)
+    runs = []
+    for workers in (0, 2):
+        search = Search(S, s, float(block_lmax(S, first[None, :])[0]), first, 1e-9)
+        search.root(np.arange(22), 0.0)
+        pool = ProcessEvalPool(search, workers) if workers else None
+        try:
+            done = search.run(deadline=np.inf, max_nodes=np.inf, pool=pool)
+        finally:
+            if pool is not None:
+                pool.shutdown()
+        assert done and abs(search.incumbent - e) <= 1e-10 * e
+        runs.append((search.nodes, search.best.tolist()))
+    assert runs[0][1] == runs[1][1] and runs[0][0] > 8
+
+
 def test_lanczos_upper_bound_is_proven():
     """top_eig_upper returns u >= λmax(B) (close to it) and a near-top unit vector, from a
     good, a poor and an adversarial start (orthogonal to the top eigenvector: the Cholesky

@@ -29,7 +29,7 @@ from ._bounds import (LANCZOS_MIN, LANCZOS_STEPS, _lanczos, gershgorin_bound, sh
 from ._incumbent import initial_incumbent
 from ._lowrank import lowrank_bound
 from ._screen import screen_root
-from ._search import ProcessNodePool, Search
+from ._search import ProcessEvalPool, ProcessNodePool, Search
 
 __all__ = ["exact", "ExactSearchWarning", "root_upper_bound"]
 
@@ -240,6 +240,12 @@ def _progress_callback(enabled, s):
 
 #: ``n_jobs=None``: seconds of tree search by one worker before the others join
 ESCALATE_SECONDS = 2.0
+#: with ``backend="processes"``, nodes that took at least this long each (in the first
+#: seconds of the tree; without them, problems of at least ``EVAL_NODE_P`` variables) are
+#: evaluated one task per node (:class:`._search.ProcessEvalPool`: the tree stays
+#: best-first as a whole) instead of subtrees (:class:`._search.ProcessNodePool`)
+EVAL_NODE_SECONDS = 5e-3
+EVAL_NODE_P = 400
 
 
 @register("exact", summary="Certified optimum by branch and bound (eigenvalue, Gershgorin and "
@@ -316,7 +322,9 @@ def exact(op: Operator, cardinality: int, *, random_state=None, max_time: float 
         small picklable tuples), each worker searches one best-first for a fixed number of
         nodes at the incumbent of the batch's start and sends back the nodes it left open
         and the supports it found (see :class:`._search.SubtreePool`); starting them
-        costs a fixed overhead. "dask": the same subtrees as tasks on the Dask cluster of
+        costs a fixed overhead. When nodes are expensive (``EVAL_NODE_SECONDS``) the
+        processes evaluate one node per task instead, the tree staying best-first in
+        this process (:class:`._search.ProcessEvalPool`). "dask": the same subtrees as tasks on the Dask cluster of
         ``client`` (Σ scattered once to every worker, each worker thread keeping its own
         search of the problem; :class:`._dask.DaskNodePool`); needs the ``dask`` extra,
         and eigensparse installed on the workers. The certified value and support do not
@@ -491,13 +499,17 @@ def _solve(op, S, s, seed, deadline, max_nodes, tol, n_jobs, progress, n_starts,
         cores = len(__import__("os").sched_getaffinity(0))
     workers = cores if n_jobs in (-1, None) else n_jobs
     try:
-        done = None
+        done, t_run, n_run = None, time.perf_counter(), search.nodes
         if n_jobs is None:  # alone first; the workers only for a search still open
             first = min(deadline, time.perf_counter() + ESCALATE_SECONDS) if cores > 1 else deadline
             done = search.run(deadline=first, max_nodes=max_nodes, progress=update)
             if done or time.perf_counter() >= deadline or search.nodes >= max_nodes:
                 workers = 1
-        if workers > 1 and backend == "processes":
+        per_node = (time.perf_counter() - t_run) / max(search.nodes - n_run, 1)
+        if workers > 1 and backend == "processes" and \
+                (per_node >= EVAL_NODE_SECONDS if n_run < search.nodes else p >= EVAL_NODE_P):
+            pool = ProcessEvalPool(search, workers)  # expensive nodes: one task each
+        elif workers > 1 and backend == "processes":
             pool = ProcessNodePool(search, workers)
         elif workers > 1 and backend == "dask":
             from ._dask import DaskNodePool

@@ -36,7 +36,8 @@ from ._bounds import (LANCZOS_MIN, LANCZOS_STEPS, _lanczos, block_lmax, block_sp
                       soft_eig_bound, trace_bound)
 from ._lowrank import lowrank_node, ritz_split, top_pairs
 
-__all__ = ["Search", "SubtreePool", "ProcessNodePool", "expand_subtree", "merge_subtrees"]
+__all__ = ["Search", "SubtreePool", "ProcessNodePool", "ProcessEvalPool", "expand_subtree",
+           "merge_subtrees"]
 
 #: nodes with at most this many completions are closed by an exact batched scan
 ENUM_MAX = 300
@@ -395,7 +396,9 @@ class Search:
                 Rj = R[R != j]
                 work.append((np.append(F, j), Rj, rho, -neg))  # j in
                 work.append((F, Rj, rho, -neg))                # j out
-            if pool is not None and len(work) > 1:
+            if isinstance(pool, ProcessEvalPool):
+                items = pool.evaluate(self, deadline, work)
+            elif pool is not None and len(work) > 1:
                 items = list(pool.map(lambda w: self._evaluate_before(deadline, w), work))
             else:
                 items = [self._evaluate_before(deadline, w) for w in work]
@@ -533,6 +536,69 @@ class ProcessNodePool(SubtreePool):
 
     def _map(self, args, left):
         return list(self.executor.map(_worker_subtree, args))
+
+    def shutdown(self):
+        self.executor.shutdown(cancel_futures=True)
+
+
+def _worker_evaluate(args):
+    """One node's :meth:`Search.evaluate` on this worker process's :class:`Search`, at the
+    incumbent it is sent and as the node of that index (the samplings of
+    :meth:`Search.evaluate` read the node counter), so the answer does not depend on the
+    worker. Past the deadline (``left`` seconds after ``sent``, a ``time.time()`` value)
+    the node stays open with its parent's bound. Returns (item, the support found when
+    it beat the incumbent, counters)."""
+    left, sent, incumbent, index, (F, R, rho, parent_bound) = args
+    ws = _WORKER
+    ws.incumbent, ws.best = incumbent, np.zeros(0, dtype=np.intp)
+    ws.nodes, ws.leaves, ws.closed_supports = index, 0, 0
+    ws.bound_calls = {key: 0 for key in ws.bound_calls}
+    if time.time() - sent >= left and R.size > ws.s - F.size > 0:
+        item = (parent_bound, rho, int(R[0]))
+    else:
+        item = ws.evaluate(F, R, rho, parent_bound)
+    found = (ws.incumbent, ws.best) if ws.incumbent > incumbent else None
+    return item, found, (ws.nodes - index, ws.leaves, ws.closed_supports,
+                         dict(ws.bound_calls))
+
+
+class ProcessEvalPool:
+    """Evaluates the nodes of each batch of :meth:`Search.run` in worker processes, one
+    task per node, while the tree stays in this process: the order is best-first over
+    the whole tree, as with one worker (subtrees, :class:`ProcessNodePool`, are searched
+    best-first only within each subtree). For expensive nodes (a node of a p = 1000
+    problem costs tens of milliseconds, a task's transfer well under one). Σ, the
+    clipping weights and the root's U are sent once per worker; a batch's nodes are
+    evaluated at the incumbent of its start, each as the node of its index, and the
+    results merged in the batch's order, so the search does not depend on which worker
+    ran what."""
+
+    def __init__(self, search: Search, workers: int):
+        from concurrent.futures import ProcessPoolExecutor
+        import multiprocessing as mp
+
+        self.workers = int(workers)
+        self.executor = ProcessPoolExecutor(
+            workers, mp_context=mp.get_context(), initializer=_worker_init,
+            initargs=(search.S, search.s, search.tol, search.scale, search.U))
+
+    def evaluate(self, search: Search, deadline: float, work) -> list:
+        """The items of :meth:`Search.evaluate` for ``work`` (tuples (F, R, ρ, parent's
+        bound)), in order; counters and supports found are merged into ``search``."""
+        left, sent, base = deadline - time.perf_counter(), time.time(), search.nodes
+        args = [(left, sent, search.incumbent, base + i, w) for i, w in enumerate(work)]
+        items = []
+        for item, found, (nodes, leaves, closed, calls) in self.executor.map(
+                _worker_evaluate, args):
+            search.nodes += nodes
+            search.leaves += leaves
+            search.closed_supports += closed
+            for key, v in calls.items():
+                search.bound_calls[key] = search.bound_calls.get(key, 0) + v
+            if found is not None:
+                search._offer(*found)
+            items.append(item)
+        return items
 
     def shutdown(self):
         self.executor.shutdown(cancel_futures=True)
