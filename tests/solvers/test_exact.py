@@ -558,3 +558,28 @@ def test_schur_prune_never_prunes_a_node_worth_lam_vs_brute_force(kind):
         tried_above += 1
         pruned_above += schur_prunes(S, F, R, k, best * 1.5)
     assert pruned_above >= tried_above // 2  # a strong bound: most nodes at 1.5× their value
+
+
+def test_schur_prune_exact_at_one_free_slot_near_the_fixed_block():
+    """With one free slot the Schur test is exact, also when λmax(Σ_FF) lies within a
+    fraction of a percent of the node's value (a dominant variable fixed in, as on word
+    counts): it prunes just above the brute-force best completion, never at or below."""
+    from eigensparse.solvers._exact._bounds import schur_prunes
+
+    rng = np.random.default_rng(5)
+    tried = 0
+    for trial in range(6):
+        p, s = 40, 6
+        X = rng.standard_normal((200, p)) * np.r_[8.0, rng.uniform(0.2, 1.0, p - 1)]
+        X[:, 1:6] += 0.3 * X[:, [0]] / 8.0
+        S = np.cov(X, rowvar=False)
+        F = np.arange(s - 1)
+        R = np.arange(s - 1, p)
+        best = block_lmax(S, np.c_[np.tile(F, (R.size, 1)), R]).max()
+        sep = (best - np.linalg.eigvalsh(S[np.ix_(F, F)])[-1]) / best
+        assert 0 < sep < 1e-2  # the case the test is about
+        for factor in (0.9, 1 - 1e-12, 1.0):
+            assert not schur_prunes(S, F, R, 1, best * factor)
+        assert schur_prunes(S, F, R, 1, best * (1 + 1e-6))
+        tried += 1
+    assert tried == 6

@@ -403,10 +403,7 @@ def proves_below(B: np.ndarray, t: float) -> bool:
     _, info = lapack.dpotrf(C, lower=False, clean=False, overwrite_a=True)
     return info == 0
 
-#: :func:`schur_prunes` is not tried when λmax(Σ_FF) is within this fraction of λ
-#: (the Schur complement's entries grow as 1/(λ − λmax(Σ_FF)), and so does their rounding)
-SCHUR_MIN_SEPARATION = 1e-2
-#: relative margin of :func:`schur_prunes`' test against rounding
+#: relative margin of :func:`schur_prunes`' test (besides its proven rounding term)
 SCHUR_MARGIN = 1e-9
 
 
@@ -416,32 +413,47 @@ def schur_prunes(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam: float
     complement.
 
     Let λ_F = λmax(Σ_FF) < lam and M = Σ_RR + Σ_RF (lam·I − Σ_FF)⁻¹ Σ_FR (PSD: both
-    terms are). Returns U < lam·(1 − ``SCHUR_MARGIN``) for U = min(the k largest M_ii,
-    max_i M_ii + the k − 1 largest |M_ij|, j ≠ i), the trace and Gershgorin bounds on
-    λmax(M[T, T]) over every T of k members of R.
+    terms are). Returns U + e < lam·(1 − ``SCHUR_MARGIN``) for U = min(the k largest
+    M_ii, max_i M_ii + the k − 1 largest |M_ij|, j ≠ i), the trace and Gershgorin bounds
+    on λmax(M[T, T]) over every T of k members of R, computed, and e the rounding term
+    below.
 
     Proof. Suppose some S = F ∪ T has λ* = λmax(Σ_SS) >= lam > λ_F, with top eigenvector
     (u, w). Then Σ_FF u + Σ_FT w = λ* u gives u = (λ*I − Σ_FF)⁻¹ Σ_FT w, so w ≠ 0 and
     (Σ_TT + Σ_TF (λ*I − Σ_FF)⁻¹ Σ_FT) w = λ* w: λmax(M(λ*)[T, T]) >= λ*, writing M(μ)
     for M at lam = μ. For μ > λ_F, (μI − Σ_FF)⁻¹ decreases (Loewner order) as μ grows, so
     M(λ*)[T, T] ⪯ M(lam)[T, T] and λmax(M[T, T]) >= λ* >= lam. But λmax(M[T, T]) <= its
-    trace (M ⪰ 0) <= the k largest M_ii over R, and <= max_{i∈T} M_ii + Σ_{j∈T, j≠i}
+    trace (M ⪰ 0) <= the k largest M_ii over R, and <= max_i∈T M_ii + Σ_{j∈T, j≠i}
     |M_ij| (Gershgorin) <= the Gershgorin term of U; so U >= lam, and the test is
-    False. ∎  Rounding: Σ_FF's eigendecomposition is backward stable; with
-    lam − λ_F >= ``SCHUR_MIN_SEPARATION``·lam the computed M is within a few hundred ulps
-    of M (relative to lam), far below the margin. Returns False when λ_F is closer to
-    lam than that, when F is empty, or when k = 0.
+    False. ∎
+
+    Rounding. LAPACK's eigendecomposition (w, Q) of Σ_FF is exact for Σ_FF + E with
+    ‖E‖₂ <= η = 16·f·ε·‖Σ_FF‖_∞ and Q within 16·f·ε of an orthogonal matrix; the test
+    requires g = lam − w_max − η > η (so lam > λ_F, g <= lam − λ_F). Then
+    ‖(lam − Σ_FF − E)⁻¹ − (lam − Σ_FF)⁻¹‖₂ <= 2η/g², and Q's departure and the f-term
+    products add at most 32·f·ε/g relative to ‖c_i‖‖c_j‖/g, c_i = Σ[i, F]: every computed
+    M_ij is within ‖c_i‖‖c_j‖(2η/g² + 32fε/g) of M_ij, so U moves by at most
+    e = k·max_i ‖c_i‖²·(2η/g² + 32fε/g) (k entries of M per bound). Returns False when
+    F is empty, k = 0 or g <= η.
     """
     if F.size == 0 or k <= 0 or R.size < k:
         return False
-    w, Q = np.linalg.eigh(S[np.ix_(F, F)])
-    if not lam - w[-1] >= SCHUR_MIN_SEPARATION * abs(lam):
+    SFF = S[np.ix_(F, F)]
+    w, Q = np.linalg.eigh(SFF)
+    eps = np.finfo(float).eps
+    eta = 16.0 * F.size * eps * float(np.abs(SFF).sum(axis=1).max())
+    g = lam - w[-1] - eta
+    if not g > eta:
         return False
-    C = S[np.ix_(R, F)] @ Q
+    SRF = S[np.ix_(R, F)]
+    C = SRF @ Q
     M = S[np.ix_(R, R)] + (C / (lam - w)) @ C.T
+    c2 = float(np.einsum("ij,ij->i", SRF, SRF).max())
+    e = k * c2 * (2.0 * eta / g ** 2 + 32.0 * F.size * eps / g)
+    limit = lam * (1 - SCHUR_MARGIN) - e
     d = np.diag(M).copy()
     bound = float(np.sum(np.partition(d, d.size - k)[d.size - k:])) if k < d.size else float(d.sum())
-    if bound < lam * (1 - SCHUR_MARGIN):
+    if bound < limit:
         return True
     if k > 1:
         A = np.abs(M)
@@ -451,7 +463,7 @@ def schur_prunes(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam: float
         bound = min(bound, float((d + top).max()))
     else:
         bound = min(bound, float(d.max()))
-    return bound < lam * (1 - SCHUR_MARGIN)
+    return bound < limit
 
 
 def enumerate_completions(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
