@@ -99,6 +99,9 @@ def test_float64_c_input_is_kept_without_a_copy_and_never_written():
     assert np.array_equal(op.S, F) and op.S.flags.c_contiguous and op.S is not F
     I = np.array([[2, 1], [1, 2]])
     assert Covariance(I).S.tolist() == [[2.0, 1.0], [1.0, 2.0]]
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(S)
+    assert not np.shares_memory(Covariance(frame).S, frame.to_numpy())  # a DataFrame: copied
 
 
 def test_psd_lanczos_on_the_features_of_positive_variance():

@@ -164,10 +164,11 @@ class Covariance(Operator):
 
     Notes
     -----
-    A float64 C-contiguous ``S`` is kept without a copy (``op.S is S`` when it is
-    exactly symmetric and ``scale=False``): the library never writes to it, and the
-    caller must not change it while the operator is in use. Any other input (another
-    dtype or memory order, a list, a DataFrame, a sparse matrix) is copied. The checks
+    A float64 C-contiguous NumPy array ``S`` (``np.cov``'s output) is kept without a
+    copy (``op.S is S`` when it is exactly symmetric and ``scale=False``): the library
+    never writes to it, and the caller must not change it while the operator (or a
+    result whose bound was not read yet) is in use. Any other input (another dtype or
+    memory order, a list, a DataFrame, a sparse matrix) is copied. The checks
     are one tiled pass over the pairs (S_ij, S_ji) and a few products S·v (their cost:
     ``docs/developer/performance.rst``).
 
@@ -197,6 +198,8 @@ class Covariance(Operator):
                  feature_names=None):
         if feature_names is None and hasattr(S, "columns") and hasattr(S, "to_numpy"):
             feature_names = list(S.columns)  # a pandas DataFrame: its column names
+        # an array (or a sparse matrix's new dense copy) needs no copy of its own below
+        own_or_array = isinstance(S, np.ndarray) or sp.issparse(S)
         if sp.issparse(S):  # a banded or thresholded covariance: Σ is held dense anyway
             S = S.toarray()
         S = np.asarray(S)
@@ -208,9 +211,10 @@ class Covariance(Operator):
             raise InvalidParameterError("parameter 'S' (covariance) is empty (shape (0, 0)).")
         if S.dtype.kind not in "biuf":
             check_finite_array(S, "S")  # raises: names the dtype
-        # kept without a copy when already float64 and C-contiguous (never written to:
-        # the symmetrization and the scaling make new arrays); any other input is copied
-        S = np.ascontiguousarray(S, dtype=np.float64)
+        # a float64 C-contiguous array is kept without a copy (never written to: the
+        # symmetrization and the scaling make new arrays); any other input is copied
+        S = (np.ascontiguousarray(S, dtype=np.float64) if own_or_array
+             else np.array(S, dtype=np.float64, order="C"))
         if feature_names is not None:
             from ..io._vocab import check_vocabulary
 
