@@ -96,3 +96,38 @@ def test_fused_build_raises_the_readers_errors(tmp_path, bow, monkeypatch, body,
         c.ensure_cache()
     assert str(fused.value) == str(general.value)
     assert BowCache.open(f, tmp_path / "c") is None  # the partial cache was removed
+
+
+@pytest.mark.parametrize("bad, why", [
+    ("2 7 x", "a count that is not an integer"),
+    ("2 99 1", "a word out of range"),
+    ("2 7 0", "a zero count"),
+    ("2 7  1", "two spaces"),
+    ("2 3 1", "a word out of order (the general route)"),
+    ("02 7 1", "a docID with a leading zero (the same document)"),
+    ("1 7 1", "a docID that goes back"),
+])
+def test_lines_of_the_same_document_read_as_the_reader_reads_them(tmp_path, bow, bad, why):
+    """Lines of the document of the line before them (long enough blocks that the parser
+    compares their docID bytes with that line's): the same cache or the same error as
+    the general reader."""
+    lines = [f"1 {w} 1" for w in range(1, 30)] + [f"2 {w} 2" for w in range(1, 7)]
+    lines += [bad] + [f"2 {w} 1" for w in range(8, 30)] + [f"3 {w} 3" for w in range(1, 30)]
+    f = bow.write(tmp_path / "docword.s.txt", f"3\n40\n{len(lines)}\n" + "\n".join(lines) + "\n")
+    c = UCICorpus(f, cache_dir=tmp_path / "c")
+    try:
+        general = sp.vstack([sp.csr_matrix((ch.data.astype(float), ch.indices, ch.indptr),
+                                           shape=(ch.n_docs, 40))
+                             for ch in UCICorpus(f, cache=False).iter_chunks()])
+    except InvalidParameterError as e:
+        with pytest.raises(InvalidParameterError) as fused:
+            c.ensure_cache()
+        assert str(fused.value) == str(e), why
+        return
+    out = c.ensure_cache()
+    if out is None:  # the general route: what it reads equals the reader's matrix
+        X = sp.vstack([sp.csr_matrix((ch.data.astype(float), ch.indices, ch.indptr),
+                                     shape=(ch.n_docs, 40)) for ch in c.iter_chunks()])
+    else:
+        X = BowCache.open(f, tmp_path / "c").to_csr()
+    assert (X != general).nnz == 0, why

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._parse import (BLANK_LINE, ERR_TOO_MANY_ENTRIES, ERR_UNSORTED, OK, _fast_line,
-                     general_entry, range_error)
+from ._parse import (BLANK_LINE, ERR_TOO_MANY_ENTRIES, ERR_UNSORTED, OK, _fast_line, _load8,
+                     _swar_field, general_entry, range_error)
 
 __all__ = ["parse_into_cache", "build_uci_cache", "NOT_CACHEABLE"]
 
@@ -31,6 +31,38 @@ __all__ = ["parse_into_cache", "build_uci_cache", "NOT_CACHEABLE"]
 NOT_CACHEABLE = 100
 
 _U32_MAX = 0xFFFFFFFF
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _same_doc_line(buf, i, n, key, mask, skip):
+    """The line at ``i`` when it starts with the bytes ``key`` (under ``mask``: the
+    previous line's docID and the space after it, ``skip`` bytes) and goes on as
+    ``W C\n`` in the usual form: (True, end, w, c), the docID being the previous
+    line's. (False, …) otherwise, for :func:`_fast_line` (the same bounds: at least 28
+    bytes left)."""
+    if mask == 0 or i + 28 > n or (_load8(buf, i) & mask) != key:
+        return False, i, np.int64(-1), np.int64(-1)
+    w, j = _swar_field(buf, i + skip)
+    if w < 0 or buf[j] != 32:
+        return False, i, w, w
+    c, j = _swar_field(buf, j + 1)
+    if c < 0 or buf[j] != 10:
+        return False, i, c, c
+    return True, j, w, c
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _doc_key(buf, i, n):
+    """(key, mask, skip) of the docID field of the line at ``i`` (digits then a space,
+    at most 8 bytes together), or a zero mask."""
+    j = i
+    while j < i + 8 and j < n and buf[j] != 32:
+        j += 1
+    if j >= i + 8 or j >= n or i + 8 > n:
+        return np.uint64(0), np.uint64(0), 0
+    skip = j - i + 1
+    mask = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(8 * (8 - skip))
+    return _load8(buf, i) & mask, mask, skip
 
 
 @numba.njit(cache=True, nogil=True)
@@ -59,8 +91,18 @@ def parse_into_cache(buf, n_docs, n_words, indices, data, ends, max_entries, pre
     pw = prev_word
     first = -1
     vals = np.zeros(3, dtype=np.int64)
+    key = mask = np.uint64(0)  # the docID bytes of the last line read by _fast_line
+    skip = 0
+    kd = np.int64(-1)  # ... and its value
     while i < n:
-        ok, end, d, w, c = _fast_line(buf, i, n)
+        ok, end, w, c = _same_doc_line(buf, i, n, key, mask, skip)
+        if ok:
+            d = kd
+        else:
+            ok, end, d, w, c = _fast_line(buf, i, n)
+            if ok and d != kd:
+                key, mask, skip = _doc_key(buf, i, n)
+                kd = d
         if not ok:
             err, end, d, w, c, efield = general_entry(buf, i, n, vals)
             if err == BLANK_LINE:
