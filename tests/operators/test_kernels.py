@@ -99,3 +99,29 @@ def test_sparse_rows_of_few_features_take_the_compiled_pass(monkeypatch):
     for idx in (np.arange(100, 130), np.array([0]), np.array([0, 5, 1999])):
         np.testing.assert_allclose(op.rows(idx), ref[idx], rtol=1e-10, atol=1e-13)
     assert len(calls) == 3
+
+
+def test_lanczos_step_keeps_the_basis_orthonormal_and_sees_an_invariant_subspace():
+    from eigensparse.operators._kernels import lanczos_step
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((30, 30))
+    M = A + A.T
+    Q, W = np.zeros((8, 30)), np.zeros((8, 30))
+    Q[0] = rng.standard_normal(30)
+    Q[0] /= np.linalg.norm(Q[0])
+    for m in range(1, 9):
+        W[m - 1] = M @ Q[m - 1]
+        assert lanczos_step(Q, W, m, 1e-12)
+    np.testing.assert_allclose(Q @ Q.T, np.eye(8), atol=1e-12)
+    # a start in the span of two eigenvectors: the third step finds nothing new
+    D = np.diag(np.arange(1.0, 31.0))
+    Q, W = np.zeros((4, 30)), np.zeros((4, 30))
+    Q[0, :2] = [0.6, 0.8]
+    steps = []
+    for m in range(1, 5):
+        W[m - 1] = D @ Q[m - 1]
+        steps.append(lanczos_step(Q, W, m, 1e-12))
+        if not steps[-1]:
+            break
+    assert steps == [True, False]

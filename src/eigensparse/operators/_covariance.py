@@ -12,7 +12,7 @@ from .._validation import (IntInterval, Interval, InvalidParameterError, check_f
                            check_magnitude, validate_params)
 from ._base import Operator, _as_2d, principal_block
 from ._dense import dense_square_root, scale_from_variance
-from ._kernels import covariance_checks
+from ._kernels import covariance_checks, lanczos_step
 
 __all__ = ["Covariance"]
 
@@ -68,23 +68,16 @@ def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None, k
     steps = min(steps, n)
     Q = np.empty((steps, n))
     W = np.empty((steps, n))  # rows M q_j
-    q = _unit_start(n, seed)
+    Q[0] = _unit_start(n, seed)
     low_t = None if low is None else low.T  # Fortran order: its lower triangle is low's upper one
     # below this relative residual the Krylov space is invariant (to the products' rounding)
     floor = 1e-12 if low is None else 1e-6
     m = 0
     for m in range(1, steps + 1):
-        Q[m - 1] = q
-        w = W[m - 1]
-        w[:] = S @ q if low_t is None else ssymv(1.0, low_t, q, lower=1)
-        B = Q[:m]
-        w_norm = math.sqrt(w @ w)
-        w = w - (B @ w) @ B
-        w -= (B @ w) @ B  # twice is enough
-        norm = math.sqrt(w @ w)
-        if not norm > floor * w_norm:
+        q = Q[m - 1]
+        W[m - 1] = S @ q if low_t is None else ssymv(1.0, low_t, q, lower=1)
+        if not lanczos_step(Q, W, m, floor):
             break  # an invariant subspace: its Ritz values are eigenvalues
-        q = w / norm
     B = Q[:m]
     H = B @ W[:m].T
     _, U = np.linalg.eigh(0.5 * (H + H.T))  # Rayleigh–Ritz on span(Q)

@@ -10,13 +10,16 @@
   precomputed covariance that :class:`~eigensparse.operators.Covariance` needs
   (finiteness, asymmetry, 2×2 principal minors of the symmetrized, optionally
   scaled matrix).
+- :func:`lanczos_step`: the reorthogonalization of one step of the PSD check's
+  Lanczos run.
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-__all__ = ["accumulate_gram", "add_upper_outer", "accumulate_rows", "covariance_checks"]
+__all__ = ["accumulate_gram", "add_upper_outer", "accumulate_rows", "covariance_checks",
+           "lanczos_step"]
 
 #: side of the square tiles of :func:`covariance_checks` (two 64×64 float64 tiles fit in L1)
 _TILE = 64
@@ -151,3 +154,30 @@ def covariance_checks(S, inv_scale, root_diag, low, pos):
                     worst = row_worst
                     worst_row = i
     return total, max_asym, worst, worst_row
+
+
+@numba.njit(cache=True, nogil=True)
+def lanczos_step(Q, W, m, floor):
+    """Step m of a Lanczos run with full reorthogonalization: w = W[m − 1] (the product
+    M·q_{m−1}) made orthogonal to the basis Q[:m] (classical Gram–Schmidt, twice), and,
+    when its norm is above ``floor`` times ‖W[m − 1]‖ and m < len(Q), the next basis
+    vector w/‖w‖ written to Q[m]. Returns False when the norm is not above (the Krylov
+    space is invariant, to the products' rounding), else True."""
+    n = Q.shape[1]
+    w = W[m - 1].copy()
+    w_norm = np.sqrt(np.dot(w, w))
+    c = np.empty(m)
+    for _ in range(2):  # twice is enough
+        for k in range(m):
+            c[k] = np.dot(Q[k], w)
+        for k in range(m):
+            ck = c[k]
+            for i in range(n):
+                w[i] -= ck * Q[k, i]
+    norm = np.sqrt(np.dot(w, w))
+    if not norm > floor * w_norm:
+        return False
+    if m < Q.shape[0]:
+        for i in range(n):
+            Q[m, i] = w[i] / norm
+    return True
