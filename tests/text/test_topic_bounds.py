@@ -31,3 +31,4 @@ def test_disjoint_topic_bounds_hold_by_brute_force(corpus):
         best = _best_avoiding(S, 3, others)
         assert topic.result.upper_bound >= best * (1 - 1e-9)
         assert topic.variance <= best * (1 + 1e-9)
+

@@ -37,6 +37,7 @@ from ._config import (DEFAULT_MAX_DF, DEFAULT_MAX_TIME, DEFAULT_MIN_DF, DEFAULT_
 from ._passes import (Clock, CorpusPasses, phase_line, progress_mode, word_statistics,
                       working_set_covariance)
 from ._result import TopicsResult
+from ._total import TotalBoundAlongside
 from ._vocabulary import keep_words, pruning_limits, stop_word_set
 from ._working_set import (GrowWorkingSet, TopicBudget, TopicSolve, WorkingSet, auto_working_set,
                            vocabulary_bound)
@@ -238,7 +239,8 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
     clock.lap("screening")
     wset.load(m)
     phase_line(f"working set: {m:,} words (largest variance left out {wset.tau:.4g})", mode)
-    results = solve_topics(wset, plan, cfg, mode)
+    with TotalBoundAlongside(wset, plan) as total:  # on a second thread, during the solve
+        results = solve_topics(wset, plan, cfg, mode)
     clock.lap("solve")
     pruning_record = {"min_df": _jsonable(min_df), "max_df": _jsonable(max_df),
                       "stop_words": _jsonable(cfg.stop_words), "max_features": cfg.max_features,
@@ -246,7 +248,7 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
     res = _result(corpus, plan, results, wset, passes, clock, messages, scaling=cfg.scaling,
                   center=cfg.center, mean=mean, var=var, pruning=pruning_record,
                   device=cfg.device, df=stats["df"], name=cfg.name or corpus.name,
-                  cardinality_tolerance=cfg.cardinality_tolerance)
+                  cardinality_tolerance=cfg.cardinality_tolerance, total_bound=total.bound(wset))
     if cfg.stability is not None:
         from ._stability import working_set_stability
 
@@ -456,9 +458,10 @@ def _initial_size(wset: WorkingSet, plan, working_set, max_working_set, name) ->
 
 
 def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, center, mean, var,
-            pruning, device, df, name, cardinality_tolerance=0):
+            pruning, device, df, name, cardinality_tolerance=0, total_bound=None):
     """The multi-component result on all words, with the pipeline's record (per-topic
-    timings in the result's row order, which :func:`assemble` decides)."""
+    timings in the result's row order, which :func:`assemble` decides); ``total_bound``
+    (:class:`TotalBoundAlongside`'s) replaces the bound ``assemble`` computes."""
     op = wset.op
     total_variance = float(var.sum())
     words = corpus.words
@@ -466,7 +469,7 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
     left_out[wset.ws] = False
     res = assemble(op, plan, results, features=wset.ws, n_features=corpus.n_words,
                    result_type=TopicsResult, total_variance=total_variance,
-                   outside=wset.var[left_out],
+                   outside=wset.var[left_out] if total_bound is None else None,
                    cardinality_tolerance=cardinality_tolerance,
                    name=name, n_docs=corpus.n_docs, n_words=corpus.n_words,
                    nnz=int(corpus.nnz), scaling=scaling, center=center,
@@ -478,6 +481,8 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
                           "directory": getattr(corpus, "cache_directory", None)},
                    messages=messages, vocabulary=words, pruning=pruning, device=device, word_df=df,
                    feature_names=None if words is None else list(words))
+    if total_bound is not None and res.results:
+        res.info["total_upper_bound"] = total_bound
     clock.lap("result: bounds on the total")  # the table's total bound (Ky Fan)
     phases = list(clock.timings.items())  # each topic's seconds below the solve
     clock.timings.clear()
