@@ -32,7 +32,7 @@ import numpy as np
 
 from ._linalg import fix_sign
 from ._result import SparsePCAResult, info_entry, with_info
-from ._util import draw_seed
+from ._util import draw_seed, int_seeds
 from ._validation import (Interval, IntInterval, InvalidParameterError, StrOptions,
                           check_cardinalities, closest, trusted)
 from .diagnostics import (_adjusted_variance, _adjusted_variance_of_gram, adjusted_variance,
@@ -173,10 +173,11 @@ class Plan:
 
 
 def _seeds(random_state, k: int) -> tuple:
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool) and random_state >= 0:
+        return int_seeds(int(random_state), k)  # a plain seed: the same seeds every time
     from .solvers import check_random_state
 
-    rng = check_random_state(random_state)
-    return tuple(int(s) for s in draw_seed(rng, size=k))
+    return tuple(int(s) for s in draw_seed(check_random_state(random_state), size=k))
 
 
 def _check_options(spec: MethodSpec, options: dict, penalty, caller: str, parameters) -> dict:

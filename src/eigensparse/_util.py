@@ -8,12 +8,13 @@ shared by several calls is :class:`eigensparse._budget.ComponentBudget`).
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 
 import numpy as np
 
-__all__ = ["SEED_HIGH", "rng_or", "draw_seed", "Deadline"]
+__all__ = ["SEED_HIGH", "rng_or", "draw_seed", "int_seeds", "Deadline"]
 
 #: seeds are drawn in [0, SEED_HIGH): the int32 range every consumer accepts
 SEED_HIGH = 2**31 - 1
@@ -48,6 +49,22 @@ def draw_seed(random_state, size=None):
     else:
         out = rng.integers(0, SEED_HIGH, size=size)
     return int(out) if size is None else out
+
+
+@functools.lru_cache(maxsize=64)
+def int_seeds(seed: int, k: int) -> tuple:
+    """``k`` seeds (ints) drawn by :func:`draw_seed` from a fresh Generator of the
+    non-negative int ``seed``: the same every time, so kept (creating the Generator
+    costs more than the rest of a small fit's planning).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eigensparse._util import draw_seed, int_seeds
+    >>> int_seeds(0, 2) == tuple(int(s) for s in draw_seed(np.random.default_rng(0), size=2))
+    True
+    """
+    return tuple(int(s) for s in draw_seed(np.random.default_rng(seed), size=k))
 
 
 class Deadline:
