@@ -405,6 +405,8 @@ def proves_below(B: np.ndarray, t: float) -> bool:
 
 #: relative margin of :func:`schur_prunes`' test (besides its proven rounding term)
 SCHUR_MARGIN = 1e-9
+#: :func:`schur_prunes` tries the low-rank bound on M (k >= 3) from this many free rows
+SCHUR_LOWRANK_MIN = 3
 
 
 def schur_prunes(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam: float) -> bool:
@@ -416,7 +418,10 @@ def schur_prunes(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam: float
     terms are). Returns U + e < lam·(1 − ``SCHUR_MARGIN``) for U = min(the k largest
     M_ii, max_i M_ii + the k − 1 largest |M_ij|, j ≠ i), the trace and Gershgorin bounds
     on λmax(M[T, T]) over every T of k members of R, computed, and e the rounding term
-    below.
+    below. Before Gershgorin: with k = 2, U is instead the largest λmax of the 2×2
+    blocks M[{i, j}, {i, j}] (every T, exactly); with k >= 3, the low-rank bound of
+    :mod:`._lowrank` on M (a bound on λmax(M[T, T]) over every T of k members of R)
+    also enters U.
 
     Proof. Suppose some S = F ∪ T has λ* = λmax(Σ_SS) >= lam > λ_F, with top eigenvector
     (u, w). Then Σ_FF u + Σ_FT w = λ* u gives u = (λ*I − Σ_FF)⁻¹ Σ_FT w, so w ≠ 0 and
@@ -433,7 +438,9 @@ def schur_prunes(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam: float
     ‖(lam − Σ_FF − E)⁻¹ − (lam − Σ_FF)⁻¹‖₂ <= 2η/g², and Q's departure and the f-term
     products add at most 32·f·ε/g relative to ‖c_i‖‖c_j‖/g, c_i = Σ[i, F]: every computed
     M_ij is within ‖c_i‖‖c_j‖(2η/g² + 32fε/g) of M_ij, so U moves by at most
-    e = k·max_i ‖c_i‖²·(2η/g² + 32fε/g) (k entries of M per bound). Returns False when
+    e = k·max_i ‖c_i‖²·(2η/g² + 32fε/g) (k entries of M per bound; for the 2×2 and the
+    low-rank bounds, λmax(M[T, T]) moves by at most ‖ΔM_TT‖₂ <= Σ_{i∈T} ‖c_i‖²·(2η/g²
+    + 32fε/g) <= e, the entrywise error being a rank-one pattern). Returns False when
     F is empty, k = 0 or g <= η.
     """
     if F.size == 0 or k <= 0 or R.size < k:
@@ -455,6 +462,23 @@ def schur_prunes(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam: float
     bound = float(np.sum(np.partition(d, d.size - k)[d.size - k:])) if k < d.size else float(d.sum())
     if bound < limit:
         return True
+    if k == 2:  # every pair exactly: λmax of [[a, m], [m, b]]
+        half = 0.5 * (d[:, None] - d[None, :])
+        P = 0.5 * (d[:, None] + d[None, :]) + np.sqrt(half * half + M * M)
+        np.fill_diagonal(P, -np.inf)
+        return float(P.max()) < limit
+    if k > 2 and R.size >= SCHUR_LOWRANK_MIN:
+        from ._lowrank import lowrank_node, ritz_split, top_pairs
+
+        v0 = np.sqrt(np.maximum(d, 0.0)) + 1e-2 * math.sqrt(max(float(d.max()), 0.0))
+        pairs = None
+        if R.size >= LANCZOS_MIN:
+            pairs = ritz_split(M, v0 * (1.0 + 0.1 * np.cos(np.arange(R.size))))
+        if pairs is None:
+            pairs = top_pairs(M)
+        bound = min(bound, lowrank_node(M, 0, k, pairs=pairs)[0])
+        if bound < limit:
+            return True
     if k > 1:
         A = np.abs(M)
         np.fill_diagonal(A, 0.0)
