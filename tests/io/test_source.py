@@ -63,3 +63,46 @@ def test_plain_text_is_passed_through(tmp_path):
     p.write_bytes(b"2\n3\n3\n1 1 2\n1 3 1\n2 2 5\n")
     assert _pieces(p, None)[0] == p.read_bytes()
     assert [c.count.tolist() for c in iter_uci_chunks(p)] == [[2, 1, 5]]
+
+
+@pytest.fixture(params=[(1, None), (2, None), (2, 64), (2, 997)],
+                ids=["one-thread", "members-in-parallel", "window-64", "window-997"])
+def inflate(request, monkeypatch):
+    """The one-thread inflate, or members inflated in parallel (also with windows that
+    cut members anywhere, 1-byte... slices and tiny per-task texts)."""
+    from eigensparse.io import _members, _source
+
+    threads, window = request.param
+    monkeypatch.setattr(_source, "_INFLATE_THREADS", threads)
+    if window is not None:
+        monkeypatch.setattr(_members, "WINDOW", window)
+        monkeypatch.setattr(_members, "_SLICE", 13)
+        monkeypatch.setattr(_members, "_TASK_TEXT", 50)
+    return request.param
+
+
+@pytest.mark.parametrize("name", sorted(DECODERS))
+def test_members_inflated_in_parallel_are_the_one_thread_bytes(tmp_path, inflate, name):
+    """Many members (stored ones whose data hold the gzip magic by chance, an empty one),
+    then zero padding: the same bytes and checksum whatever the route; a truncated or
+    corrupt member, or trailing data, reported as by the one-thread route."""
+    magic = b"\x1f\x8b\x08\x00 not a member\n"
+    parts = [f"{d} {d % 9 + 1} 1\n".encode() * 40 + (magic if d % 3 == 0 else b"")
+             for d in range(1, 30)] + [b""]
+    raw = b"".join(gzip.compress(p, compresslevel=0 if i % 2 else 6) for i, p in enumerate(parts))
+    path = tmp_path / "m.gz"
+    path.write_bytes(raw + b"\0" * 9)
+    got, problems, digest = _pieces(path, name)
+    assert problems == [] and got == b"".join(parts)
+    assert digest == file_crc32(path)
+    cut = tmp_path / "cut.gz"
+    cut.write_bytes(raw[: len(raw) * 2 // 3])
+    got, problems, _ = _pieces(cut, name)
+    assert problems[0][0] == "truncated" and b"".join(parts).startswith(got)
+    tail = tmp_path / "tail.gz"
+    tail.write_bytes(raw + b"garbage")
+    assert _pieces(tail, name)[1] == [("corrupt", "trailing data after the end of the gzip stream")]
+    bad = tmp_path / "bad.gz"
+    k = len(gzip.compress(parts[0])) + len(gzip.compress(parts[1], compresslevel=0))
+    bad.write_bytes(raw[:k + 12] + bytes(b ^ 0x5A for b in raw[k + 12:k + 60]) + raw[k + 60:])
+    assert _pieces(bad, name)[1][0][0] == "corrupt"
