@@ -34,6 +34,7 @@ from ..bounds._threshold import BOUND_THRESHOLD, threshold_bound_near
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
 from ._bounded import TopicBudgetWarning, bounded_solve, swap_gain_bound
+from ._certify import BOUND_BRANCH, CERTIFY_ABOVE, branch_bound_certificate
 from ._config import DEFAULT_WORKING_SET
 from ._passes import phase_line, say
 
@@ -46,6 +47,9 @@ _SWAP_RTOL = 0.01
 #: a topic's soft-threshold bound (DSPCA's dual, :mod:`eigensparse.bounds._threshold`) is
 #: tried at penalties keeping at most this many working-set words
 SOFT_BOUND_WORDS = 1000
+#: a topic's branch and bound (:mod:`eigensparse.text._certify`) starts no search after
+#: this many CPU seconds
+CERTIFY_SECONDS = 1.0
 
 #: what the swap test shows, in the log (local optimality against the words left out;
 #: only the table's ``certified`` says that a topic is proven the best: a global bound)
@@ -329,6 +333,14 @@ def _vocabulary_bound(wset: WorkingSet, r, cov, s: int, used):
                                 floor=float(wset.var[outside].max(initial=0.0)))[0]
     ub, name = (soft, BOUND_THRESHOLD) if soft < ub else (ub, name)
     info = {**(r.info or {}), "bound": name, "working_set_upper_bound": inside}
+    if ub - float(r.variance) > CERTIFY_ABOVE * ub:  # the branch and bound, budgeted
+        pos = np.searchsorted(np.flatnonzero(free), np.asarray(r.support))
+        out = branch_bound_certificate(np.asarray(B, dtype=float)[np.ix_(free, free)], pos,
+                                       float(r.variance), wset.var[outside], s, current=ub,
+                                       cpu_seconds=CERTIFY_SECONDS)
+        if out is not None:
+            ub, record = out
+            info.update(bound=BOUND_BRANCH, branch_bound=record)
     return replace(r, upper_bound=ub, gap=ub - float(r.variance), info=info)
 
 

@@ -1,0 +1,70 @@
+"""The topic's branch-and-bound certificate (``text/_certify.py``): every bound it returns
+is at least the best s-word value over the block's words and the words left out, found by
+brute force; it proves the planted optimum; a better support inside the block is found."""
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from eigensparse.text import _certify
+from eigensparse.text._certify import branch_bound_certificate
+
+
+def _brute(S, s):
+    return max(np.linalg.eigvalsh(S[np.ix_(T, T)])[-1] for T in map(list, combinations(range(S.shape[0]), s)))
+
+
+def _planted(p=16, n=60, seed=0, strength=2.0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p)) * rng.uniform(0.3, 1.0, p)
+    X[:, :4] += strength * rng.standard_normal((n, 1))  # a planted group: words 0-3
+    X -= X.mean(axis=0)
+    return X.T @ X / n
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("max_block", [6, 9, 40])
+def test_bound_holds_by_brute_force(seed, max_block, monkeypatch):
+    monkeypatch.setattr(_certify, "BLOCK_FRACTION", 0.0)
+    S = _planted(seed=seed, strength=1.0 + 0.5 * seed)
+    s, p = 3, S.shape[0]
+    W = np.arange(12)  # the "working set": words 12-15 are known by their variances only
+    B = S[np.ix_(W, W)]
+    best_all = _brute(S, s)
+    for start in ([0, 1, 2], [4, 7, 9]):  # the planted topic, and a poor one
+        value = float(np.linalg.eigvalsh(B[np.ix_(start, start)])[-1])
+        out = branch_bound_certificate(B, start, value, np.diag(S)[12:], s,
+                                       max_block=max_block, max_nodes=5)
+        assert out is not None
+        ub, rec = out
+        assert ub >= best_all * (1 - 1e-12)
+        assert ub >= value
+        assert rec["block"] <= max(max_block, s)
+    assert p == 16
+
+
+def test_proves_the_planted_topic_and_finds_a_better_one():
+    S = _planted(p=30, n=200, seed=1, strength=3.0)
+    s = 4
+    best = _brute(S, s)
+    top = np.array([0, 1, 2, 3])
+    value = float(np.linalg.eigvalsh(S[np.ix_(top, top)])[-1])
+    assert np.isclose(value, best)  # the planted group is the optimum
+    ub, rec = branch_bound_certificate(S, top, value, [], s, max_nodes=200)
+    assert value <= best <= ub <= value * (1 + _certify.TARGET_SLACK) * (1 + 1e-9)
+    assert rec["better"] is None
+    # a poor topic: the search finds the planted one inside the block, and says so
+    poor = np.array([0, 1, 10, 11])
+    v2 = float(np.linalg.eigvalsh(S[np.ix_(poor, poor)])[-1])
+    ub2, rec2 = branch_bound_certificate(S, poor, v2, [], s, max_nodes=200)
+    assert ub2 >= best and rec2["better"] is not None and np.isclose(rec2["better"], best)
+
+
+def test_none_when_not_below_current_or_outside_dominates():
+    S = _planted(seed=2)
+    top = [0, 1, 2]
+    value = float(np.linalg.eigvalsh(S[np.ix_(top, top)])[-1])
+    assert branch_bound_certificate(S, top, value, [], 3, current=value) is None
+    # words left out as strong as the topic: no bound below the split's floor
+    assert branch_bound_certificate(S, top, value, [value] * 3, 3, current=2 * value) is None
+    assert branch_bound_certificate(S[:3, :3], top, value, [], 3) is None  # nothing to search
