@@ -139,7 +139,7 @@ def test_extract_topics_finds_hidden_topics(hidden):
     assert np.mean(prec["precision"]) >= 0.8 and prec["n_distinct_matched"] >= 4
     # every topic: a bound on its problem over the whole vocabulary, at least its variance
     for r in res.results:
-        assert r.info["bound"].startswith(("vocabulary split", "DSPCA dual"))
+        assert r.info["bound"].startswith(("vocabulary split", "DSPCA dual", "branch and bound"))
         assert r.upper_bound >= r.variance * (1 - 1e-12)
         assert r.gap == pytest.approx(r.upper_bound - r.variance)
     # the first topic's bound holds against the best planted topic (any topic of the corpus)
