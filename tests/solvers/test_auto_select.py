@@ -68,3 +68,15 @@ def test_first_distinct_rows_equals_a_python_reference(N, s, seed):
                 if len(ref) == limit:
                     break
         assert first_distinct_rows(rows, order, limit).tolist() == ref
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_top_order_is_the_stable_argsort_prefix(seed):
+    from eigensparse.solvers._auto_select import top_order
+
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(int(rng.integers(1, 400)))
+    if seed % 2:
+        a = np.round(np.abs(a), 1)  # many ties, zeros
+    for k in (1, 5, 50, a.size, a.size + 2):
+        assert np.array_equal(top_order(a, k), np.argsort(-a, kind="stable")[:k])

@@ -9,7 +9,7 @@ import numba
 import numpy as np
 
 __all__ = ["top_s", "selection_buffer", "row_partners", "rows_partners", "partners_of_rows",
-           "first_distinct_rows"]
+           "top_order", "first_distinct_rows"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -260,6 +260,34 @@ def partners_of_rows(R, rows, self_idx, t, cumulative=False):
     return J, V
 
 
+
+
+@numba.njit(cache=True, nogil=True)
+def top_order(a, k):
+    """``np.argsort(-a, kind="stable")[:k]`` for a finite ``a`` in one pass: the indices
+    of the k largest entries, by value descending, ties by index ascending (an entry
+    enters only when strictly above the k-th so far and moves only past strictly smaller
+    values), kept in a sorted list of k."""
+    k = min(k, a.size)
+    lv = np.empty(k)
+    li = np.empty(k, dtype=np.int64)
+    n = 0
+    for i in range(a.size):
+        v = a[i]
+        if n == k:
+            if not v > lv[k - 1]:
+                continue
+            w = k - 2
+        else:
+            w = n - 1
+            n += 1
+        while w >= 0 and lv[w] < v:
+            lv[w + 1] = lv[w]
+            li[w + 1] = li[w]
+            w -= 1
+        lv[w + 1] = v
+        li[w + 1] = i
+    return li
 
 
 @numba.njit(cache=True, nogil=True)

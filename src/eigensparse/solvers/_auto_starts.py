@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import InvalidParameterError, check_start_vectors
 from ._auto_kernels import neighbourhood_scores, rows_with_nonzero
-from ._auto_select import first_distinct_rows, partners_of_rows, row_partners
+from ._auto_select import first_distinct_rows, partners_of_rows, row_partners, top_order
 from ._auto_settings import AutoSettings
 
 __all__ = ["n_starts_for", "init_supports", "start_supports", "drop_null", "partners",
@@ -51,12 +51,12 @@ def start_supports(B: np.ndarray, s: int, greedy_support: np.ndarray, N: int, rn
     val = np.ones((N, s))
     sup[0] = greedy_support
     if N > 1:
-        sup[1] = np.sort(np.argsort(-np.diag(B), kind="stable")[:s])
+        sup[1] = np.sort(top_order(np.diag(B).copy(), s))
     n_coord = max(0, min(m, (N - 2) // 2))
     if n_coord:  # e_i padded with zero-valued filler features: [0, s) if i < s, else [0, s-1) ∪ {i}
         if energy is None:
             energy = np.einsum("ij,ij->j", B, B)
-        coords = np.argsort(-energy, kind="stable")[:n_coord]
+        coords = top_order(energy, n_coord)
         if pos is not None:
             coords = pos[coords]
         rows = np.tile(np.arange(s), (n_coord, 1))
@@ -139,7 +139,7 @@ def neighbourhoods(B: np.ndarray, J, limit: int, cfg: AutoSettings, t: int | Non
         core = (row_partners(B, cfg.hood_probe)[0] if J is None
                 else np.ascontiguousarray(J[:, :cfg.hood_probe]))
         rq, _ = neighbourhood_scores(B, rows, core, cfg.hood_power_steps)
-        rows = np.sort(np.argsort(-rq, kind="stable")[:cfg.hood_rows_per_start * limit])
+        rows = np.sort(top_order(rq, cfg.hood_rows_per_start * limit))
     if J is None:  # each row's partners do not depend on the other rows
         Jr = partners_of_rows(B, rows, rows, t)[0]
     else:
