@@ -472,12 +472,11 @@ def schur_prunes(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam: float
 
         v0 = np.sqrt(np.maximum(d, 0.0)) + 1e-2 * math.sqrt(max(float(d.max()), 0.0))
         pairs = None
-        if R.size >= LANCZOS_MIN:
-            pairs = ritz_split(M, v0 * (1.0 + 0.1 * np.cos(np.arange(R.size))))
+        if R.size >= LANCZOS_MIN:  # (False: M's third eigenvalue alone is above the limit)
+            pairs = ritz_split(M, v0 * (1.0 + 0.1 * np.cos(np.arange(R.size))), floor=limit)
         if pairs is None:
             pairs = top_pairs(M)
-        bound = min(bound, lowrank_node(M, 0, k, pairs=pairs)[0])
-        if bound < limit:
+        if pairs is not False and lowrank_node(M, 0, k, pairs=pairs)[0] < limit:
             return True
     if k > 1:
         A = np.abs(M)

@@ -49,7 +49,8 @@ def top_pairs(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mu[::-1], Q[:, ::-1]
 
 
-def ritz_split(B: np.ndarray, v0: np.ndarray, steps: int = RITZ_STEPS):
+def ritz_split(B: np.ndarray, v0: np.ndarray, steps: int = RITZ_STEPS,
+               floor: float | None = None):
     """(u, V (n × 2), ‖v_i‖, margin, q, θ) without a dense eigensolve: B <= L + u·I on
     every vector with L = VVᵀ, so that xᵀBx <= u + ‖Vᵀx‖² for every unit x, as with
     (μ_3, V) of :func:`_top_pairs`; q and θ are the top Ritz vector and value.
@@ -64,7 +65,9 @@ def ritz_split(B: np.ndarray, v0: np.ndarray, steps: int = RITZ_STEPS):
     max_i ‖v_i‖²); the margin (32nε times the row-sum norm of B plus ‖V‖_F²) covers it
     and the cells' rounding as in :func:`_top_pairs`. Returns None when the Lanczos
     run found fewer than three Ritz pairs (an invariant subspace: the caller solves
-    densely)."""
+    densely). With ``floor``: False when θ_3 >= floor, before the Cholesky proof (Ritz
+    values are below the eigenvalues, θ_3 <= μ_3 <= λmax(B − VVᵀ) for any rank-two VVᵀ
+    (Weyl), so u, and the bound of :func:`lowrank_node` with it, would be >= floor)."""
     from ._bounds import _lanczos_tridiagonal, top_eig_upper
 
     n = B.shape[0]
@@ -76,6 +79,8 @@ def ritz_split(B: np.ndarray, v0: np.ndarray, steps: int = RITZ_STEPS):
     theta, Y = sla.eigh_tridiagonal(a[:k], b[:k - 1], select="i",
                                     select_range=(k - 3, k - 1))
     theta, Y = theta[::-1], Y[:, ::-1]
+    if floor is not None and theta[2] >= floor:
+        return False
     Q = Qk[:k].T @ Y
     Q /= np.linalg.norm(Q, axis=0)
     V = Q[:, :2] * np.sqrt(np.maximum(theta[:2] - theta[2], 0.0))

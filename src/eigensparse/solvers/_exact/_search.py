@@ -58,6 +58,8 @@ PROVE_FIRST = True
 #: eigenvalue bound, on the nodes with at least half as many variables fixed in as free
 #: slots (where it prunes many: benchmarks/bench_exact.py, leukemia466 rand0 at s = 20)
 USE_SCHUR = True
+#: the Schur test runs on the nodes with at least this many variables fixed in per free slot
+SCHUR_FIXED = 0.5
 #: whether a node that the eigenvalue bound keeps tries the low-rank bound of
 #: :mod:`._lowrank` on the same block (top three eigenpairs: about the cost of the
 #: eigenvalue bound; it bounds a nearly sparse top eigenvector by its s heaviest
@@ -173,7 +175,7 @@ class Search:
             val, sup = enumerate_completions(self.S, F, R, k)
             self._offer(val, sup)
             return None
-        if USE_SCHUR and 2 * F.size >= k:  # the fixed rows exactly, through the Schur complement
+        if USE_SCHUR and F.size >= SCHUR_FIXED * k:  # the fixed rows exactly (Schur complement)
             self.bound_calls["schur"] += 1
             if schur_prunes(self.S, F, R, k, cut):
                 self.bound_calls["schur_pruned"] += 1
