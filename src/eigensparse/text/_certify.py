@@ -75,6 +75,69 @@ def _term(BK: np.ndarray, k: int, start: np.ndarray, c: float, max_nodes: int):
     return float(bound), float(val), bool(cert)
 
 
+class _Split:
+    """The words outside K: R, those of the working set (their covariances with K known),
+    and O, those left out of it (known by their variances). For a support T with k words
+    in K, r_R in R and r_O in O (k + r_R + r_O = s):
+
+        λmax(Σ_T) <= λ₂(b_k, G, t_R) + t_O,   λ₂(a, g, t) = λmax([[a, g], [g, t]]),
+
+    with b_k >= λmax(Σ_{T∩K}), t_R the r_R largest variances of R (>= λmax(Σ_{T∩R}): the
+    trace), t_O the r_O largest of O, and G² the sum of the r_R largest g_j, g_j the sum
+    of the k largest Σ_ij² over i in K (G >= the Frobenius norm of Σ[T∩K, T∩R], hence
+    its spectral norm): for x = (x_K, x_R) of norm one, xᵀΣx <= b‖x_K‖² + 2G‖x_K‖‖x_R‖ +
+    t_R‖x_R‖² <= λ₂, and the O words add at most λmax(Σ_{T∩O}) <= t_O (module docstring)."""
+
+    def __init__(self, C: np.ndarray, dR: np.ndarray, var_outside, s: int):
+        self.s = s
+        self.tR = self._tops(dR)
+        self.tO = self._tops(np.asarray(var_outside, dtype=float).ravel())
+        C2 = np.asarray(C, dtype=float) ** 2
+        if C2.shape[1] > s:  # the s largest squares of each row, decreasing
+            C2 = np.partition(C2, C2.shape[1] - s, axis=1)[:, -s:]
+        C2 = -np.sort(-C2, axis=1)
+        cum = np.cumsum(C2, axis=1)
+        #: G2[k][r]: the sum of the r largest g_j at k (k = 1 … s)
+        self.G2 = {k: self._tops(cum[:, min(k, cum.shape[1]) - 1] if cum.size else np.zeros(0))
+                   for k in range(1, s + 1)}
+
+    def _tops(self, v: np.ndarray) -> np.ndarray:
+        """[0, v_(1), v_(1) + v_(2), …] up to s terms, nan past the count of v."""
+        v = np.sort(np.clip(v, 0.0, None))[::-1][:self.s]
+        out = np.full(self.s + 1, np.nan)
+        out[:v.size + 1] = np.concatenate([[0.0], np.cumsum(v)])
+        return out
+
+    def _splits(self, k: int):
+        """(G², t_R, t_O) of every split of the s − k words outside K."""
+        r = self.s - k
+        for rR in range(r + 1):
+            tR, tO = self.tR[rR], self.tO[r - rR]
+            if np.isnan(tR) or np.isnan(tO):
+                continue
+            G2 = self.G2[k][rR] if k and rR else 0.0
+            yield (0.0 if np.isnan(G2) else G2), tR, tO
+
+    def term(self, k: int, b: float) -> float:
+        """The bound on the supports with k words in K, given b >= their λmax there."""
+        best = -np.inf
+        for G2, tR, tO in self._splits(k):
+            lam = 0.5 * (b + tR) + np.sqrt(0.25 * (b - tR) ** 2 + G2)
+            best = max(best, lam + tO)
+        return float(best)
+
+    def cut(self, k: int, u: float) -> float:
+        """The largest b with term(k, b) <= u (-inf when none): what the search at k must
+        prove."""
+        c = np.inf
+        for G2, tR, tO in self._splits(k):
+            room = u - tO
+            if room <= tR:
+                return -np.inf
+            c = min(c, room - G2 / (room - tR))
+        return float(c)
+
+
 def branch_bound_certificate(B, support, value: float, var_outside, s: int, *,
                              current: float = math.inf, max_nodes: int = MAX_NODES,
                              max_block: int = MAX_BLOCK, cpu_seconds: float = math.inf):
@@ -118,35 +181,30 @@ def branch_bound_certificate(B, support, value: float, var_outside, s: int, *,
     d = np.diag(B)
     K = _block(d, support, float(value), int(max_block))
     BK = np.ascontiguousarray(B[np.ix_(K, K)])
-    left = np.ones(B.shape[0], dtype=bool)
-    left[K] = False
-    out = np.concatenate([d[left], np.asarray(var_outside, dtype=float).ravel()])
-    out = np.sort(np.clip(out, 0.0, None))[::-1][:s]
-    top = np.concatenate([[0.0], np.cumsum(out), np.full(s + 1 - out.size, out.sum())])[:s + 1]
-    cheap = working_set_bounds(BK, s)
+    rest = np.ones(B.shape[0], dtype=bool)
+    rest[K] = False
+    split = _Split(B[np.ix_(rest, K)], d[rest], var_outside, s)
     sup = np.searchsorted(K, support)
     w, V = np.linalg.eigh(BK[np.ix_(sup, sup)])
     value, x = max(float(value), float(w[-1])), V[:, -1]
     heavy = sup[np.argsort(-np.abs(x), kind="stable")]  # the topic's words, heaviest first
-    # each term is at least the value of the topic's k heaviest words plus the r largest
-    # variances outside K: when one of these reaches ``current`` no search can help
-    floor = [float(np.linalg.eigvalsh(BK[np.ix_(heavy[:s - r], heavy[:s - r])])[-1]) + top[r]
+    # each term is at least the one of the topic's k heaviest words (a k-word value inside
+    # K): when one of these reaches ``current`` no search can help
+    floor = [split.term(s - r, float(np.linalg.eigvalsh(BK[np.ix_(heavy[:s - r], heavy[:s - r])])[-1]))
              for r in range(1, s)]
-    if max(floor, default=0.0) >= current or top[s] >= current:
+    if max(floor, default=0.0) >= current or split.term(0, 0.0) >= current:
         return None
+    cheap = working_set_bounds(BK, s)
     u = float(value) * (1.0 + TARGET_SLACK)
-    terms, proven, better = [float(top[s])], [], None
-    for r in range(s):
-        k = s - r
-        if cheap[k] + top[r] <= u or cheap[k] + top[r] <= max(terms):
-            terms.append(float(cheap[k] + top[r]))
-            continue
-        c = u - top[r]
-        if c <= 0 or time.process_time() - start >= cpu_seconds:
-            terms.append(float(cheap[k] + top[r]))
+    terms, proven, better = [split.term(0, 0.0)], [], None
+    for k in range(s, 0, -1):
+        term = split.term(k, float(cheap[k]))
+        c = split.cut(k, u)
+        if term <= u or term <= max(terms) or c <= 0 or time.process_time() - start >= cpu_seconds:
+            terms.append(term)
         else:
             b, val, ok = _term(BK, k, np.sort(heavy[:k]), c, max_nodes)
-            terms.append(min(b, float(cheap[k])) + float(top[r]))
+            terms.append(split.term(k, min(b, float(cheap[k]))))
             if ok:
                 proven.append(k)
             if k == s and val > value * (1.0 + 1e-9):
