@@ -11,8 +11,11 @@
    at 2000 features, and of its joint row-shift dual alone, beside the soft-threshold Ky Fan
    bound.
 
+``--working-set M ...`` repeats row 1 with those working-set sizes (the words left out of
+the working set, known only by their variances, put a floor under a topic's gap).
+
 Usage: ``PYTHONPATH=src python benchmarks/bench_topic_certificates.py [--exact-time T]
-[--skip-bipartite] [--threads N]``.
+[--skip-bipartite] [--working-set M ...] [--threads N]``.
 """
 from __future__ import annotations
 
@@ -43,9 +46,11 @@ def _run(kos, **kw):
     return res, time.perf_counter() - t, time.process_time() - c
 
 
-def topics_default(kos, exact_time):
-    res, wall, cpu = _run(kos, n_topics=5, cardinality=5)
-    print(f"KOS topics -k 5 -s 5 (defaults): wall {wall:.2f} s, CPU {cpu:.2f} s")
+def topics_default(kos, exact_time, working_set=None):
+    kw = {} if working_set is None else {"working_set": working_set}
+    res, wall, cpu = _run(kos, n_topics=5, cardinality=5, **kw)
+    what = "defaults" if working_set is None else f"working set {working_set}"
+    print(f"KOS topics -k 5 -s 5 ({what}): wall {wall:.2f} s, CPU {cpu:.2f} s")
     print(f"{'topic':>5} {'variance':>10} {'bound':>10} {'gap %':>6}  bound")
     pos = {w: i for i, w in enumerate(res.working_set)}
     S = np.asarray(res.covariance)
@@ -53,6 +58,10 @@ def topics_default(kos, exact_time):
         r = t.result
         gap = 100 * (r.upper_bound - t.variance) / r.upper_bound
         line = f"{t.rank:>5} {t.variance:>10.6g} {r.upper_bound:>10.6g} {gap:>6.2f}  {r.info['bound'][:48]}"
+        bb = r.info.get("branch_bound")
+        if bb:  # the branch and bound's block, the cardinalities it proved, a better topic
+            line += f" [block {bb['block']}, proven k={bb['proven']}" + (
+                f", a better topic {bb['better']:.6g}]" if bb["better"] else "]")
         if exact_time:
             others = {pos[i] for k, q in enumerate(res.topics) if k != j for i in q.word_ids}
             free = np.array([i for i in range(S.shape[0]) if i not in others])
@@ -104,10 +113,14 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--exact-time", type=float, default=0.0)
     ap.add_argument("--skip-bipartite", action="store_true")
+    ap.add_argument("--working-set", type=int, nargs="*", default=[],
+                    help="also run the -k 5 -s 5 rows with these working-set sizes")
     ap.add_argument("--threads", type=int, default=N_THREADS)
     args = ap.parse_args(argv)
     kos = load_kos()
     topics_default(kos, args.exact_time)
+    for m in args.working_set:
+        topics_default(kos, args.exact_time, m)
     if not args.skip_bipartite:
         topics_bipartite(kos)
 

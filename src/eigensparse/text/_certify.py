@@ -1,22 +1,24 @@
 """A topic's certificate by a bounded branch and bound on its strongest words.
 
-For a PSD Σ over a word set V (the words the topic may use: the working set's block and
-the words left out of it, known only by their variances), a block K ⊆ V and a support
-T with r = |T ∖ K| words outside K, λmax(Σ_T) <= λmax(Σ_{T∩K}) + λmax(Σ_{T∖K}) (Σ_T =
-A_TᵀA_T: the norm of [A_{T∩K} A_{T∖K}] is at most the root of the sum of their squared
-norms), so
+For a PSD Σ over the words a topic may use (the working set's block B and the words left
+out of it, known only by their variances), a block K of B and a support T of s words
+with k in K, r_R in R = B ∖ K and r_O left out, λmax(Σ_T) <= λmax(Σ_{T∖O}) + λmax(Σ_{T∩O})
+(Σ_T = A_TᵀA_T: the norm of [A_{T∖O} A_{T∩O}] is at most the root of the sum of their
+squared norms), and λmax(Σ_{T∖O}) is bounded by a 2 × 2 block bound from λmax(Σ_{T∩K}),
+the covariances between K and R and the variances of R (:class:`_Split`). So
 
-    v(s) <= max over r = 0 … s of  v_K(s − r) + (the r largest variances outside K)
+    v(s) <= max over the splits (k, r_R, r_O) of  term(k, v_K(k))
 
-where v_K(k) is the best k-word value inside K. K holds the topic's words and the words
-of largest variance (at least ``BLOCK_FRACTION`` of the topic's value), at most
-``MAX_BLOCK`` of them; each v_K(k) is bounded by the branch and bound of ``method="exact"``
-(:func:`eigensparse.solvers._exact.prove_support`: the topic's k heaviest words as the
-incumbent, a node budget) asked to prove v_K(k) <= c_k = u − (the r largest variances
-outside K) for a target u a little above the topic's value; a term it cannot prove keeps
-the search's own bound (the largest open node's), a term the budget does not reach
-the cheap bounds of :func:`~eigensparse.text._screen.working_set_bounds`. The result is
-the largest of the terms: valid whatever the budget stopped.
+where v_K(k) is the best k-word value inside K and term is increasing in it. K holds the
+topic's words and the words of largest variance (at least ``BLOCK_FRACTION`` of the
+topic's value), at most ``MAX_BLOCK`` of them; each v_K(k) is bounded by the branch and
+bound of ``method="exact"`` (:func:`eigensparse.solvers._exact.prove_support`: the topic's
+k heaviest words as the incumbent, a node budget) asked to prove v_K(k) <= c_k, the
+largest value whose terms stay below a target u a little above the topic's value; a
+cardinality it cannot prove keeps the search's own bound (the largest open node's), one
+the budget does not reach the cheap bounds of
+:func:`~eigensparse.text._screen.working_set_bounds`. The result is the largest of the
+terms: valid whatever the budget stopped.
 
 The search may find a k-word support inside K better than the topic (its incumbent
 rises, and so does the bound it proves): the bound stays valid, and ``better`` in the
@@ -44,8 +46,9 @@ MAX_NODES = 60
 #: the relative margin added to the bound (rounding of the eigenvalues of the search)
 _ROUNDING = 1e-10
 #: the name the bound reports (``info["bound"]`` of a topic)
-BOUND_BRANCH = ("branch and bound on the strongest words: max over r of [v(s−r) on the block, "
-                "proven by a node-limited search + the r largest variances outside it]")
+BOUND_BRANCH = ("branch and bound on the strongest words: max over the splits of [v(k) on a "
+                "block, proven by node-limited searches, with the working set's other words by "
+                "their covariances (2×2 block bound) + the largest variances left out]")
 
 
 def _block(d: np.ndarray, support: np.ndarray, value: float, max_block: int) -> np.ndarray:
