@@ -2,9 +2,7 @@
 
 The gzip decoder is ISA-L's (``isal.isal_zlib``, several times faster than zlib's
 inflate) when the ``isal`` package is installed, else the standard library's ``zlib``;
-both decode the same streams (concatenated gzip members included) to the same bytes. A
-file of several members is inflated on two threads (:mod:`eigensparse.io._members`),
-which hand back to the one-thread route whatever is not a sequence of whole members.
+both decode the same streams (concatenated gzip members included) to the same bytes.
 The raw bytes are checksummed on the way (CRC-32, the key that matches a cache to its
 source; :func:`file_crc32` computes the same value for a file at rest).
 """
