@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from eigensparse import InvalidParameterError
 from eigensparse.io import UCICorpus, iter_uci_chunks
-from eigensparse.io import _members, _source
+from eigensparse.io import _source
 from eigensparse.io.cache import BowCache
 
 
@@ -34,8 +34,6 @@ def test_fused_build_equals_the_general_route(tmp_path, bow, monkeypatch, gz, pi
     if piece is not None:
         monkeypatch.setattr(_source, "_TEXT_PIECE", piece)
         monkeypatch.setattr(_source, "_RAW_BLOCK", piece)
-        monkeypatch.setattr(_members, "_SLICE", piece)  # members inflated in parallel
-        monkeypatch.setattr(_members, "WINDOW", 5 * piece)
     X = _with_empty_documents(bow, np.random.default_rng(11))
     f = bow.write(tmp_path / "docword.f.txt", bow.uci_text(X), gz=gz)
     c = UCICorpus(f, cache_dir=tmp_path / "fused")

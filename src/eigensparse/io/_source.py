@@ -26,9 +26,6 @@ DECODERS = {"zlib": zlib, **({"isal": _isal} if _isal is not None else {})}
 _RAW_BLOCK = 1 << 20  # compressed bytes read at a time
 _TEXT_PIECE = 1 << 23  # at most this many decompressed bytes handed over at a time
 _QUEUE_DEPTH = 4
-#: threads that inflate a file of several gzip members (:mod:`eigensparse.io._members`;
-#: 1: one member after the other on the reading thread)
-_INFLATE_THREADS = 2
 
 
 def decoder(name: str | None = None):
@@ -119,16 +116,7 @@ class TextSource:
         errors = tuple({zlib.error, getattr(self.zmod, "error", zlib.error)})
         try:
             with open(self.path, "rb") as f:
-                if self.gz and _INFLATE_THREADS > 1 and (os.cpu_count() or 1) > 1:
-                    from ._members import inflate_members
-
-                    out = inflate_members(f, self.zmod, self.hasher,
-                                          lambda text, n: self._put(("data", text, n)))
-                    if out is None:
-                        self._put(("end", None, 0))
-                    elif out is not False:
-                        self._inflate(f, *out, started=True)
-                elif self.gz:
+                if self.gz:
                     self._inflate(f)
                 else:
                     self._plain(f)
@@ -150,23 +138,16 @@ class TextSource:
                 return
         self._put(("end", None, 0))
 
-    def _inflate(self, f, head=b"", d=None, *, started=False):
-        """Inflate on this thread: from the start, or (``started``) from where
-        :func:`~eigensparse.io._members.inflate_members` stopped: the raw bytes ``head``
-        (read and checksummed already) and the inflater ``d`` of an unfinished member
-        (None between members)."""
+    def _inflate(self, f):
         new = lambda: self.zmod.decompressobj(wbits=31)  # noqa: E731
-        if not started:
-            d = new()
+        d = new()
+        started = False
         while True:
-            if head:
-                raw, head = head, b""
-            else:
-                raw = f.read(_RAW_BLOCK)
-                if not raw:
-                    break
-                if self.hasher is not None:
-                    self.hasher.update(raw)
+            raw = f.read(_RAW_BLOCK)
+            if not raw:
+                break
+            if self.hasher is not None:
+                self.hasher.update(raw)
             nraw = len(raw)
             buf = raw
             while buf:
