@@ -57,18 +57,20 @@ def ritz_split(B: np.ndarray, v0: np.ndarray, steps: int = RITZ_STEPS,
 
     The top three Ritz pairs (θ_t, q_t) of ``steps`` Lanczos steps from ``v0``
     (:func:`._bounds._lanczos_tridiagonal`) give V = [q_t √(θ_t − θ_3)] (t = 1, 2) and
-    B' = B − VVᵀ; u is a proven upper bound on λmax(B') (:func:`._bounds.top_eig_upper`
-    from q_3: a Cholesky factor, else a dense eigensolve). Proof: for every x,
+    B' = B − VVᵀ; u is a proven upper bound on λmax(B'): θ_3 plus the residual norm of
+    q_3 when a Cholesky factor proves it (:func:`._bounds.proves_below`), else
+    :func:`._bounds.top_eig_upper` from q_3 (a Lanczos run and a Cholesky factor, else a
+    dense eigensolve). Proof: for every x,
     xᵀBx = xᵀB'x + xᵀVVᵀx <= u‖x‖² + ‖Vᵀx‖², whatever the quality of the Ritz
     vectors (they only decide how small u is). Rounding: B' is formed with entrywise
-    errors below 2ε(|B_ij| + |(VVᵀ)_ij|), so ‖B' − fl(B')‖₂ <= 2nε(max|B_ij| +
+    errors below 4ε(|B_ij| + ‖v_i‖‖v_j‖), so ‖B' − fl(B')‖₂ <= 4nε(max|B_ij| +
     max_i ‖v_i‖²); the margin (32nε times the row-sum norm of B plus ‖V‖_F²) covers it
     and the cells' rounding as in :func:`_top_pairs`. Returns None when the Lanczos
     run found fewer than three Ritz pairs (an invariant subspace: the caller solves
     densely). With ``floor``: False when θ_3 >= floor, before the Cholesky proof (Ritz
     values are below the eigenvalues, θ_3 <= μ_3 <= λmax(B − VVᵀ) for any rank-two VVᵀ
     (Weyl), so u, and the bound of :func:`lowrank_node` with it, would be >= floor)."""
-    from ._bounds import _lanczos_tridiagonal, top_eig_upper
+    from ._bounds import _lanczos_tridiagonal, proves_below, top_eig_upper
 
     n = B.shape[0]
     m = min(int(steps), n)
@@ -85,7 +87,12 @@ def ritz_split(B: np.ndarray, v0: np.ndarray, steps: int = RITZ_STEPS,
     Q /= np.linalg.norm(Q, axis=0)
     V = Q[:, :2] * np.sqrt(np.maximum(theta[:2] - theta[2], 0.0))
     Bp = B - V @ V.T
-    u = float(top_eig_upper(Bp, np.abs(Q[:, 2]) + 1e-3, None)[0])
+    # θ_3 plus its residual first (one Cholesky factor); else a Lanczos run on B'
+    q = Q[:, 2]
+    u = float(theta[2] + np.linalg.norm(Bp @ q - theta[2] * q)
+              + 1e-10 * max(abs(float(theta[0])), 1e-300))
+    if not proves_below(Bp, u):
+        u = float(top_eig_upper(Bp, np.abs(q) + 1e-3, None)[0])
     nv = np.sqrt(np.einsum("ij,ij->i", V, V))
     norm = float(np.abs(B).sum(axis=1).max()) + float(nv @ nv)
     return u, V, nv, 32.0 * n * np.finfo(float).eps * norm, Q[:, 0], float(theta[0])
