@@ -102,3 +102,24 @@ def test_ritz_split_large_block_matches_dense():
     dense = lowrank_node(S, 0, 2, pairs=top_pairs(S))[0]
     assert b >= best * (1 - 1e-12)
     assert b <= dense * (1 + 1e-5)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lowrank_below_vs_brute_force(seed):
+    """lowrank_below(limit) is True only when every support of the node is below limit
+    (one Cholesky factor at the u the limit leaves), and it decides clear cases."""
+    from eigensparse.solvers._exact._lowrank import lowrank_below
+
+    p, s = 13, 4
+    S = _matrix("spike", p, seed)
+    sups = np.array(list(itertools.combinations(range(p), s)))
+    vals = block_lmax(S, sups)
+    v0 = np.random.default_rng(seed).random(p)
+    F, R = np.array([0]), np.arange(1, p)
+    node = vals[(sups == 0).any(axis=1)].max()
+    B = shifted_block(S, F, R, s - 1, 0.0)
+    for limit, whole in ((vals.max() * 0.99, S), (vals.max(), S), (node, B)):
+        assert not lowrank_below(whole, 0 if whole is S else 1, s if whole is S else s - 1,
+                                 v0, limit)
+    assert lowrank_below(S, 0, s, v0, 1.5 * vals.max())
+    assert lowrank_below(B, 1, s - 1, v0, 1.5 * node)

@@ -468,15 +468,16 @@ def schur_prunes(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, lam: float
         np.fill_diagonal(P, -np.inf)
         return float(P.max()) < limit
     if k > 2 and R.size >= SCHUR_LOWRANK_MIN:
-        from ._lowrank import lowrank_node, ritz_split, top_pairs
+        from ._lowrank import lowrank_below, lowrank_node, top_pairs
 
         v0 = np.sqrt(np.maximum(d, 0.0)) + 1e-2 * math.sqrt(max(float(d.max()), 0.0))
-        pairs = None
-        if R.size >= LANCZOS_MIN:  # (False: M's third eigenvalue alone is above the limit)
-            pairs = ritz_split(M, v0 * (1.0 + 0.1 * np.cos(np.arange(R.size))), floor=limit)
-        if pairs is None:
-            pairs = top_pairs(M)
-        if pairs is not False and lowrank_node(M, 0, k, pairs=pairs)[0] < limit:
+        below = None
+        if R.size >= LANCZOS_MIN:  # one Lanczos run and at most one Cholesky factor
+            below = lowrank_below(M, 0, k, v0 * (1.0 + 0.1 * np.cos(np.arange(R.size))),
+                                  limit)
+        if below is None:
+            below = lowrank_node(M, 0, k, pairs=top_pairs(M))[0] < limit
+        if below:
             return True
     if k > 1:
         A = np.abs(M)

@@ -32,7 +32,8 @@ import math
 import numpy as np
 from scipy import linalg as sla
 
-__all__ = ["lowrank_bound", "lowrank_node", "lowrank_screen", "ritz_split", "top_pairs",
+__all__ = ["lowrank_below", "lowrank_bound", "lowrank_node", "lowrank_screen", "ritz_split",
+           "top_pairs",
            "LOWRANK_CELLS"]
 
 #: cells of the angle θ (the bound's slack grows as π/(4·cells))
@@ -70,32 +71,65 @@ def ritz_split(B: np.ndarray, v0: np.ndarray, steps: int = RITZ_STEPS,
     densely). With ``floor``: False when θ_3 >= floor, before the Cholesky proof (Ritz
     values are below the eigenvalues, θ_3 <= μ_3 <= λmax(B − VVᵀ) for any rank-two VVᵀ
     (Weyl), so u, and the bound of :func:`lowrank_node` with it, would be >= floor)."""
-    from ._bounds import _lanczos_tridiagonal, proves_below, top_eig_upper
+    from ._bounds import proves_below, top_eig_upper
 
-    n = B.shape[0]
-    m = min(int(steps), n)
-    B = np.ascontiguousarray(B, dtype=float)
-    a, b, Qk, k = _lanczos_tridiagonal(B, np.asarray(v0, dtype=float), m)
-    if k < 3:
+    core = _ritz_core(B, v0, steps)
+    if core is None:
         return None
-    theta, Y = sla.eigh_tridiagonal(a[:k], b[:k - 1], select="i",
-                                    select_range=(k - 3, k - 1))
-    theta, Y = theta[::-1], Y[:, ::-1]
+    theta, Q, V, Bp, nv, margin = core
     if floor is not None and theta[2] >= floor:
         return False
-    Q = Qk[:k].T @ Y
-    Q /= np.linalg.norm(Q, axis=0)
-    V = Q[:, :2] * np.sqrt(np.maximum(theta[:2] - theta[2], 0.0))
-    Bp = B - V @ V.T
     # θ_3 plus its residual first (one Cholesky factor); else a Lanczos run on B'
     q = Q[:, 2]
     u = float(theta[2] + np.linalg.norm(Bp @ q - theta[2] * q)
               + 1e-10 * max(abs(float(theta[0])), 1e-300))
     if not proves_below(Bp, u):
-        u = float(top_eig_upper(Bp, np.abs(q) + 1e-3, None)[0])
+        u = float(top_eig_upper(Bp, q + 1e-3 * np.cos(np.arange(q.size)), None)[0])
+    return u, V, nv, margin, Q[:, 0], float(theta[0])
+
+
+def _ritz_core(B, v0, steps):
+    """(θ (3,), Q (n × 3), V, B' = B − VVᵀ, ‖v_i‖, margin) of :func:`ritz_split`; None
+    when the Lanczos run found fewer than three Ritz pairs."""
+    from ._bounds import _lanczos_tridiagonal
+
+    n = B.shape[0]
+    B = np.ascontiguousarray(B, dtype=float)
+    a, b, Qk, k = _lanczos_tridiagonal(B, np.asarray(v0, dtype=float), min(int(steps), n))
+    if k < 3:
+        return None
+    theta, Y = sla.eigh_tridiagonal(a[:k], b[:k - 1], select="i",
+                                    select_range=(k - 3, k - 1))
+    theta, Y = theta[::-1], Y[:, ::-1]
+    Q = Qk[:k].T @ Y
+    Q /= np.linalg.norm(Q, axis=0)
+    V = Q[:, :2] * np.sqrt(np.maximum(theta[:2] - theta[2], 0.0))
     nv = np.sqrt(np.einsum("ij,ij->i", V, V))
     norm = float(np.abs(B).sum(axis=1).max()) + float(nv @ nv)
-    return u, V, nv, 32.0 * n * np.finfo(float).eps * norm, Q[:, 0], float(theta[0])
+    return theta, Q, V, B - V @ V.T, nv, 32.0 * n * np.finfo(float).eps * norm
+
+
+def lowrank_below(B: np.ndarray, f: int, k: int, v0: np.ndarray, limit: float,
+                  steps: int = RITZ_STEPS):
+    """Whether the low-rank bound of B (the supports of the first ``f`` positions and
+    ``k`` of the others) is proven below ``limit``, with one Cholesky factor: the cells
+    of :func:`lowrank_node` are evaluated on the V of :func:`ritz_split` first (c, their
+    value with u = 0, margin included), then λmax(B − VVᵀ) <= t := limit − c (less a
+    relative 1e-12) is tried by :func:`._bounds.proves_below`; the bound is then
+    t + c < limit (the proof of :func:`ritz_split`, with u = t). True: proven below;
+    False: not (θ_3 >= t, or the factor failed); None: the Lanczos run found fewer than
+    three Ritz pairs (the caller solves densely)."""
+    from ._bounds import proves_below
+
+    core = _ritz_core(B, v0, steps)
+    if core is None:
+        return None
+    theta, _, V, Bp, nv, margin = core
+    if theta[2] >= limit:
+        return False
+    c = lowrank_node(B, f, k, pairs=(0.0, V, nv, margin))[0]
+    t = limit - c - 1e-12 * abs(limit)
+    return bool(t > theta[2] and proves_below(Bp, t))
 
 
 def _top_pairs(B: np.ndarray, pairs=None):
