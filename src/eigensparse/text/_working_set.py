@@ -47,9 +47,6 @@ _SWAP_RTOL = 0.01
 #: a topic's soft-threshold bound (DSPCA's dual, :mod:`eigensparse.bounds._threshold`) is
 #: tried at penalties keeping at most this many working-set words
 SOFT_BOUND_WORDS = 1000
-#: a topic's branch and bound (:mod:`eigensparse.text._certify`) starts no search after
-#: this many CPU seconds
-CERTIFY_SECONDS = 1.0
 
 #: what the swap test shows, in the log (local optimality against the words left out;
 #: only the table's ``certified`` says that a topic is proven the best: a global bound)
@@ -336,8 +333,7 @@ def _vocabulary_bound(wset: WorkingSet, r, cov, s: int, used):
     if ub - float(r.variance) > CERTIFY_ABOVE * ub:  # the branch and bound, budgeted
         pos = np.searchsorted(np.flatnonzero(free), np.asarray(r.support))
         out = branch_bound_certificate(np.asarray(B, dtype=float)[np.ix_(free, free)], pos,
-                                       float(r.variance), wset.var[outside], s, current=ub,
-                                       cpu_seconds=CERTIFY_SECONDS)
+                                       float(r.variance), wset.var[outside], s, current=ub)
         if out is not None:
             ub, record = out
             info.update(bound=BOUND_BRANCH, branch_bound=record)
