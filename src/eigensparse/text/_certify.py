@@ -12,8 +12,8 @@ the covariances between K and R and the variances of R (:class:`_Split`). So
 where v_K(k) is the best k-word value inside K and term is increasing in it. K holds the
 topic's words and the words of largest variance (at least ``BLOCK_FRACTION`` of the
 topic's value), at most ``MAX_BLOCK`` of them; each v_K(k) is bounded by the branch and
-bound of ``method="exact"`` (:func:`eigensparse.solvers._exact.prove_support`: the topic's
-k heaviest words as the incumbent, a node budget) asked to prove v_K(k) <= c_k, the
+bound of ``method="exact"`` (as :func:`eigensparse.solvers._exact.prove_support`: the topic's
+k heaviest words as the incumbent, a node budget, the root's penalty chosen once) asked to prove v_K(k) <= c_k, the
 largest value whose terms stay below a target u a little above the topic's value; a
 cardinality it cannot prove keeps the search's own bound (the largest open node's), one
 the budget does not reach the cheap bounds of
@@ -34,13 +34,13 @@ import numpy as np
 __all__ = ["branch_bound_certificate", "BOUND_BRANCH", "CERTIFY_ABOVE"]
 
 #: a topic is certified by the branch and bound when its bound's relative gap is above this
-CERTIFY_ABOVE = 0.02
+CERTIFY_ABOVE = 0.05
 #: the target u of the search: the topic's value times (1 + this)
-TARGET_SLACK = 0.01
+TARGET_SLACK = 0.03
 #: block K: the words of variance above this fraction of the topic's value
 BLOCK_FRACTION = 0.03
 #: at most this many words in K (those of largest variance, the topic's words always)
-MAX_BLOCK = 400
+MAX_BLOCK = 250
 #: nodes of each search (one per cardinality s, s − 1, …)
 MAX_NODES = 60
 #: the relative margin added to the bound (rounding of the eigenvalues of the search)
@@ -62,20 +62,40 @@ def _block(d: np.ndarray, support: np.ndarray, value: float, max_block: int) -> 
     return np.sort(np.concatenate([support, rest]))
 
 
-def _term(BK: np.ndarray, k: int, start: np.ndarray, c: float, max_nodes: int):
-    """A bound on v_K(k): c when the search proves it (or the better value it found,
-    times the same factor), else the search's bound. (bound, value found, proven)."""
-    from ..solvers._exact import prove_support
+def _term(BK: np.ndarray, k: int, start: np.ndarray, c: float, max_nodes: int, root: dict):
+    """A bound on v_K(k) by the branch and bound of ``method="exact"`` (as its
+    :func:`~eigensparse.solvers._exact.prove_support`: ``start`` the incumbent, a node
+    budget, no heuristic) with the cut at c: (bound, value found, proven). The root's
+    penalty and thresholding are chosen once per block (``root``, at the first k) and
+    kept for the other cardinalities (any penalty gives valid bounds)."""
+    from ..solvers._exact import _root_penalty
+    from ..solvers._exact._search import Search
 
     if k >= BK.shape[0]:
         return float(np.linalg.eigvalsh(BK)[-1]), -np.inf, True
     inc = float(np.linalg.eigvalsh(BK[np.ix_(start, start)])[-1])
     tol = max(c / inc - 1.0, 1e-9) if inc > 0 else 1e-9
-    _, val, ub, cert, _ = prove_support(BK, k, start, max_nodes=max_nodes, tol=tol)
-    # certified: either every node was pruned at the cut val·(1 + tol) (then that cut
-    # bounds the optimum) or the search's own bound ub is within tol of val
-    bound = max(ub, val * (1.0 + tol)) if cert else ub
-    return float(bound), float(val), bool(cert)
+    search = Search(BK, int(k), inc, np.asarray(start, dtype=np.intp), float(tol))
+    allowed = np.arange(BK.shape[0])
+    if "rho" in root:
+        search.scale, rho, bound = root["scale"], root["rho"], np.inf
+    else:  # the penalty of the uniform threshold (no thresholding of correlations)
+        from .._linalg import top_eigh
+
+        lam0, v0 = top_eigh(BK, small=0, check_finite=False)
+        v0 = np.abs(v0) + 1e-2 * float(np.abs(v0).max())
+        bound, rho = _root_penalty(search, allowed, None, v0)
+        bound = min(bound, float(lam0))
+        root.update(rho=rho, scale=None)
+    done = True
+    if bound > search.cut:
+        search.root(allowed, rho, bound=bound)
+        done = search.run(deadline=math.inf, max_nodes=int(max_nodes))
+    val = float(search.incumbent)
+    if done:  # every node pruned at the cut val·(1 + tol), which bounds the optimum
+        return val * (1.0 + tol), val, True
+    ub = max(min(search.upper_bound, bound), val)
+    return float(ub), val, bool(ub - val <= tol * abs(ub))
 
 
 class _Split:
@@ -142,8 +162,8 @@ class _Split:
 
 
 def branch_bound_certificate(B, support, value: float, var_outside, s: int, *,
-                             current: float = math.inf, max_nodes: int = MAX_NODES,
-                             max_block: int = MAX_BLOCK, cpu_seconds: float = math.inf):
+                             current: float = math.inf, max_nodes: int | None = None,
+                             max_block: int | None = None, cpu_seconds: float = math.inf):
     """A bound on the best ``s``-word value over the block's words and the words left out
     (module docstring), or None when it is not below ``current``.
 
@@ -161,8 +181,9 @@ def branch_bound_certificate(B, support, value: float, var_outside, s: int, *,
     current : float
         A bound already known (the search is skipped for a cardinality once the bound
         cannot go below it).
-    max_nodes, max_block : int
-        Each search's node budget; the largest block K.
+    max_nodes, max_block : int, optional
+        Each search's node budget (default ``MAX_NODES``); the largest block K (default
+        ``MAX_BLOCK``).
     cpu_seconds : float
         No search starts once this call has used that much CPU time (the cheap bounds
         then; CPU time, not wall time: the same work whatever else runs).
@@ -177,6 +198,8 @@ def branch_bound_certificate(B, support, value: float, var_outside, s: int, *,
     from ._screen import working_set_bounds
 
     start = time.process_time()
+    max_nodes = MAX_NODES if max_nodes is None else int(max_nodes)
+    max_block = MAX_BLOCK if max_block is None else int(max_block)
     B = np.asarray(B, dtype=float)
     support = np.sort(np.asarray(support, dtype=np.intp))
     if support.size != s or B.shape[0] <= s or value <= 0:
@@ -199,14 +222,14 @@ def branch_bound_certificate(B, support, value: float, var_outside, s: int, *,
         return None
     cheap = working_set_bounds(BK, s)
     u = float(value) * (1.0 + TARGET_SLACK)
-    terms, proven, better = [split.term(0, 0.0)], [], None
+    terms, proven, better, root = [split.term(0, 0.0)], [], None, {}
     for k in range(s, 0, -1):
         term = split.term(k, float(cheap[k]))
         c = split.cut(k, u)
         if term <= u or term <= max(terms) or c <= 0 or time.process_time() - start >= cpu_seconds:
             terms.append(term)
         else:
-            b, val, ok = _term(BK, k, np.sort(heavy[:k]), c, max_nodes)
+            b, val, ok = _term(BK, k, np.sort(heavy[:k]), c, max_nodes, root)
             terms.append(split.term(k, min(b, float(cheap[k]))))
             if ok:
                 proven.append(k)
