@@ -32,6 +32,8 @@ import math
 import numpy as np
 from scipy import linalg as sla
 
+from ._krylov import _lanczos_tridiagonal, proves_below, top_eig_upper
+
 __all__ = ["lowrank_below", "lowrank_bound", "lowrank_node", "lowrank_screen", "ritz_split",
            "top_pairs",
            "LOWRANK_CELLS"]
@@ -57,10 +59,10 @@ def ritz_split(B: np.ndarray, v0: np.ndarray, steps: int = RITZ_STEPS,
     (μ_3, V) of :func:`_top_pairs`; q and θ are the top Ritz vector and value.
 
     The top three Ritz pairs (θ_t, q_t) of ``steps`` Lanczos steps from ``v0``
-    (:func:`._bounds._lanczos_tridiagonal`) give V = [q_t √(θ_t − θ_3)] (t = 1, 2) and
+    (:func:`._krylov._lanczos_tridiagonal`) give V = [q_t √(θ_t − θ_3)] (t = 1, 2) and
     B' = B − VVᵀ; u is a proven upper bound on λmax(B'): θ_3 plus the residual norm of
-    q_3 when a Cholesky factor proves it (:func:`._bounds.proves_below`), else
-    :func:`._bounds.top_eig_upper` from q_3 (a Lanczos run and a Cholesky factor, else a
+    q_3 when a Cholesky factor proves it (:func:`._krylov.proves_below`), else
+    :func:`._krylov.top_eig_upper` from q_3 (a Lanczos run and a Cholesky factor, else a
     dense eigensolve). Proof: for every x,
     xᵀBx = xᵀB'x + xᵀVVᵀx <= u‖x‖² + ‖Vᵀx‖², whatever the quality of the Ritz
     vectors (they only decide how small u is). Rounding: B' is formed with entrywise
@@ -71,8 +73,6 @@ def ritz_split(B: np.ndarray, v0: np.ndarray, steps: int = RITZ_STEPS,
     densely). With ``floor``: False when θ_3 >= floor, before the Cholesky proof (Ritz
     values are below the eigenvalues, θ_3 <= μ_3 <= λmax(B − VVᵀ) for any rank-two VVᵀ
     (Weyl), so u, and the bound of :func:`lowrank_node` with it, would be >= floor)."""
-    from ._bounds import proves_below, top_eig_upper
-
     core = _ritz_core(B, v0, steps)
     if core is None:
         return None
@@ -91,8 +91,6 @@ def ritz_split(B: np.ndarray, v0: np.ndarray, steps: int = RITZ_STEPS,
 def _ritz_core(B, v0, steps):
     """(θ (3,), Q (n × 3), V, B' = B − VVᵀ, ‖v_i‖, margin) of :func:`ritz_split`; None
     when the Lanczos run found fewer than three Ritz pairs."""
-    from ._bounds import _lanczos_tridiagonal
-
     n = B.shape[0]
     B = np.ascontiguousarray(B, dtype=float)
     a, b, Qk, k = _lanczos_tridiagonal(B, np.asarray(v0, dtype=float), min(int(steps), n))
@@ -115,12 +113,10 @@ def lowrank_below(B: np.ndarray, f: int, k: int, v0: np.ndarray, limit: float,
     ``k`` of the others) is proven below ``limit``, with one Cholesky factor: the cells
     of :func:`lowrank_node` are evaluated on the V of :func:`ritz_split` first (c, their
     value with u = 0, margin included), then λmax(B − VVᵀ) <= t := limit − c (less a
-    relative 1e-12) is tried by :func:`._bounds.proves_below`; the bound is then
+    relative 1e-12) is tried by :func:`._krylov.proves_below`; the bound is then
     t + c < limit (the proof of :func:`ritz_split`, with u = t). True: proven below;
     False: not (θ_3 >= t, or the factor failed); None: the Lanczos run found fewer than
     three Ritz pairs (the caller solves densely)."""
-    from ._bounds import proves_below
-
     core = _ritz_core(B, v0, steps)
     if core is None:
         return None
