@@ -94,3 +94,21 @@ def test_the_search_with_the_root_u_certifies_the_brute_force_optimum(p, s, seed
     assert seen["U"] is not None
     assert r.info["certified"]
     assert abs(r.variance - e.variance) <= 1e-9 * e.variance
+
+
+def test_dual_block_with_the_rows_order_is_the_same_matrix():
+    """dual_block with u_order(U) (row shifts read from each row's largest entries) builds
+    the matrix of the full scan (up to the order of the sums), with variables fixed in or not."""
+    from eigensparse.solvers._exact._dual import dual_block, u_order
+
+    rng = np.random.default_rng(4)
+    p = 30
+    S = np.cov(rng.standard_normal((60, p)), rowvar=False)
+    U = rng.standard_normal((p, p)) * 0.1
+    U = U + U.T
+    np.fill_diagonal(U, 0.0)
+    order = u_order(U)
+    for F, k in ((np.zeros(0, dtype=np.intp), 6), (np.array([3, 17]), 4)):
+        R = np.setdiff1d(np.arange(p), np.r_[F, 5, 9])  # two variables excluded
+        np.testing.assert_allclose(dual_block(S, U, F, R, k, order),
+                                   dual_block(S, U, F, R, k), rtol=1e-14, atol=0)

@@ -281,12 +281,13 @@ def soft_eig_bound(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int,
 def shifted_block(S: np.ndarray, F: np.ndarray, R: np.ndarray, k: int, rho: float,
                   scale: np.ndarray | None = None,
                   order: np.ndarray | None = None,
-                  U: np.ndarray | None = None) -> np.ndarray:
+                  U: np.ndarray | None = None,
+                  uorder: np.ndarray | None = None) -> np.ndarray:
     """The matrix M + D of :func:`soft_eig_bound` (rows and columns F then R); ``order``
     is :func:`partner_order` of Σ (computed when omitted); ``U``: a given U instead of the
-    clipped Σ (:func:`._dual.dual_block`)."""
+    clipped Σ (:func:`._dual.dual_block`, with ``uorder`` its rows' order when given)."""
     if U is not None:
-        return dual_block(S, U, F, R, k)
+        return dual_block(S, U, F, R, k, uorder)
     A = np.ascontiguousarray(np.concatenate([F, R]), dtype=np.intp)
     if rho <= 0:
         return S[np.ix_(A, A)]

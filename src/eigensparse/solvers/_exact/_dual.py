@@ -27,7 +27,7 @@ from ..._linalg import top_eigh
 from ...bounds._rowshift_kernels import descend, ritz, row_shifts
 from ._lowrank import lowrank_bound
 
-__all__ = ["clipped_u", "dual_block", "optimize_u", "push_top", "root_dual"]
+__all__ = ["clipped_u", "dual_block", "optimize_u", "push_top", "root_dual", "u_order"]
 
 #: subgradient steps per call of the compiled descent (the deadline is checked between)
 CHUNK = 50
@@ -159,14 +159,57 @@ def _dual_fill(S, U, A, f, k, status, out):
         out[a, a] = S[i, i] + acc
 
 
+@numba.njit(cache=True, nogil=True)
+def _dual_fill_sorted(S, U, A, f, k, status, uorder, out):
+    """:func:`_dual_fill` with each row's kk largest free |U_ij| read by walking
+    ``uorder[i]`` (the row's columns by decreasing |U_ij|) until kk free ones are met."""
+    n = A.size
+    for a in range(n):
+        i = A[a]
+        kk = k if a < f else k - 1
+        acc = 0.0
+        for b in range(n):
+            j = A[b]
+            if a == b:
+                continue
+            if a < f and b < f:
+                out[a, b] = S[i, j]
+                continue
+            u = U[i, j]
+            out[a, b] = S[i, j] - u
+            if a >= f and b < f:
+                acc += abs(u)
+        found = 0
+        if kk > 0:
+            row = uorder[i]
+            for q in range(row.size):
+                j = row[q]
+                if j == i or status[j] != 2:
+                    continue
+                acc += abs(U[i, j])
+                found += 1
+                if found == kk:
+                    break
+        out[a, a] = S[i, i] + acc
+
+
+def u_order(U: np.ndarray) -> np.ndarray:
+    """Each row's columns by decreasing |U_ij| (for :func:`dual_block`'s row shifts)."""
+    return np.argsort(-np.abs(U), axis=1, kind="stable").astype(np.intp)
+
+
 def dual_block(S: np.ndarray, U: np.ndarray, F: np.ndarray, R: np.ndarray,
-               k: int) -> np.ndarray:
+               k: int, uorder: np.ndarray | None = None) -> np.ndarray:
     """The matrix M + D of the module docstring for the node (F, F ∪ R), rows and columns
     F then R: λmax of it (or of any principal submatrix holding the support) bounds
-    v(F, F ∪ R)."""
+    v(F, F ∪ R). ``uorder``: :func:`u_order` of U (the row shifts then read only each
+    row's largest entries)."""
     A = np.ascontiguousarray(np.concatenate([F, R]), dtype=np.intp)
     status = np.zeros(S.shape[0], dtype=np.int8)
     status[R] = 2
     out = np.empty((A.size, A.size))
-    _dual_fill(S, U, A, F.size, int(k), status, out)
+    if uorder is None:
+        _dual_fill(S, U, A, F.size, int(k), status, out)
+    else:
+        _dual_fill_sorted(S, U, A, F.size, int(k), status, uorder, out)
     return out

@@ -34,6 +34,7 @@ from ._bounds import (LANCZOS_MIN, LANCZOS_STEPS, _lanczos, block_lmax, block_sp
                       enumerate_completions, free_block_bound, gershgorin_bound,
                       partner_order, proves_below, schur_prunes, shifted_block,
                       soft_eig_bound, trace_bound)
+from ._dual import u_order
 from ._lowrank import lowrank_node, ritz_split, top_pairs
 
 __all__ = ["Search", "SubtreePool", "ProcessNodePool", "ProcessEvalPool", "expand_subtree",
@@ -132,6 +133,7 @@ class Search:
         self._lam_cache = {}
         self._v_top = None
         self._mix = None
+        self._uorder = None
 
     # ---------------------------------------------------------------- bounds
     @property
@@ -192,7 +194,8 @@ class Search:
             # the top eigenvector's s heaviest coordinates (:mod:`._lowrank`), same block
             self.bound_calls["lowrank"] += 1
             if lr is None:
-                B = shifted_block(self.S, F, R, k, rho, self.scale, self.order, self.U)
+                B = shifted_block(self.S, F, R, k, rho, self.scale, self.order, self.U,
+                                  self._u_order())
                 pairs, _, _ = self._pairs(B, F, R)
                 lr = lowrank_node(B, F.size, k, pairs=pairs)
             lr, per = lr
@@ -243,6 +246,14 @@ class Search:
             self._v_top = w + 1e-2 * w.max()
         return self._v_top[np.concatenate([F, R])]
 
+    def _u_order(self):
+        """:func:`._dual.u_order` of the root's U, computed once (None without U)."""
+        if self.U is None:
+            return None
+        if self._uorder is None:
+            self._uorder = u_order(self.U)
+        return self._uorder
+
     def _lam_fixed(self, F):
         """λmax(Σ[F, F]), remembered per F (an "out" child has its parent's F)."""
         key = F.tobytes()
@@ -285,7 +296,8 @@ class Search:
         pairs (:meth:`_pairs`), after a Cholesky factor tried to prove the block below
         the cut (then ``(cut, None, None)``)."""
         self.bound_calls["eig"] += 1
-        B = shifted_block(self.S, F, R, k, rho, self.scale, self.order, self.U)
+        B = shifted_block(self.S, F, R, k, rho, self.scale, self.order, self.U,
+                                  self._u_order())
         pairs, v, lam = self._pairs(B, F, R, cut)
         if pairs is None:
             self.bound_calls["chol_pruned"] += 1
