@@ -518,12 +518,15 @@ def test_ctrl_c_in_cli_is_clean(tmp_path):
     vocab = tmp_path / "vocab.c.txt"
     vocab.write_text("\n".join(f"w{i}" for i in range(30)) + "\n")
     p = _run_py(f"""
-        import time, sys
+        import signal, time, sys
+        # SIGINT as on a terminal, even when the test runner ignores it (a background job's
+        # children inherit the ignored signal, and Python then installs no handler)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         import eigensparse.io._build as build
         orig = build._parse_alone
         def slow(*a, **k):
             print("chunk", flush=True)
-            time.sleep(2.0)  # the interrupt lands while the block is pending, even under load
+            time.sleep(0.3)
             return orig(*a, **k)
         build._parse_alone = slow
         from eigensparse.cli import main
