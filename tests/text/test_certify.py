@@ -68,3 +68,37 @@ def test_none_when_not_below_current_or_outside_dominates():
     # words left out as strong as the topic: no bound below the split's floor
     assert branch_bound_certificate(S, top, value, [value] * 3, 3, current=2 * value) is None
     assert branch_bound_certificate(S[:3, :3], top, value, [], 3) is None  # nothing to search
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_larger_block_and_outside_floor_by_brute_force(seed, monkeypatch):
+    # the block chosen between two sizes by its floor (MAX_BLOCK 5, LARGE_BLOCK 9 here):
+    # the bound holds, and it is never below the floor the words left out set
+    monkeypatch.setattr(_certify, "BLOCK_FRACTION", 0.0)
+    monkeypatch.setattr(_certify, "MAX_BLOCK", 5)
+    monkeypatch.setattr(_certify, "LARGE_BLOCK", 9)
+    S = _planted(seed=seed, strength=1.0 + 0.5 * seed)
+    s = 3
+    B, out_var = S[:12, :12], np.diag(S)[12:]
+    best_all = _brute(S, s)
+    for start in ([0, 1, 2], [4, 7, 9]):
+        value = float(np.linalg.eigvalsh(B[np.ix_(start, start)])[-1])
+        floor = _certify.outside_floor(B, start, value, out_var, s)
+        assert floor >= value * (1 - 1e-12)
+        ub, rec = branch_bound_certificate(B, start, value, out_var, s, max_nodes=5)
+        assert ub >= best_all * (1 - 1e-12) and ub >= floor * (1 - 1e-12)
+        assert rec["block"] in (5, 9)
+    # no word left out: the floor is the topic's own words, below the optimum's bound
+    assert _certify.outside_floor(S, [0, 1, 2], value, [], s) <= best_all * (1 + 1e-12)
+
+
+def test_floor_growth_rule():
+    from types import SimpleNamespace
+
+    r = SimpleNamespace(variance=1.0, upper_bound=1.2, info={"outside_floor": 1.1})
+    assert _certify.floor_growth(r, 1000, 6000, n_docs=3430, nnz=353_160) == 3000
+    assert _certify.floor_growth(r, 3000, 6000, n_docs=3430, nnz=353_160) == 6000  # capped
+    assert _certify.floor_growth(r, 1000, 6000, n_docs=8_200_000, nnz=498_000_000) == 0  # costly pass
+    assert _certify.floor_growth(r, 1000, 1000, n_docs=3430, nnz=353_160) == 0  # at the cap
+    low = SimpleNamespace(variance=1.0, upper_bound=1.2, info={"outside_floor": 1.02})
+    assert _certify.floor_growth(low, 1000, 6000, n_docs=3430, nnz=353_160) == 0  # not the floor

@@ -218,3 +218,27 @@ def test_bad_file_errors_name_file_and_line(tmp_path):
         extract_topics(str(f), n_topics=1, cardinality=1, progress=False, cache_dir=cd, method="greedy",
                        deflation="schur", **OLD_DEFAULTS)
     assert not os.path.exists(cd) or not os.listdir(cd)  # no cache, not even a partial one
+
+
+def test_working_set_grows_for_the_certificate_when_a_pass_is_cheap(corpus, monkeypatch):
+    # 6 of 30 words: the words left out set the certificate's floor; a pass over this
+    # corpus is cheap, so the working set grows once (x3) and the gap closes
+    from itertools import combinations
+
+    from eigensparse.text import _certify
+
+    X, _ = corpus
+    kw = dict(n_topics=1, cardinality=3, progress=False, working_set=6, min_df=1, max_df=1.0,
+              scaling="log")
+    grown = extract_topics(X, **kw)
+    assert grown.working_set_sizes == [6, 18] and "certificate" in grown.rereads[0]
+    t = grown.topics[0]
+    S = np.cov(np.log1p(X.toarray()), rowvar=False, bias=True)
+    best = max(np.linalg.eigvalsh(S[np.ix_(T, T)])[-1] for T in map(list, combinations(range(30), 3)))
+    assert t.variance <= best * (1 + 1e-9) <= t.upper_bound * (1 + 1e-9)
+    assert t.gap <= _certify.CERTIFY_ABOVE * t.upper_bound
+    monkeypatch.setattr(_certify, "GROW_MAX_WORK", 0.0)  # the rule: this pass is expensive
+    kept = extract_topics(X, **kw)
+    assert kept.working_set_sizes == [6] and not kept.rereads
+    k = kept.topics[0]
+    assert k.variance <= t.variance * (1 + 1e-12) and k.upper_bound >= best * (1 - 1e-9)

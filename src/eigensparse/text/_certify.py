@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-__all__ = ["branch_bound_certificate", "BOUND_BRANCH", "CERTIFY_ABOVE"]
+__all__ = ["branch_bound_certificate", "outside_floor", "floor_growth", "BOUND_BRANCH", "CERTIFY_ABOVE"]
 
 #: a topic is certified by the branch and bound when its bound's relative gap is above this
 CERTIFY_ABOVE = 0.05
@@ -41,6 +41,15 @@ TARGET_SLACK = 0.03
 BLOCK_FRACTION = 0.03
 #: at most this many words in K (those of largest variance, the topic's words always)
 MAX_BLOCK = 250
+#: the larger block K, taken when the floor of the ``MAX_BLOCK`` one (its terms at the
+#: topic's heaviest words) is more than ``CERTIFY_ABOVE`` above the topic's value
+LARGE_BLOCK = 400
+#: a topic whose certificate the words left out keep above ``CERTIFY_ABOVE``
+#: (:func:`outside_floor`) has its working set grown once, this many times larger …
+GROW_FACTOR = 3
+#: … when pass 2 is cheap: its estimated work, nnz·(1 + nnz / documents) (the nonzeros read
+#: and the word pairs of an average document), at most this
+GROW_MAX_WORK = 2e8
 #: nodes of each search (one per cardinality s, s − 1, …)
 MAX_NODES = 60
 #: the relative margin added to the bound (rounding of the eigenvalues of the search)
@@ -161,6 +170,77 @@ class _Split:
         return float(c)
 
 
+def _heaviest(B: np.ndarray, support: np.ndarray, value: float):
+    """(value, the support's positions heaviest first): the topic's λmax on ``B`` (when
+    above ``value``) and its words by decreasing |loading|."""
+    w, V = np.linalg.eigh(B[np.ix_(support, support)])
+    return max(float(value), float(w[-1])), support[np.argsort(-np.abs(V[:, -1]), kind="stable")]
+
+
+def _floor(split: "_Split", B: np.ndarray, heavy: np.ndarray, s: int) -> float:
+    """The largest term at the topic's own words: for r = 1 … s − 1 its s − r heaviest
+    words (a (s − r)-word value inside the block, so a lower bound on v_K(s − r)) with r
+    words outside, and the s words outside. No search on this block can prove less."""
+    terms = [split.term(s - r, float(np.linalg.eigvalsh(B[np.ix_(heavy[:s - r], heavy[:s - r])])[-1]))
+             for r in range(1, s)]
+    return max(terms + [split.term(0, 0.0)])
+
+
+def outside_floor(B, support, value: float, var_outside, s: int) -> float:
+    """The least bound :func:`branch_bound_certificate` can return whatever its block and
+    budget: the topic's value, or its floor (``_floor``) when every word of ``B`` is in
+    the block (only the words left out, by their variances, outside it). Above the topic's value by more
+    than ``CERTIFY_ABOVE`` it says the words left out keep the certificate from closing
+    the gap: a larger working set can."""
+    B = np.asarray(B, dtype=float)
+    support = np.sort(np.asarray(support, dtype=np.intp))
+    if support.size != s or value <= 0:
+        return math.inf
+    value, heavy = _heaviest(B, support, value)
+    split = _Split(np.zeros((0, s)), np.zeros(0), var_outside, s)
+    return max(_floor(split, B, heavy, s), value)
+
+
+def floor_growth(r, m: int, cap: int, n_docs: int, nnz) -> int:
+    """The working-set size a topic ``r`` asks for its certificate: ``GROW_FACTOR`` times
+    ``m`` (at most ``cap``) when its gap is above ``CERTIFY_ABOVE`` because of the words
+    left out (``r.info["outside_floor"]``, :func:`outside_floor`) and another pass 2 is
+    cheap for the corpus (``GROW_MAX_WORK``); 0 otherwise."""
+    floor = (r.info or {}).get("outside_floor")
+    if floor is None or r.upper_bound is None or nnz is None or m >= cap:
+        return 0
+    if floor - float(r.variance) <= CERTIFY_ABOVE * floor:
+        return 0
+    if float(nnz) * (1.0 + float(nnz) / max(int(n_docs), 1)) > GROW_MAX_WORK:
+        return 0
+    return int(min(GROW_FACTOR * m, cap))
+
+
+def _choose_block(B: np.ndarray, d: np.ndarray, support: np.ndarray, value: float,
+                  var_outside, s: int, max_block):
+    """(K, its :class:`_Split`, the topic's value, its words heaviest first in K, the
+    floor): the ``MAX_BLOCK`` block, or the ``LARGE_BLOCK`` one when the first's floor is
+    more than ``CERTIFY_ABOVE`` above the value and the larger one's is lower (a fixed
+    choice: the same block on every machine)."""
+    sizes = [int(max_block)] if max_block is not None else [MAX_BLOCK, LARGE_BLOCK]
+    best = None
+    for size in sizes:
+        K = _block(d, support, float(value), size)
+        if best is not None and K.size <= best[0].size:
+            break
+        rest = np.ones(B.shape[0], dtype=bool)
+        rest[K] = False
+        split = _Split(B[np.ix_(rest, K)], d[rest], var_outside, s)
+        BK = np.ascontiguousarray(B[np.ix_(K, K)])
+        val, heavy = _heaviest(BK, np.searchsorted(K, support), value)
+        floor = _floor(split, BK, heavy, s)
+        if best is None or floor < best[5]:
+            best = (K, BK, split, val, heavy, floor)
+        if floor - val <= CERTIFY_ABOVE * floor:
+            break
+    return best
+
+
 def branch_bound_certificate(B, support, value: float, var_outside, s: int, *,
                              current: float = math.inf, max_nodes: int | None = None,
                              max_block: int | None = None, cpu_seconds: float = math.inf):
@@ -183,7 +263,8 @@ def branch_bound_certificate(B, support, value: float, var_outside, s: int, *,
         cannot go below it).
     max_nodes, max_block : int, optional
         Each search's node budget (default ``MAX_NODES``); the largest block K (default
-        ``MAX_BLOCK``).
+        ``MAX_BLOCK``, or ``LARGE_BLOCK`` where the smaller block's floor is above the
+        topic's value by more than ``CERTIFY_ABOVE``: :func:`_choose_block`).
     cpu_seconds : float
         No search starts once this call has used that much CPU time (the cheap bounds
         then; CPU time, not wall time: the same work whatever else runs).
@@ -199,26 +280,15 @@ def branch_bound_certificate(B, support, value: float, var_outside, s: int, *,
 
     start = time.process_time()
     max_nodes = MAX_NODES if max_nodes is None else int(max_nodes)
-    max_block = MAX_BLOCK if max_block is None else int(max_block)
     B = np.asarray(B, dtype=float)
     support = np.sort(np.asarray(support, dtype=np.intp))
     if support.size != s or B.shape[0] <= s or value <= 0:
         return None
-    d = np.diag(B)
-    K = _block(d, support, float(value), int(max_block))
-    BK = np.ascontiguousarray(B[np.ix_(K, K)])
-    rest = np.ones(B.shape[0], dtype=bool)
-    rest[K] = False
-    split = _Split(B[np.ix_(rest, K)], d[rest], var_outside, s)
-    sup = np.searchsorted(K, support)
-    w, V = np.linalg.eigh(BK[np.ix_(sup, sup)])
-    value, x = max(float(value), float(w[-1])), V[:, -1]
-    heavy = sup[np.argsort(-np.abs(x), kind="stable")]  # the topic's words, heaviest first
-    # each term is at least the one of the topic's k heaviest words (a k-word value inside
-    # K): when one of these reaches ``current`` no search can help
-    floor = [split.term(s - r, float(np.linalg.eigvalsh(BK[np.ix_(heavy[:s - r], heavy[:s - r])])[-1]))
-             for r in range(1, s)]
-    if max(floor, default=0.0) >= current or split.term(0, 0.0) >= current:
+    K, BK, split, value, heavy, floor = _choose_block(B, np.diag(B), support, float(value),
+                                                      var_outside, s, max_block)
+    # each term is at least the floor (the topic's own words): when it reaches ``current``
+    # no search can help
+    if floor >= current:
         return None
     cheap = working_set_bounds(BK, s)
     u = float(value) * (1.0 + TARGET_SLACK)

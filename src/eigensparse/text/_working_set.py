@@ -34,7 +34,7 @@ from ..bounds._threshold import BOUND_THRESHOLD, threshold_bound_near
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
 from ._bounded import TopicBudgetWarning, bounded_solve, swap_gain_bound
-from ._certify import BOUND_BRANCH, CERTIFY_ABOVE, branch_bound_certificate
+from ._certify import BOUND_BRANCH, CERTIFY_ABOVE, branch_bound_certificate, floor_growth, outside_floor
 from ._config import DEFAULT_WORKING_SET
 from ._passes import phase_line, say
 
@@ -154,6 +154,8 @@ class WorkingSet:
         #: the priority order of the ``"partner"`` rule (:meth:`rank`), None until ranked
         self.ranking = None
         self.rank_info = None
+        #: grown once already for a topic's certificate (:func:`~._certify.floor_growth`)
+        self.grown_for_floor = False
 
     def rank(self, cardinality: int, m: int) -> None:
         """The partner rule's priority order (:func:`~eigensparse.text._screen.rank_by_partners`,
@@ -330,13 +332,16 @@ def _vocabulary_bound(wset: WorkingSet, r, cov, s: int, used):
                                 floor=float(wset.var[outside].max(initial=0.0)))[0]
     ub, name = (soft, BOUND_THRESHOLD) if soft < ub else (ub, name)
     info = {**(r.info or {}), "bound": name, "working_set_upper_bound": inside}
+    pos = np.searchsorted(np.flatnonzero(free), np.asarray(r.support))
     if ub - float(r.variance) > CERTIFY_ABOVE * ub:  # the branch and bound, budgeted
-        pos = np.searchsorted(np.flatnonzero(free), np.asarray(r.support))
         out = branch_bound_certificate(np.asarray(B, dtype=float)[np.ix_(free, free)], pos,
                                        float(r.variance), wset.var[outside], s, current=ub)
         if out is not None:
             ub, record = out
             info.update(bound=BOUND_BRANCH, branch_bound=record)
+    if ub - float(r.variance) > CERTIFY_ABOVE * ub:  # what a larger working set could reach
+        info["outside_floor"] = outside_floor(np.asarray(B, dtype=float)[np.ix_(free, free)], pos,
+                                              float(r.variance), wset.var[outside], s)
     return replace(r, upper_bound=ub, gap=ub - float(r.variance), info=info)
 
 
@@ -460,6 +465,12 @@ class TopicSolve:
                               options=opts, warn=False, callback=self._postfix,
                               initial_size=cov.n_features if whole else None)
             r = vocabulary_bound(wset, r, cov, s, plan.deflation)
+        corpus = wset.passes.corpus
+        size = floor_growth(r, wset.ws.size, wset.cap, corpus.n_docs, getattr(corpus, "nnz", None))
+        if size and self.may_grow and not wset.grown_for_floor:
+            wset.grown_for_floor = True
+            raise GrowWorkingSet(size, f"the words left out keep its certificate's gap above "
+                                 f"{CERTIFY_ABOVE:.0%}", t)
         info = r.info
         m, size = wset.ws.size, info["solve_set_sizes"][-1]
         head = f"topic {t + 1}: {s} words in {info['seconds']:.2f} s (solve set {size} of {m} words"
