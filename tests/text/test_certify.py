@@ -77,6 +77,7 @@ def test_larger_block_and_outside_floor_by_brute_force(seed, monkeypatch):
     monkeypatch.setattr(_certify, "BLOCK_FRACTION", 0.0)
     monkeypatch.setattr(_certify, "MAX_BLOCK", 5)
     monkeypatch.setattr(_certify, "LARGE_BLOCK", 9)
+    monkeypatch.setattr(_certify, "WIDE_BLOCK", 11)
     S = _planted(seed=seed, strength=1.0 + 0.5 * seed)
     s = 3
     B, out_var = S[:12, :12], np.diag(S)[12:]
@@ -88,6 +89,9 @@ def test_larger_block_and_outside_floor_by_brute_force(seed, monkeypatch):
         ub, rec = branch_bound_certificate(B, start, value, out_var, s, max_nodes=5)
         assert ub >= best_all * (1 - 1e-12) and ub >= floor * (1 - 1e-12)
         assert rec["block"] in (5, 9)
+        # the wide search (11 words here) when the gap stays above 5%: never a larger bound
+        uw, rw = branch_bound_certificate(B, start, value, out_var, s, max_nodes=5, wide=True)
+        assert best_all * (1 - 1e-12) <= uw <= ub and rw["block"] in (5, 9, 11)
     # no word left out: the floor is the topic's own words, below the optimum's bound
     assert _certify.outside_floor(S, [0, 1, 2], value, [], s) <= best_all * (1 + 1e-12)
 
@@ -102,3 +106,22 @@ def test_floor_growth_rule():
     assert _certify.floor_growth(r, 1000, 1000, n_docs=3430, nnz=353_160) == 0  # at the cap
     low = SimpleNamespace(variance=1.0, upper_bound=1.2, info={"outside_floor": 1.02})
     assert _certify.floor_growth(low, 1000, 6000, n_docs=3430, nnz=353_160) == 0  # not the floor
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_wide_search_by_brute_force(seed, monkeypatch):
+    # blocks of 4, then 6 words by the floor; the wide search on 14 words with its target
+    # just under 5%: its bound holds, is never larger, and closes seed 0's gap
+    monkeypatch.setattr(_certify, "BLOCK_FRACTION", 0.0)
+    monkeypatch.setattr(_certify, "MAX_BLOCK", 4)
+    monkeypatch.setattr(_certify, "LARGE_BLOCK", 6)
+    monkeypatch.setattr(_certify, "WIDE_BLOCK", 14)
+    S = _planted(seed=seed, strength=1.0 + 0.5 * seed)
+    best = _brute(S, 3)
+    for start in ([0, 1, 2], [0, 1, 3]):
+        value = float(np.linalg.eigvalsh(S[np.ix_(start, start)])[-1])
+        ub, _ = branch_bound_certificate(S, start, value, [], 3, max_nodes=5)
+        uw, rw = branch_bound_certificate(S, start, value, [], 3, max_nodes=5, wide=True)
+        assert best * (1 - 1e-12) <= uw <= ub
+        if seed == 0 and start == [0, 1, 2]:
+            assert ub - value > 0.05 * ub and rw["block"] == 14 and uw - value <= 0.05 * uw

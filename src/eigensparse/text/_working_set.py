@@ -34,7 +34,8 @@ from ..bounds._threshold import BOUND_THRESHOLD, threshold_bound_near
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
 from ._bounded import TopicBudgetWarning, bounded_solve, swap_gain_bound
-from ._certify import BOUND_BRANCH, CERTIFY_ABOVE, branch_bound_certificate, floor_growth, outside_floor
+from ._certify import (BOUND_BRANCH, CERTIFY_ABOVE, branch_bound_certificate, cheap_pass, floor_growth,
+                       outside_floor)
 from ._config import DEFAULT_WORKING_SET
 from ._passes import phase_line, say
 
@@ -333,15 +334,20 @@ def _vocabulary_bound(wset: WorkingSet, r, cov, s: int, used):
     ub, name = (soft, BOUND_THRESHOLD) if soft < ub else (ub, name)
     info = {**(r.info or {}), "bound": name, "working_set_upper_bound": inside}
     pos = np.searchsorted(np.flatnonzero(free), np.asarray(r.support))
-    if ub - float(r.variance) > CERTIFY_ABOVE * ub:  # the branch and bound, budgeted
-        out = branch_bound_certificate(np.asarray(B, dtype=float)[np.ix_(free, free)], pos,
-                                       float(r.variance), wset.var[outside], s, current=ub)
+    value, floor = float(r.variance), None
+    if ub - value > CERTIFY_ABOVE * ub:  # the branch and bound, budgeted
+        Bf, corpus = np.asarray(B, dtype=float)[np.ix_(free, free)], wset.passes.corpus
+        floor = outside_floor(Bf, pos, value, wset.var[outside], s)  # what a larger set could reach
+        # a working set about to grow for the floor (floor_growth): no wide search before
+        grows = floor - value > CERTIFY_ABOVE * floor and not wset.grown_for_floor and wset.ws.size < wset.cap
+        out = branch_bound_certificate(Bf, pos, value, wset.var[outside], s, current=ub,
+                                       wide=cheap_pass(corpus.n_docs, getattr(corpus, "nnz", None))
+                                       and not grows)
         if out is not None:
             ub, record = out
             info.update(bound=BOUND_BRANCH, branch_bound=record)
-    if ub - float(r.variance) > CERTIFY_ABOVE * ub:  # what a larger working set could reach
-        info["outside_floor"] = outside_floor(np.asarray(B, dtype=float)[np.ix_(free, free)], pos,
-                                              float(r.variance), wset.var[outside], s)
+    if floor is not None and ub - value > CERTIFY_ABOVE * ub:
+        info["outside_floor"] = floor
     return replace(r, upper_bound=ub, gap=ub - float(r.variance), info=info)
 
 
