@@ -126,6 +126,27 @@ def push_top(top, found, kk, v):
 
 
 @numba.njit(cache=True, nogil=True)
+def _fill_row(S, U, A, f, a, out):
+    """Row ``a`` of M (off the diagonal) for the node whose positions are A (fixed first,
+    ``f`` of them); returns the sum of |U_ij| over a free row's fixed columns (always in
+    the support), 0 for a fixed row."""
+    i = A[a]
+    acc = 0.0
+    for b in range(A.size):
+        j = A[b]
+        if a == b:
+            continue
+        if a < f and b < f:
+            out[a, b] = S[i, j]
+            continue
+        u = U[i, j]
+        out[a, b] = S[i, j] - u
+        if a >= f and b < f:
+            acc += abs(u)
+    return acc
+
+
+@numba.njit(cache=True, nogil=True)
 def _dual_fill(S, U, A, f, k, status, out):
     """out = M + D of the module docstring for the node whose positions are A (fixed
     first, ``f`` of them); ``status[j]`` is 2 for the free indices."""
@@ -134,18 +155,7 @@ def _dual_fill(S, U, A, f, k, status, out):
     for a in range(n):
         i = A[a]
         kk = k if a < f else k - 1
-        acc = 0.0
-        for b in range(n):
-            j = A[b]
-            if a == b:
-                continue
-            if a < f and b < f:
-                out[a, b] = S[i, j]
-                continue
-            u = U[i, j]
-            out[a, b] = S[i, j] - u
-            if a >= f and b < f:  # a free row's fixed column: always in the support
-                acc += abs(u)
+        acc = _fill_row(S, U, A, f, a, out)
         # the kk largest |U_ij| over the free j != i
         found = 0
         if kk > 0:
@@ -167,18 +177,7 @@ def _dual_fill_sorted(S, U, A, f, k, status, uorder, out):
     for a in range(n):
         i = A[a]
         kk = k if a < f else k - 1
-        acc = 0.0
-        for b in range(n):
-            j = A[b]
-            if a == b:
-                continue
-            if a < f and b < f:
-                out[a, b] = S[i, j]
-                continue
-            u = U[i, j]
-            out[a, b] = S[i, j] - u
-            if a >= f and b < f:
-                acc += abs(u)
+        acc = _fill_row(S, U, A, f, a, out)
         found = 0
         if kk > 0:
             row = uorder[i]

@@ -457,16 +457,23 @@ def merge_subtrees(search: Search, results) -> list:
     offered to the incumbent one after the other (the first of equal values is kept).
     Returns the nodes the subtrees left open."""
     rest = []
-    for nodes_left, found, (nodes, leaves, closed, calls) in results:
-        search.nodes += nodes
-        search.leaves += leaves
-        search.closed_supports += closed
-        for key, v in calls.items():
-            search.bound_calls[key] = search.bound_calls.get(key, 0) + v
-        if found is not None:
-            search._offer(*found)
+    for nodes_left, found, counts in results:
+        _merge_counts(search, found, counts)
         rest.extend(nodes_left)
     return rest
+
+
+def _merge_counts(search, found, counts) -> None:
+    """A worker's counters ``(nodes, leaves, closed, calls)`` added to ``search``, and
+    the support it found (or None) offered to the incumbent."""
+    nodes, leaves, closed, calls = counts
+    search.nodes += nodes
+    search.leaves += leaves
+    search.closed_supports += closed
+    for key, v in calls.items():
+        search.bound_calls[key] = search.bound_calls.get(key, 0) + v
+    if found is not None:
+        search._offer(*found)
 
 
 class SubtreePool:
@@ -602,15 +609,8 @@ class ProcessEvalPool:
         left, sent, base = deadline - time.perf_counter(), time.time(), search.nodes
         args = [(left, sent, search.incumbent, base + i, w) for i, w in enumerate(work)]
         items = []
-        for item, found, (nodes, leaves, closed, calls) in self.executor.map(
-                _worker_evaluate, args):
-            search.nodes += nodes
-            search.leaves += leaves
-            search.closed_supports += closed
-            for key, v in calls.items():
-                search.bound_calls[key] = search.bound_calls.get(key, 0) + v
-            if found is not None:
-                search._offer(*found)
+        for item, found, counts in self.executor.map(_worker_evaluate, args):
+            _merge_counts(search, found, counts)
             items.append(item)
         return items
 
