@@ -82,6 +82,15 @@ def steps():
         _bounds.top_eig_upper(B, np.ones(B.shape[0]))
         _bounds.top_eig_upper(B, np.ones((B.shape[0], 2))[:, 0])  # a strided start
 
+    def covariance():  # a covariance's checks (PSD Lanczos steps) and the default on it
+        C = np.cov(wide[:, :300].T)
+        es.sparse_pca(es.Covariance(C), n_components=1, cardinality=10, random_state=0)
+
+    def exact_nodes():  # node bounds of a search that branches: dual block, Ritz splits
+        C = np.cov(rng.standard_normal((300, 120)).T)
+        es.sparse_pca(es.Covariance(C), n_components=1, cardinality=8, method="exact",
+                      max_time=1.0)
+
     def relaxation():
         for method in ("bca", "bipartite"):
             es.sparse_pca(dense, n_components=2, cardinality=4, method=method)
@@ -96,9 +105,10 @@ def steps():
 
     # the steps that run the default method need small_auto's kernels (a worker waits for
     # them rather than compile them a second time)
-    for step in (kos, topics, wide_auto, exact):
+    for step in (kos, topics, wide_auto, exact, covariance, exact_nodes):
         step.after_first = True
-    return [small_auto, documents, relaxation, node_bounds, corpus, kos, topics, wide_auto, exact]
+    return [small_auto, documents, relaxation, node_bounds, corpus, kos, topics, wide_auto, exact,
+            covariance, exact_nodes]
 
 
 def run(step):
