@@ -19,7 +19,7 @@ from ._summary import (MINUS, bound_note, component_columns, component_repr, for
                        result_repr, shows_deflated, summary_html)
 
 __all__ = ["ComponentResult", "SparsePCAResult", "JSON_SCHEMA", "write_json", "jsonable",
-           "PendingBound", "defer_bound", "with_info", "info_entry"]
+           "PendingBound", "defer_bound", "with_info", "info_entry", "known_info"]
 
 #: the name and version of the one JSON schema (see :meth:`SparsePCAResult.to_dict`)
 JSON_SCHEMA = "eigensparse.result/1"
@@ -185,9 +185,15 @@ def defer_bound(result: ComponentResult, compute) -> ComponentResult:
 def info_entry(result: ComponentResult, key: str, default=None):
     """``result.info.get(key, default)`` for a key a pending bound does not set (not
     ``"bound"``), read without computing it."""
+    return known_info(result).get(key, default)
+
+
+def known_info(result: ComponentResult) -> dict:
+    """``result.info`` as known without computing a pending bound (the entries the bound
+    sets are missing while it is pending): a new dict."""
     d = getattr(result, "__dict__", {})
     info = d["_info"] if "_info" in d else getattr(result, "info", None)
-    return (info or {}).get(key, default)
+    return dict(info or {})
 
 
 def with_info(result: ComponentResult, _changes: dict | None = None,

@@ -107,7 +107,7 @@ def add_parser(sub):
                         f"(default {DEFAULT_MAX_TIME:g})")
     o.add_argument("--working-set", type=positive_int, metavar="M",
                    help="initial working-set size (default max(1000, 10*k*s))")
-    o.add_argument("--n-jobs", type=positive_int, default=2, help="threads for pass 2 and parallel --stability refits (default 2)")
+    o.add_argument("--n-jobs", type=positive_int, default=2, help="threads for pass 2, the topics' bounds and parallel --stability refits (default 2)")
     o.add_argument("--no-cache", action="store_true", help="do not read or write the binary cache")
     o.add_argument("--cache-dir", metavar="DIR",
                    help="cache directory (default $EIGENSPARSE_CACHE_DIR or ~/.cache/eigensparse)")

@@ -34,7 +34,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._linalg import fix_sign
-from .._result import ComponentResult
+from .._result import ComponentResult, defer_bound
 from .._util import Deadline
 from .._validation import Interval, InvalidParameterError, StrOptions, check_params
 from ..operators import Covariance, Operator
@@ -297,11 +297,24 @@ def bounded_solve(cov, spec: MethodSpec, s: int, *, used=None, tau_outside: floa
     info = {"working_set_safe": bool(gain <= 0), "capped": capped, "timed_out": timed_out,
             "fallback": fell_back, "solve_set_sizes": sizes, "seconds": deadline.elapsed(),
             "swap_gain": float(gain), "tau": float(tau), "n_solves": n_solves, "penalty": None}
+    if bound is not None and bound.__dict__.get("_pending") is not None:
+        # the solver's bound left pending (computed on first read, e.g. on another thread)
+        out = ComponentResult(loadings=x, support=np.flatnonzero(x), variance=var,
+                              method=used_method, n_iter=n_solves, converged=not timed_out,
+                              upper_bound=None, gap=None, message="bounded topic solve", info=info)
+        return defer_bound(out, lambda: _solver_bound(bound))
     ub = gap = None
     if bound is not None and bound.upper_bound is not None:
         ub, gap = bound.upper_bound, bound.gap
-        if isinstance(bound.info, dict) and "bound" in bound.info:
-            info["bound"] = bound.info["bound"]
+        info.update(_solver_bound(bound)[1])
     return ComponentResult(loadings=x, support=np.flatnonzero(x), variance=var, method=used_method,
                            n_iter=n_solves, converged=not timed_out, upper_bound=ub, gap=gap,
                            message="bounded topic solve", info=info)
+
+
+def _solver_bound(bound) -> tuple:
+    """(upper bound, ``{"bound": name}`` when named) of the solve that saw every candidate."""
+    ub = bound.upper_bound
+    if ub is not None and isinstance(bound.info, dict) and "bound" in bound.info:
+        return ub, {"bound": bound.info["bound"]}
+    return ub, {}

@@ -36,6 +36,7 @@ from ._config import (DEFAULT_MAX_DF, DEFAULT_MAX_TIME, DEFAULT_MIN_DF, DEFAULT_
                       TopicConfig)
 from ._passes import (Clock, CorpusPasses, phase_line, progress_mode, word_statistics,
                       working_set_covariance)
+from ._alongside import BoundsAlongside
 from ._result import TopicsResult
 from ._total import TotalBoundAlongside
 from ._vocabulary import keep_words, pruning_limits, stop_word_set
@@ -138,7 +139,9 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
     chunk_nnz : int
         Entries per streamed chunk (memory per chunk about 40 bytes × chunk_nnz).
     n_jobs : int, default=2
-        Threads for pass 2 (and stability refits run at a time).
+        Threads for pass 2, for the topics' bounds while the chain of topics goes on
+        (:class:`~eigensparse.text._alongside.BoundsAlongside`: the same bounds), and
+        stability refits run at a time.
     random_state : int, None or Generator
         Seeds the solvers.
     progress : bool or None, default=None
@@ -277,15 +280,16 @@ def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") ->
     try:
         while True:
             try:
-                if plan.joint:
-                    out = _solve_joint(wset, plan)
-                else:
-                    topic = TopicSolve(wset, plan, cfg.cardinality_tolerance,
-                                       wset.passes.corpus.n_docs, budget=budget, found=found,
-                                       bar=bar, mode=mode)
-                    out = solve_components(wset.op, plan, solve=topic.chain,
-                                           resolve=topic.refine, found=found, progress=bar,
-                                           alternatives=True)
+                with BoundsAlongside(cfg.n_jobs) as alongside:  # the topics' bounds
+                    if plan.joint:
+                        out = _solve_joint(wset, plan)
+                    else:
+                        topic = TopicSolve(wset, plan, cfg.cardinality_tolerance,
+                                           wset.passes.corpus.n_docs, budget=budget, found=found,
+                                           bar=bar, mode=mode, alongside=alongside)
+                        out = solve_components(wset.op, plan, solve=topic.chain,
+                                               resolve=topic.refine, found=found, progress=bar,
+                                               alternatives=True)
             except GrowWorkingSet as grow:
                 found = wset.enlarge(grow, list(found))
                 continue

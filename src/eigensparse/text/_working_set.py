@@ -22,11 +22,13 @@ import math
 import time
 import warnings
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
 from .._budget import ComponentBudget
 from .._dispatch import require_data
+from .._result import known_info
 from .._util import Deadline
 from .._validation import trusted
 from ..bounds._common import one_blas_thread
@@ -396,7 +398,7 @@ class TopicSolve:
     """
 
     def __init__(self, wset: WorkingSet, plan, tolerance: int, n_docs: int, *,
-                 budget: "TopicBudget", found=(), bar=None, mode: str = "off"):
+                 budget: "TopicBudget", found=(), bar=None, mode: str = "off", alongside=None):
         self.wset, self.plan, self.tol, self.n = wset, plan, tolerance, n_docs
         self.budget, self.max_time, self.bar, self.mode = budget, budget.max_time, bar, mode
         cards = [c for c in plan.cardinalities if c is not None]
@@ -414,6 +416,8 @@ class TopicSolve:
         for r in found:
             self.remaining = np.setdiff1d(self.remaining, r.support, assume_unique=True)
         self.may_grow = plan.auto is None
+        #: a :class:`~eigensparse.text._alongside.BoundsAlongside` for the topics' bounds
+        self.alongside = alongside
 
     def _options(self, left: float) -> dict:
         opts = dict(self.plan.options)
@@ -470,14 +474,22 @@ class TopicSolve:
                               max_working_set=cov.n_features, random_state=plan.seeds[t],
                               options=opts, warn=False, callback=self._postfix,
                               initial_size=cov.n_features if whole else None)
-            r = vocabulary_bound(wset, r, cov, s, plan.deflation)
-        corpus = wset.passes.corpus
-        size = floor_growth(r, wset.ws.size, wset.cap, corpus.n_docs, getattr(corpus, "nnz", None))
-        if size and self.may_grow and not wset.grown_for_floor:
+            info = known_info(r)  # the solve's record (its bound may be pending)
+            corpus = wset.passes.corpus
+            nnz = getattr(corpus, "nnz", None)
+            # the working set may grow for this topic's floor: its bound decides that now
+            grows = self.may_grow and not wset.grown_for_floor and wset.ws.size < wset.cap \
+                and cheap_pass(corpus.n_docs, nnz)
+            if grows or self.alongside is None:
+                r = vocabulary_bound(wset, r, cov, s, plan.deflation)
+            else:  # on another thread while the chain goes on (nothing here reads it)
+                r = self.alongside.defer(r, partial(vocabulary_bound, wset, r, cov, s,
+                                                    plan.deflation))
+        size = floor_growth(r, wset.ws.size, wset.cap, corpus.n_docs, nnz) if grows else 0
+        if size:
             wset.grown_for_floor = True
             raise GrowWorkingSet(size, f"the words left out keep its certificate's gap above "
                                  f"{CERTIFY_ABOVE:.0%}", t)
-        info = r.info
         m, size = wset.ws.size, info["solve_set_sizes"][-1]
         head = f"topic {t + 1}: {s} words in {info['seconds']:.2f} s (solve set {size} of {m} words"
         phase_line(head + (f", {LOCAL_OPTIMUM})" if info["working_set_safe"] else ")"), self.mode)
@@ -505,7 +517,7 @@ class TopicSolve:
                 r = self._solve_chain(sub_op, s, t)
         finally:
             self.budget.stop(t)
-        self.budget.record(t, r.info)
+        self.budget.record(t, known_info(r))
         if self.plan.deflation == "disjoint":
             self.remaining = np.setdiff1d(self.remaining, self.remaining[r.support],
                                           assume_unique=True)

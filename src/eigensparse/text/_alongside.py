@@ -1,0 +1,81 @@
+"""The topics' bounds over the whole vocabulary, computed on the other threads while the
+chain of topics goes on.
+
+A chain topic's bound (:func:`~eigensparse.text._working_set.vocabulary_bound`: the
+solver's bound on the working set, the vocabulary split, the soft-threshold dual) is
+not needed to solve the next topic, except where the working set may grow for a topic's
+floor (:func:`~eigensparse.text._certify.floor_growth`: a corpus whose pass 2 is cheap),
+and there it is computed at once. Elsewhere :class:`BoundsAlongside` computes each on a
+pool of ``n_jobs`` threads (the bounds' compiled kernels and LAPACK release the GIL), and
+the topic carries it as a pending bound (:func:`eigensparse._result.defer_bound`) that
+waits for its thread on first read: the bounds of the five topics of a large corpus run
+on both cores instead of one after the other. The numbers are the same: the same
+computation on the same arrays, each task in the context it was submitted from (its
+parameter checks trusted as there), and BLAS on one thread (threadpoolctl's limit is
+process-wide: it is held over the whole section, as
+:class:`~eigensparse.text._total.TotalBoundAlongside` does). Leaving the section waits
+for every task, so none outlives the solve.
+"""
+from __future__ import annotations
+
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
+
+from .._result import defer_bound, with_info
+from ..bounds._common import one_blas_thread
+
+__all__ = ["BoundsAlongside"]
+
+
+class BoundsAlongside:
+    """``with BoundsAlongside(n_jobs) as alongside: ... alongside.defer(r, compute)``:
+    ``compute()`` (the result ``r`` with its bound) on a pool of ``n_jobs`` threads, or at
+    once with ``n_jobs`` 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dataclasses import replace
+    >>> from eigensparse import Covariance, sparse_pca
+    >>> from eigensparse.text._alongside import BoundsAlongside
+    >>> S = Covariance(np.diag([3.0, 2.0, 1.0]))
+    >>> r = sparse_pca(S, n_components=1, cardinality=1).results[0]
+    >>> with BoundsAlongside(2) as alongside:
+    ...     out = alongside.defer(r, lambda: replace(r, upper_bound=3.5, gap=0.5))
+    >>> float(out.upper_bound), float(out.gap), out.support.tolist()
+    (3.5, 0.5, [0])
+    """
+
+    def __init__(self, n_jobs: int | None):
+        self.n_jobs = max(1, int(n_jobs or 1))
+        self.pool, self._blas = None, None
+
+    def __enter__(self):
+        if self.n_jobs > 1:
+            self._blas = one_blas_thread()
+            self._blas.__enter__()
+            self.pool = ThreadPoolExecutor(max_workers=self.n_jobs,
+                                           thread_name_prefix="eigensparse-topic-bound")
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if self.pool is not None:
+            interrupted = exc_type is not None and issubclass(exc_type, KeyboardInterrupt)
+            self.pool.shutdown(wait=not interrupted, cancel_futures=interrupted)
+            self._blas.__exit__(exc_type, exc, tb)
+        return False
+
+    def defer(self, result, compute):
+        """``compute()`` (no arguments: ``result`` with its ``upper_bound``, ``gap`` and
+        ``info``) on the pool, and ``result`` with that bound pending (a copy: ``result``
+        itself, and a bound it holds pending, are the task's); ``compute()`` itself
+        outside the section or with one thread."""
+        if self.pool is None:
+            return compute()
+        future = self.pool.submit(contextvars.copy_context().run, compute)
+
+        def bound():
+            done = future.result()
+            return done.upper_bound, dict(done.info or {})
+
+        return defer_bound(with_info(result, {"support": result.support}), bound)
