@@ -64,11 +64,64 @@ def test_psd_check_rejects_one_slightly_negative_eigenvalue(p):
     assert -2e-3 < np.linalg.eigvalsh(S)[0] / np.diag(S).max() < -5e-4
     d = np.sqrt(np.diag(S))
     assert (np.abs(S) <= np.outer(d, d) * (1 + 1e-12)).all()  # every 2×2 minor is fine
-    with pytest.raises(InvalidParameterError, match="direction of variance"):
-        Covariance(S)  # (its Lanczos products in single precision beyond 64 features)
+    _refused_at_first_use(S, "direction of variance")  # (products in single precision)
     assert _smallest_rayleigh_quotient(S) < -1e-4 * np.diag(S).max()
     assert _smallest_rayleigh_quotient(S, low=np.triu(S).astype(np.float32)) < -1e-4 * np.diag(S).max()
     assert Covariance(S, check_psd=False).n_features == p
+
+
+def _refused_at_first_use(S, match):
+    """Beyond 64 features the Lanczos estimate runs on a thread of its own: the operator
+    is returned at once, and its error is raised by the fit (which overlaps with it), by
+    every use of the operator, and by pickling it."""
+    import pickle
+
+    from eigensparse import sparse_pca
+
+    with pytest.raises(InvalidParameterError, match=match):
+        sparse_pca(Covariance(S), n_components=1, cardinality=3)
+    op = Covariance(S)
+    for use in (lambda: op.S, op.diag, lambda: op.matvec(np.ones(len(S))), op.to_dense,
+                lambda: op.restrict([0, 1]), lambda: pickle.dumps(op),
+                lambda: sparse_pca(op, n_components=1, cardinality=3)):
+        with pytest.raises(InvalidParameterError, match=match):
+            use()  # again at every use
+
+
+def test_a_solver_error_on_a_matrix_that_is_not_psd_does_not_leak(monkeypatch):
+    """The PSD check runs beside the solve: when the solve fails on a matrix that also
+    fails the check, the check's error is raised (not the solver's); on a PSD matrix the
+    solver's own error goes through."""
+    import eigensparse._dispatch as dispatch
+    from eigensparse import sparse_pca
+
+    def broken(op, plan, **kwargs):
+        op.diag(), op.S  # the view does not wait for the check
+        raise RuntimeError("solver broke")
+
+    monkeypatch.setattr(dispatch, "solve_components", broken)
+    p = 80
+    bad = np.full((p, p), -0.5)
+    np.fill_diagonal(bad, 1.0)  # every 2×2 minor is fine, λmin = 1 − 0.5 (p − 1) < 0
+    with pytest.raises(InvalidParameterError, match="direction of variance") as err:
+        sparse_pca(Covariance(bad), n_components=1, cardinality=3)
+    assert err.value.__suppress_context__ and "solver broke" not in str(err.value)
+    with pytest.raises(RuntimeError, match="solver broke"):
+        sparse_pca(Covariance(_psd(p, p - 1, 0)), n_components=1, cardinality=3)
+
+
+def test_a_psd_matrix_checked_alongside_gives_the_unchecked_answer():
+    """The fit on a Covariance whose check runs beside it returns what the fit on the
+    same matrix without the check returns (one operator, nothing waits twice)."""
+    from eigensparse import sparse_pca
+
+    S = _psd(200, 150, 4, zero_features=10)
+    op = Covariance(S)
+    a = sparse_pca(op, n_components=2, cardinality=6, random_state=0)
+    b = sparse_pca(Covariance(S, check_psd=False), n_components=2, cardinality=6, random_state=0)
+    assert np.array_equal(a.components, b.components)
+    assert [r.upper_bound for r in a.results] == [r.upper_bound for r in b.results]
+    assert op._pending is None and op.S is S
 
 
 def test_minor_violation_names_the_pair():
@@ -116,8 +169,7 @@ def test_psd_lanczos_on_the_features_of_positive_variance():
     low = np.triu(S[np.ix_(keep, keep)]).astype(np.float32)
     q = _smallest_rayleigh_quotient(S, low=low, keep=keep)
     assert np.linalg.eigvalsh(S)[0] - 1e-12 <= q < -1e-4
-    with pytest.raises(InvalidParameterError, match="direction of variance"):
-        Covariance(S)  # its 20 zero rows left out of the Lanczos steps
+    _refused_at_first_use(S, "direction of variance")  # its 20 zero rows left out
 
 
 def test_nearly_symmetric_input_is_symmetrized_and_scaled_like_numpy():

@@ -10,8 +10,10 @@
   precomputed covariance that :class:`~eigensparse.operators.Covariance` needs
   (finiteness, asymmetry, 2×2 principal minors of the symmetrized, optionally
   scaled matrix).
-- :func:`lanczos_step`: the reorthogonalization of one step of the PSD check's
-  Lanczos run.
+- :func:`smallest_rayleigh_quotient`: the PSD check's Lanczos estimate
+  (:func:`lanczos_step`, the reorthogonalization of one step; :func:`symv_upper`, its
+  products; :func:`quadratic_form`, its final quotient) in one call without the GIL, so
+  that the check runs beside a solve on another thread.
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ import numba
 import numpy as np
 
 __all__ = ["accumulate_gram", "add_upper_outer", "accumulate_rows", "covariance_checks",
-           "lanczos_step"]
+           "lanczos_step", "smallest_rayleigh_quotient", "symv_upper",
+           "quadratic_form"]
 
 #: side of the square tiles of :func:`covariance_checks` (two 64×64 float64 tiles fit in L1)
 _TILE = 64
@@ -181,3 +184,70 @@ def lanczos_step(Q, W, m, floor):
         for i in range(n):
             Q[m, i] = w[i] / norm
     return True
+
+
+@numba.njit(cache=True, nogil=True)
+def smallest_rayleigh_quotient(S, U, keep, q0, steps, floor):
+    """yᵀSy / yᵀy for the Ritz vector y of the smallest Ritz value of a Lanczos run
+    with full reorthogonalization (:func:`lanczos_step`) of at most ``steps`` products
+    from the unit start ``q0``, on the symmetric matrix M whose upper triangle U holds
+    (:func:`symv_upper`); stops early at an invariant subspace (relative residual below
+    ``floor``). M is S's principal block on the features ``keep`` (y is zero elsewhere),
+    possibly in lower precision; the quotient is taken on S itself
+    (:func:`quadratic_form`). One call, without the GIL."""
+    n = q0.size
+    Q = np.empty((steps, n))
+    W = np.empty((steps, n))  # rows M q_j
+    Q[0] = q0
+    m = 0
+    for m in range(1, steps + 1):
+        symv_upper(U, Q[m - 1], W[m - 1])
+        if not lanczos_step(Q, W, m, floor):
+            break  # an invariant subspace: its Ritz values are eigenvalues
+    H = np.empty((m, m))  # Rayleigh–Ritz on span(Q)
+    for a in range(m):
+        for b in range(m):
+            H[a, b] = 0.5 * (np.dot(Q[a], W[b]) + np.dot(Q[b], W[a]))
+    _, V = np.linalg.eigh(H)
+    y = np.zeros(S.shape[0])
+    for a in range(m):
+        c = V[a, 0]
+        for i in range(n):
+            y[keep[i]] += c * Q[a, i]
+    return quadratic_form(S, y) / np.dot(y, y)
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"nsz", "reassoc", "contract", "arcp"})
+def symv_upper(U, x, y):
+    """y = M·x for the symmetric M whose upper triangle U holds (U[i, j], i <= j: what
+    :func:`covariance_checks` writes into ``low``; below the diagonal is not read),
+    computed in U's precision (x rounded to it, as BLAS ``ssymv`` does for a float32 U).
+    Cost: one pass over the triangle (the offsets from the diagonal let both inner loops
+    vectorize)."""
+    n = U.shape[0]
+    xs = x.astype(U.dtype)
+    ys = np.zeros(n, dtype=U.dtype)
+    for i in range(n):
+        xi = xs[i]
+        row = U[i]
+        acc = row[i] * xi
+        for k in range(n - i - 1):  # the row right of the diagonal: a dot product ...
+            acc += row[i + 1 + k] * xs[i + 1 + k]
+        ys[i] += acc
+        for k in range(n - i - 1):  # ... and, as the column below it, an update
+            ys[i + 1 + k] += row[i + 1 + k] * xi
+    for i in range(n):
+        y[i] = ys[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def quadratic_form(S, y):
+    """yᵀSy for a square float64 S (read in full, row by row; rows where y is zero are
+    skipped)."""
+    n = S.shape[0]
+    total = 0.0
+    for i in range(n):
+        yi = y[i]
+        if yi != 0.0:
+            total += yi * np.dot(S[i], y)
+    return total
