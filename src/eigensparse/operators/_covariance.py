@@ -87,15 +87,13 @@ def _unit_start(p, seed):
     return q
 
 
-def _check_psd(S, rtol, worst=None, worst_row=0, low=None, keep=None, alongside=False):
+def _check_psd(S, rtol, worst=None, worst_row=0):
     """Necessary PSD conditions at O(p²) cost (see :class:`Covariance`) for the symmetric S.
 
     ``worst``/``worst_row``: the 2×2 minor statistic of :func:`~eigensparse.operators._kernels.covariance_checks` when
-    already computed (else it is computed here); ``low``, ``keep``: S's block on the
-    features of positive variance in single precision, when that pass wrote it (see
-    :func:`_smallest_rayleigh_quotient`). ``alongside``: the Lanczos estimate, when one
-    is needed, runs on a thread of its own and is returned (a :class:`_PsdCheck`; the
-    other tests have passed by then); else None is returned, every test done.
+    already computed (else it is computed here). The minors, and for p <= 64 the exact
+    smallest eigenvalue, are tested here; beyond, the Lanczos estimate runs on a thread
+    of its own and is returned (a :class:`_PsdCheck`), else None.
     """
     d = np.diag(S)
     tol, dmax = _psd_tolerance(d, rtol)
@@ -109,15 +107,24 @@ def _check_psd(S, rtol, worst=None, worst_row=0, low=None, keep=None, alongside=
                        f"{sd[i] * sd[j]:.3g}")
     if S.shape[0] <= _PSD_EXACT_MAX:
         _check_smallest(float(np.linalg.eigvalsh(S)[0]), tol, dmax)
-    elif keep is None or keep.size:
-        def lanczos():
-            _check_smallest(_smallest_rayleigh_quotient(S, low=low, keep=keep), tol, dmax)
+        return None
+    if not (d > 0).any():
+        return None  # a zero diagonal, every entry within the minors' tolerance: S is zero
+    return _PsdCheck(lambda: _check_smallest(_lanczos_estimate(S, sd), tol, dmax))
 
-        if alongside:
-            return _PsdCheck(lanczos)
-        lanczos()
-    # else a zero diagonal, every entry within the minors' tolerance: S is zero
-    return None
+
+def _lanczos_estimate(S, sd):
+    """The Lanczos estimate of :func:`_smallest_rayleigh_quotient` on S's block of the
+    features of positive variance (a feature of zero variance has a zero row in a PSD
+    matrix, else a 2×2 minor fails), whose upper triangle in single precision one pass
+    of :func:`~eigensparse.operators._kernels.covariance_checks` writes."""
+    live = sd > 0
+    keep = np.flatnonzero(live)
+    pos = np.cumsum(live) - 1
+    pos[~live] = -1
+    low = np.empty((keep.size, keep.size), dtype=np.float32)
+    covariance_checks(S, np.ones(S.shape[0]), sd, low, pos)
+    return _smallest_rayleigh_quotient(S, low=low, keep=keep)
 
 
 def _check_smallest(lam_min, tol, dmax):
@@ -286,18 +293,8 @@ class Covariance(Operator):
         check_magnitude(max(float(d.max()), 0.0), "S", covariance=True)
         sd = scale_from_variance(np.clip(d, 0, None), scale)
         d_out = d / (sd * sd) if scale else d
-        p = S.shape[0]
-        low, pos, keep = _NO_LOW, _NO_POS, None
-        if check_psd and p > _PSD_EXACT_MAX:  # M in single precision on the features of
-            # positive variance: the Lanczos steps of the PSD check (a feature of zero
-            # variance has a zero row in a PSD matrix, else a 2×2 minor fails)
-            live = d_out > 0
-            keep = np.flatnonzero(live)
-            pos = np.cumsum(live) - 1
-            pos[~live] = -1
-            low = np.empty((keep.size, keep.size), dtype=np.float32) if keep.size else _NO_LOW
         total, asym, worst, worst_row = covariance_checks(
-            S, 1.0 / sd, np.sqrt(np.clip(d_out, 0, None)), low, pos)
+            S, 1.0 / sd, np.sqrt(np.clip(d_out, 0, None)), _NO_LOW, _NO_POS)
         if not np.isfinite(total):  # a NaN or ±inf entry, or only an overflowing sum
             check_finite_array(S, "S")  # raises, counting the NaN and infinite entries
         # max|S| is needed only as the yardstick of a tolerance test
@@ -319,8 +316,7 @@ class Covariance(Operator):
             S = S / np.outer(sd, sd)
         self.S = S
         if check_psd:  # the Lanczos estimate, when needed, runs on while the caller goes on
-            self._pending = _check_psd(S, rtol, worst, worst_row, low if low.size else None,
-                                       keep, alongside=True)
+            self._pending = _check_psd(S, rtol, worst, worst_row)
         self.n_features = S.shape[0]
         self.n_samples = n_samples
         self.mean_ = None
