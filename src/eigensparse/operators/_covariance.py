@@ -14,7 +14,7 @@ from .._validation import (IntInterval, Interval, InvalidParameterError, check_f
                            check_magnitude, validate_params)
 from ._base import Operator, _as_2d, principal_block
 from ._dense import dense_square_root, scale_from_variance
-from ._kernels import covariance_checks, smallest_rayleigh_quotient
+from ._kernels import covariance_checks, lanczos_run
 
 __all__ = ["Covariance", "psd_check_alongside"]
 
@@ -61,20 +61,30 @@ def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None, k
     operators._kernels.covariance_checks`, n × n for the n features of ``keep``, all p
     when ``keep`` is None): the Lanczos products read it (:func:`~eigensparse.operators.
     _kernels.symv_upper`: a quarter of the memory traffic; its rounding, about 1e-7·‖S‖,
-    only perturbs the direction y), the final quotient does not. The whole estimate is
-    one compiled call without the GIL (:func:`~eigensparse.operators._kernels.
-    smallest_rayleigh_quotient`), so that it runs beside a solve on another thread.
+    only perturbs the direction y), the final quotient does not. The run is one compiled
+    call without the GIL (:func:`~eigensparse.operators._kernels.lanczos_run`), and the
+    NumPy products release it too, so that the estimate runs beside a solve on another
+    thread.
     """
     p = S.shape[0]
     if low is None:  # (S's upper triangle, in double precision)
         low, keep = S, None
-    if keep is None:
-        keep = np.arange(p)
     n = low.shape[0]
+    steps = min(steps, n)
+    Q = np.empty((steps, n))
+    W = np.empty((steps, n))  # rows M q_j
+    Q[0] = _unit_start(n, seed)
     # below this relative residual the Krylov space is invariant (to the products' rounding)
-    floor = 1e-12 if low.dtype == np.float64 else 1e-6
-    return float(smallest_rayleigh_quotient(np.ascontiguousarray(S), low, keep,
-                                            _unit_start(n, seed), min(steps, n), floor))
+    m = lanczos_run(low, Q, W, 1e-12 if low.dtype == np.float64 else 1e-6)
+    B = Q[:m]
+    H = B @ W[:m].T
+    _, U = np.linalg.eigh(0.5 * (H + H.T))  # Rayleigh–Ritz on span(Q)
+    y = U[:, 0] @ B
+    if keep is not None:
+        y_full = np.zeros(p)
+        y_full[keep] = y
+        y = y_full
+    return float(y @ (S @ y)) / float(y @ y)  # (NumPy's product releases the GIL)
 
 
 @functools.lru_cache(maxsize=8)

@@ -10,10 +10,9 @@
   precomputed covariance that :class:`~eigensparse.operators.Covariance` needs
   (finiteness, asymmetry, 2×2 principal minors of the symmetrized, optionally
   scaled matrix).
-- :func:`smallest_rayleigh_quotient`: the PSD check's Lanczos estimate
-  (:func:`lanczos_step`, the reorthogonalization of one step; :func:`symv_upper`, its
-  products; :func:`quadratic_form`, its final quotient) in one call without the GIL, so
-  that the check runs beside a solve on another thread.
+- :func:`lanczos_run`: the PSD check's Lanczos run (:func:`lanczos_step`, the
+  reorthogonalization of one step; :func:`symv_upper`, its products) in one call
+  without the GIL, so that the check runs beside a solve on another thread.
 """
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ import numba
 import numpy as np
 
 __all__ = ["accumulate_gram", "add_upper_outer", "accumulate_rows", "covariance_checks",
-           "lanczos_step", "smallest_rayleigh_quotient", "symv_upper",
-           "quadratic_form"]
+           "lanczos_step", "lanczos_run", "symv_upper"]
 
 #: side of the square tiles of :func:`covariance_checks` (two 64×64 float64 tiles fit in L1)
 _TILE = 64
@@ -187,34 +185,18 @@ def lanczos_step(Q, W, m, floor):
 
 
 @numba.njit(cache=True, nogil=True)
-def smallest_rayleigh_quotient(S, U, keep, q0, steps, floor):
-    """yᵀSy / yᵀy for the Ritz vector y of the smallest Ritz value of a Lanczos run
-    with full reorthogonalization (:func:`lanczos_step`) of at most ``steps`` products
-    from the unit start ``q0``, on the symmetric matrix M whose upper triangle U holds
-    (:func:`symv_upper`); stops early at an invariant subspace (relative residual below
-    ``floor``). M is S's principal block on the features ``keep`` (y is zero elsewhere),
-    possibly in lower precision; the quotient is taken on S itself
-    (:func:`quadratic_form`). One call, without the GIL."""
-    n = q0.size
-    Q = np.empty((steps, n))
-    W = np.empty((steps, n))  # rows M q_j
-    Q[0] = q0
+def lanczos_run(U, Q, W, floor):
+    """The steps of a Lanczos run with full reorthogonalization from the unit start
+    Q[0], on the symmetric matrix M whose upper triangle U holds: W[j] = M·Q[j]
+    (:func:`symv_upper`) and Q[j + 1] by :func:`lanczos_step`, until len(Q) products
+    or an invariant subspace (relative residual below ``floor``). Returns m, the number
+    of products (rows of Q and W written). One call, without the GIL."""
     m = 0
-    for m in range(1, steps + 1):
+    for m in range(1, Q.shape[0] + 1):
         symv_upper(U, Q[m - 1], W[m - 1])
         if not lanczos_step(Q, W, m, floor):
             break  # an invariant subspace: its Ritz values are eigenvalues
-    H = np.empty((m, m))  # Rayleigh–Ritz on span(Q)
-    for a in range(m):
-        for b in range(m):
-            H[a, b] = 0.5 * (np.dot(Q[a], W[b]) + np.dot(Q[b], W[a]))
-    _, V = np.linalg.eigh(H)
-    y = np.zeros(S.shape[0])
-    for a in range(m):
-        c = V[a, 0]
-        for i in range(n):
-            y[keep[i]] += c * Q[a, i]
-    return quadratic_form(S, y) / np.dot(y, y)
+    return m
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"nsz", "reassoc", "contract", "arcp"})
@@ -238,16 +220,3 @@ def symv_upper(U, x, y):
             ys[i + 1 + k] += row[i + 1 + k] * xi
     for i in range(n):
         y[i] = ys[i]
-
-
-@numba.njit(cache=True, nogil=True)
-def quadratic_form(S, y):
-    """yᵀSy for a square float64 S (read in full, row by row; rows where y is zero are
-    skipped)."""
-    n = S.shape[0]
-    total = 0.0
-    for i in range(n):
-        yi = y[i]
-        if yi != 0.0:
-            total += yi * np.dot(S[i], y)
-    return total
