@@ -145,6 +145,7 @@ def _one_line(exc, argv) -> str:
 def main(argv=None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit
     status (0; 2 after a one-line error on stderr; 130 after Ctrl-C at any moment).
+    The program itself (``argv`` None) ends by :func:`finish`.
 
     Examples
     --------
@@ -156,7 +157,7 @@ def main(argv=None) -> int:
     changed = []
     try:
         changed = safe_output_streams()
-        return _main(argv)
+        status = _main(argv)
     except KeyboardInterrupt:
         status = interrupted()
         if argv is None:  # the program itself (``eigensparse``, ``python -m eigensparse``)
@@ -164,6 +165,31 @@ def main(argv=None) -> int:
         return status
     finally:
         _restore_streams(changed)
+    if argv is None:
+        finish(status)
+    return status
+
+
+def finish(status: int) -> None:
+    """End the program with ``status`` once its work is done, without the interpreter's
+    teardown (freeing every module's objects, numba's and LLVM's among them: a large
+    part of a second's work after a topic run): the output streams flushed and the
+    ``atexit`` functions run first, as a normal exit does. Returns (a normal exit then
+    follows) while a thread other than daemons is still running or when a stream cannot
+    be flushed (e.g. a closed pipe, which Python reports)."""
+    import atexit
+    import os
+    import threading
+
+    if any(t is not threading.main_thread() and not t.daemon for t in threading.enumerate()):
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    except (OSError, ValueError):
+        return
+    atexit._run_exitfuncs()
+    exit_now(status)
 
 
 def _main(argv) -> int:
