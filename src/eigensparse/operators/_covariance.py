@@ -14,7 +14,7 @@ from .._validation import (IntInterval, Interval, InvalidParameterError, check_f
                            check_magnitude, validate_params)
 from ._base import Operator, _as_2d, principal_block
 from ._dense import dense_square_root, scale_from_variance
-from ._kernels import covariance_checks, lanczos_run
+from ._kernels import covariance_checks, lanczos_run, upper_block
 
 __all__ = ["Covariance", "psd_check_alongside"]
 
@@ -126,14 +126,11 @@ def _check_psd(S, rtol, worst=None, worst_row=0):
 def _lanczos_estimate(S, sd):
     """The Lanczos estimate of :func:`_smallest_rayleigh_quotient` on S's block of the
     features of positive variance (a feature of zero variance has a zero row in a PSD
-    matrix, else a 2×2 minor fails), whose upper triangle in single precision one pass
-    of :func:`~eigensparse.operators._kernels.covariance_checks` writes."""
-    live = sd > 0
-    keep = np.flatnonzero(live)
-    pos = np.cumsum(live) - 1
-    pos[~live] = -1
+    matrix, else a 2×2 minor fails), from the upper triangle of that block in single
+    precision (:func:`~eigensparse.operators._kernels.upper_block`)."""
+    keep = np.flatnonzero(sd > 0)
     low = np.empty((keep.size, keep.size), dtype=np.float32)
-    covariance_checks(S, np.ones(S.shape[0]), sd, low, pos)
+    upper_block(S, keep, low)
     return _smallest_rayleigh_quotient(S, low=low, keep=keep)
 
 
@@ -143,14 +140,23 @@ def _check_smallest(lam_min, tol, dmax):
 
 
 class _PsdCheck:
-    """The PSD check's Lanczos estimate, running on the checks' own thread (its kernels
-    and LAPACK release the GIL): :meth:`error` waits for it."""
+    """The PSD check's Lanczos estimate, handed to the checks' own thread (its kernels
+    and the NumPy products release the GIL): :meth:`error` waits for it, or runs it in
+    the caller's thread when that thread has not started it yet (on a busy machine it
+    may not have been scheduled: waiting for it would cost more than the check)."""
 
     def __init__(self, run):
+        self._run = run
         self._future = _checks_thread().submit(run)
 
     def error(self):
         """None when the matrix passed, else the exception to raise (after waiting)."""
+        if self._future.cancel():  # not started: run here
+            try:
+                self._run()
+            except Exception as exc:  # noqa: BLE001 - raised by the caller
+                return exc
+            return None
         return self._future.exception()
 
 

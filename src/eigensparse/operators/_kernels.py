@@ -11,8 +11,9 @@
   (finiteness, asymmetry, 2×2 principal minors of the symmetrized, optionally
   scaled matrix).
 - :func:`lanczos_run`: the PSD check's Lanczos run (:func:`lanczos_step`, the
-  reorthogonalization of one step; :func:`symv_upper`, its products) in one call
-  without the GIL, so that the check runs beside a solve on another thread.
+  reorthogonalization of one step; :func:`symv_upper`, its products; :func:`upper_block`,
+  the single-precision block they read) in calls without the GIL, so that the check runs
+  beside a solve on another thread.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import numba
 import numpy as np
 
 __all__ = ["accumulate_gram", "add_upper_outer", "accumulate_rows", "covariance_checks",
-           "lanczos_step", "lanczos_run", "symv_upper"]
+           "lanczos_step", "lanczos_run", "symv_upper", "upper_block"]
 
 #: side of the square tiles of :func:`covariance_checks` (two 64×64 float64 tiles fit in L1)
 _TILE = 64
@@ -220,3 +221,15 @@ def symv_upper(U, x, y):
             ys[i + 1 + k] += row[i + 1 + k] * xi
     for i in range(n):
         y[i] = ys[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def upper_block(S, keep, U):
+    """U[a, b] = S[keep[a], keep[b]] for a <= b (rounded to U's precision): the upper
+    triangle of S's principal block on the sorted features ``keep``, row by row; below
+    the diagonal U is not written."""
+    n = keep.size
+    for a in range(n):
+        row = S[keep[a]]
+        for b in range(a, n):
+            U[a, b] = row[keep[b]]
