@@ -39,3 +39,24 @@ def test_disjoint_topic_bounds_hold_by_brute_force(corpus, grow, monkeypatch):
         assert topic.result.upper_bound >= best * (1 - 1e-9)
         assert topic.variance <= best * (1 + 1e-9)
 
+
+
+@pytest.mark.parametrize("deflation", ["disjoint", "schur"])
+def test_chain_topics_kept_are_certified_once_on_their_chain_problem(corpus, deflation, monkeypatch):
+    # without refinement every topic is the chain's: its certificate is computed once the
+    # topics are final, on the problem the chain solved it on (disjoint: the words of the
+    # topics before it removed), one search per topic whose cheap bound was above 5%
+    from eigensparse.text import _certify
+
+    X, _ = corpus
+    S = SparseData(X).block(np.arange(X.shape[1]))
+    monkeypatch.setattr(_certify, "GROW_MAX_WORK", 0.0)
+    res = extract_topics(X, n_topics=3, cardinality=3, working_set=12, progress=False,
+                         random_state=0, refine=False, deflation=deflation, **NO_PRUNING)
+    searched = [t for t in res.topics if t.info.get("certificate_search")]
+    assert res.info["certificate_searches"] == len(searched) >= 1
+    assert not any("certificate_pending" in t.info for t in res.topics)
+    if deflation == "disjoint":
+        for j, topic in enumerate(res.topics):
+            earlier = set(np.concatenate([t.word_ids for t in res.topics[:j]] or [[]]).astype(int))
+            assert topic.result.upper_bound >= _best_avoiding(S, 3, earlier) * (1 - 1e-9)

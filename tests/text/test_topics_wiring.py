@@ -44,6 +44,15 @@ def test_defaults_give_five_distinct_five_word_topics(kos, kos_default):
     assert all(t.info.get("timed_out") is False for t in res.topics)
 
 
+def test_default_topics_gaps_and_one_certificate_search_per_topic_kept(kos_default):
+    # every topic's gap <= 5% (issue 31); a chain topic the refinement replaces costs no
+    # branch-and-bound search: the searches are exactly those of the topics kept
+    res = kos_default
+    assert all(t.result.relative_gap <= 0.05 for t in res.topics)
+    searched = [t for t in res.topics if t.info.get("certificate_search")]
+    assert res.info["certificate_searches"] == len(searched) <= len(res.topics)
+
+
 def test_pruning_options_are_applied_and_validated(kos):
     stops = ["bush", "kerry", "dean", "iraq", "poll", "november"]
     res = extract_topics(kos.data, kos.feature_names, n_topics=3, cardinality=5, stop_words=stops,

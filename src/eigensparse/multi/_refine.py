@@ -171,7 +171,11 @@ def formed_gram(op: Operator) -> Operator:
 DENSE_DEFLATION_FEATURES = 4096
 
 
-def schur_deflated_matrix(op: Covariance, vectors) -> Covariance:
+#: entries per block of rows that :func:`schur_deflated_matrix` deflates at a time
+_DEFLATION_ROWS = 1 << 16
+
+
+def schur_deflated_matrix(op: Covariance, vectors, keep=None) -> Covariance:
     """Σ Schur-deflated by several vectors at once, as one dense (trusted) covariance.
 
     The vectors are deflated in the given order, as nested
@@ -180,6 +184,8 @@ def schur_deflated_matrix(op: Covariance, vectors) -> Covariance:
     Σ_k = Σ − Σ_t v_t v_tᵀ, v_t = w_t/√c_t (a term with c_t <= 0 is skipped), each entry computed
     with the same operations in the same order as the wrappers' ``block``: the same
     blocks, formed once instead of recomputed through the chain at every ``block`` call.
+    ``keep`` (sorted indices): only the principal block of those features, the same
+    entries as the whole matrix's (each one computed by the same operations).
 
     Examples
     --------
@@ -205,12 +211,21 @@ def schur_deflated_matrix(op: Covariance, vectors) -> Covariance:
         w = out[:, 0]
         c = float(V[:, 0] @ w)
         vs.append(w / np.sqrt(c) if c > 0 else None)
-    D = S
-    for v in vs:
-        if v is not None:
-            D = D - np.outer(v, v)
-    return Covariance.trusted(np.ascontiguousarray(D) if D is not S else S,
-                              n_samples=op.n_samples)
+    if keep is not None:
+        S = op.block(keep)  # a new array: deflated in place
+        vs = [None if v is None else v[keep] for v in vs]
+    vs = [v for v in vs if v is not None]
+    if not vs:
+        return Covariance.trusted(S, n_samples=op.n_samples)
+    D = S if keep is not None else np.array(S, dtype=float, order="C")
+    # D_ij − v_i v_j for each v in order, a block of rows at a time (in cache): the entries
+    # of S − outer(v₁, v₁) − outer(v₂, v₂) − …, computed by the same operations
+    step = max(1, _DEFLATION_ROWS // max(D.shape[1], 1))
+    for a in range(0, D.shape[0], step):
+        rows = D[a:a + step]
+        for v in vs:
+            rows -= v[a:a + step, None] * v[None, :]
+    return Covariance.trusted(D, n_samples=op.n_samples)
 
 
 def _against_others(op: Operator, results: list, j: int, disjoint: bool):
@@ -219,16 +234,19 @@ def _against_others(op: Operator, results: list, j: int, disjoint: bool):
     ``DENSE_DEFLATION_FEATURES`` features is deflated into one dense matrix
     (:func:`schur_deflated_matrix`), any other operator by nested wrappers."""
     others = [r.loadings for i, r in enumerate(results) if i != j]
+    allowed = None
+    if disjoint:
+        used = np.concatenate([r.support for i, r in enumerate(results) if i != j] or [np.zeros(0, int)])
+        allowed = np.setdiff1d(np.arange(op.n_features), used)
     if isinstance(op, Covariance) and op.n_features <= DENSE_DEFLATION_FEATURES:
-        cur = schur_deflated_matrix(op, others)
-    else:
-        cur = op
-        for x in others:
-            cur = SchurDeflated(cur, x)
-    if not disjoint:
+        # disjoint: the allowed block deflated (the whole matrix's entries there)
+        part = allowed is not None and allowed.size < op.n_features
+        return schur_deflated_matrix(op, others, keep=allowed if part else None), allowed
+    cur = op
+    for x in others:
+        cur = SchurDeflated(cur, x)
+    if allowed is None:
         return cur, None
-    used = np.concatenate([r.support for i, r in enumerate(results) if i != j] or [np.zeros(0, int)])
-    allowed = np.setdiff1d(np.arange(op.n_features), used)
     return (cur.restrict(allowed) if allowed.size < op.n_features else cur), allowed
 
 

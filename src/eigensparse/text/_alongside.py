@@ -1,11 +1,13 @@
 """The topics' bounds over the whole vocabulary, computed on the other threads while the
 chain of topics goes on.
 
-A chain topic's bound (:func:`~eigensparse.text._working_set.vocabulary_bound`: the
-solver's bound on the working set, the vocabulary split, the soft-threshold dual) is
-not needed to solve the next topic, except where the working set may grow for a topic's
-floor (:func:`~eigensparse.text._certify.floor_growth`: a corpus whose pass 2 is cheap),
-and there it is computed at once. Elsewhere :class:`BoundsAlongside` computes each on a
+A chain topic's cheap bound (:func:`~eigensparse.text._topic_bound.vocabulary_bound`
+without the certificate: the solver's bound on the working set, the vocabulary split, the
+soft-threshold dual) is not needed to solve the next topic, except where the working set
+may grow for a topic's floor (:func:`~eigensparse.text._certify.floor_growth`: a corpus
+whose pass 2 is cheap), where the chain computes none (only the floor decides there), and
+the final topics' bounds and certificates (the pipeline's ``_checked``) are independent of
+each other. :class:`BoundsAlongside` computes each on a
 pool of ``n_jobs`` threads (the bounds' compiled kernels and LAPACK release the GIL), and
 the topic carries it as a pending bound (:func:`eigensparse._result.defer_bound`) that
 waits for its thread on first read: the bounds of the five topics of a large corpus run

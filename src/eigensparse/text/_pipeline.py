@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
 from .._dispatch import (assemble, plan_components, progress_bar, resolve_method,
                          solve_components)
+from .._result import known_info
 from .._validation import InvalidParameterError
 from ..io.corpus import Corpus, open_corpus
 from ._documents import (is_text_source, open_text_corpus, representative_documents,
@@ -40,8 +42,8 @@ from ._alongside import BoundsAlongside
 from ._result import TopicsResult
 from ._total import TotalBoundAlongside
 from ._vocabulary import keep_words, pruning_limits, stop_word_set
-from ._working_set import (GrowWorkingSet, TopicBudget, TopicSolve, WorkingSet, auto_working_set,
-                           vocabulary_bound)
+from ._topic_bound import PENDING, certify_pending, unbounded, vocabulary_bound
+from ._working_set import GrowWorkingSet, TopicBudget, TopicSolve, WorkingSet, auto_working_set
 
 __all__ = ["extract_topics", "solve_topics", "word_statistics", "working_set_covariance",
            "SCALINGS", "DEFAULT_TOPIC_CARDINALITY", "DEFAULT_TOPIC_DEFLATION",
@@ -290,27 +292,33 @@ def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") ->
                         out = solve_components(wset.op, plan, solve=topic.chain,
                                                resolve=topic.refine, found=found, progress=bar,
                                                alternatives=True)
+                    out = _checked(wset, plan, out, budget, alongside)
             except GrowWorkingSet as grow:
                 found = wset.enlarge(grow, list(found))
                 continue
-            return _to_host(wset, _checked(wset, plan, out, budget))
+            return _to_host(wset, out)
     finally:
         if bar is not None:
             bar.close()
 
 
-def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget) -> list:
-    """Every component with its working-set check: those the refinement replaced (its
-    re-solves and alternative chains run on the working set as it is) are checked here,
-    on the undeflated covariance (exact for disjoint topics), and keep their chain
-    solve's record (``solve_set_sizes``, ``seconds``; ``timed_out`` when the topic's
-    time ran out in the chain or the refinement)."""
-    from dataclasses import replace
-
+def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget, alongside) -> list:
+    """Every component with its working-set check and its bound over the vocabulary: those
+    the refinement replaced (its re-solves and alternative chains run on the working set
+    as it is) are checked here, on the undeflated covariance (exact for disjoint topics),
+    and keep their chain solve's record (``solve_set_sizes``, ``seconds``; ``timed_out``
+    when the topic's time ran out in the chain or the refinement). A chain topic kept gets
+    its pending certificate (:func:`~._topic_bound.certify_pending`): one bound per topic
+    kept, none for a topic the refinement replaced. The bounds run on ``alongside``'s
+    threads (:class:`~._alongside.BoundsAlongside`)."""
+    n_docs = wset.passes.corpus.n_docs
     out = []
     for j, r in enumerate(results):
-        info = dict(r.info or {})
-        if "working_set_safe" not in info:
+        info = known_info(r)
+        if info.get(PENDING) is not None:
+            r = alongside.defer(unbounded(r), partial(certify_pending, wset, r, r.cardinality,
+                                                      plan.deflation, n_docs))
+        elif "working_set_safe" not in info:
             pen = info.get("penalty", plan.penalty)
             ok, safe, _ = wset.check(wset.op.block(r.support), pen, wset.ws.size)
             chain = budget.records.get(j, {})
@@ -318,7 +326,6 @@ def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget) -> list
                          if k in chain})
             info.update(working_set_safe=safe if ok else False, refined=True,
                         timed_out=bool(chain.get("timed_out")) or j in budget.cut)
-            r = replace(r, info=info)
             if plan.deflation == "disjoint" and r.cardinality:
                 # the bound of the refined topic's problem: the best topic of Σ on the
                 # words the other topics leave; its variance there is xᵀΣx (the re-solve
@@ -327,9 +334,11 @@ def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget) -> list
                 for i, q in enumerate(results):
                     if i != j:
                         others[q.support] = True
-                var = float(wset.op.quad(r.loadings))
-                r = vocabulary_bound(wset, replace(r, variance=var, upper_bound=None, gap=None),
-                                     wset.op, r.cardinality, plan.deflation, used=others)
+                r = unbounded(r, variance=float(wset.op.quad(r.loadings)), info=info)
+                r = alongside.defer(r, partial(vocabulary_bound, wset, r, wset.op, r.cardinality,
+                                               plan.deflation, used=others))
+            else:
+                r = replace(r, info={**(r.info or {}), **info})
         out.append(r)
     return out
 
@@ -487,6 +496,8 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
                    feature_names=None if words is None else list(words))
     if total_bound is not None and res.results:
         res.info["total_upper_bound"] = total_bound
+    # the branch-and-bound certificates computed (one per topic kept that needed one)
+    res.info["certificate_searches"] = int(wset.certificate_searches)
     clock.lap("result: bounds on the total")  # the table's total bound (Ky Fan)
     phases = list(clock.timings.items())  # each topic's seconds below the solve
     clock.timings.clear()

@@ -154,16 +154,16 @@ def solve_wide(op, plan, progress=None):
 
 def _bounded(wset, plan, results: list) -> list:
     """Every result with a bound over every feature: those the refinement replaced carry
-    the re-solve's bound on the working set only, replaced here by the vocabulary split
-    bound on the problem they were last solved on: the working set without the others'
-    features (disjoint), or Schur-deflated by the others (the refinement's criterion)."""
-    from ._screen import BOUND_VOCABULARY
-    from ._working_set import vocabulary_bound
+    the re-solve's bound on the working set only (no ``working_set_upper_bound``: the
+    pipeline gave the disjoint ones theirs), replaced here by the vocabulary split
+    bound on the problem they were last solved on: Schur-deflated by the others (the
+    refinement's criterion)."""
+    from ._topic_bound import vocabulary_bound
     from ..multi._refine import schur_deflated_matrix
 
     out = []
     for j, r in enumerate(results):
-        if (r.info or {}).get("bound") != BOUND_VOCABULARY:
+        if "working_set_upper_bound" not in (r.info or {}):
             others = [q for i, q in enumerate(results) if i != j]
             used, cov = None, wset.op
             if plan.deflation == "disjoint":

@@ -32,14 +32,13 @@ from .._result import known_info
 from .._util import Deadline
 from .._validation import trusted
 from ..bounds._common import one_blas_thread
-from ..bounds._threshold import BOUND_THRESHOLD, threshold_bound_near
 from ..operators import Covariance
 from ..screening import Breakpoints, penalty_search
 from ._bounded import TopicBudgetWarning, bounded_solve, swap_gain_bound
-from ._certify import (BOUND_BRANCH, CERTIFY_ABOVE, branch_bound_certificate, cheap_pass, floor_growth,
-                       outside_floor)
+from ._certify import CERTIFY_ABOVE, cheap_pass, floor_growth
 from ._config import DEFAULT_WORKING_SET
 from ._passes import phase_line, say
+from ._topic_bound import chain_floor, chain_problem, dense_covariance, vocabulary_bound
 
 __all__ = ["WorkingSet", "GrowWorkingSet", "TopicSolve", "TopicBudget", "select_working_set", "coarse_penalty_search",
            "auto_working_set"]
@@ -47,10 +46,6 @@ __all__ = ["WorkingSet", "GrowWorkingSet", "TopicSolve", "TopicBudget", "select_
 #: a cardinality method's component is accepted when no swap with a word outside the
 #: working set can add more than this fraction of its variance (see ``WorkingSet.check``)
 _SWAP_RTOL = 0.01
-#: a topic's soft-threshold bound (DSPCA's dual, :mod:`eigensparse.bounds._threshold`) is
-#: tried at penalties keeping at most this many working-set words
-SOFT_BOUND_WORDS = 1000
-
 #: what the swap test shows, in the log (local optimality against the words left out;
 #: only the table's ``certified`` says that a topic is proven the best: a global bound)
 LOCAL_OPTIMUM = "no swap with a word left out improves it"
@@ -159,6 +154,9 @@ class WorkingSet:
         self.rank_info = None
         #: grown once already for a topic's certificate (:func:`~._certify.floor_growth`)
         self.grown_for_floor = False
+        #: branch-and-bound certificates computed (:mod:`~._topic_bound`: one per topic kept
+        #: whose cheap bound's gap is above ``CERTIFY_ABOVE``)
+        self.certificate_searches = 0
 
     def rank(self, cardinality: int, m: int) -> None:
         """The partner rule's priority order (:func:`~eigensparse.text._screen.rank_by_partners`,
@@ -277,82 +275,6 @@ class WorkingSet:
         return out
 
 
-def _dense_covariance(op, n):
-    """``op`` when it is a covariance operator (host or device), else its dense matrix
-    as one (e.g. a Schur-deflated working-set covariance)."""
-    if isinstance(op, Covariance) or (not op.has_data and hasattr(op, "xp")):
-        return op
-    S = np.ascontiguousarray(op.to_dense(), dtype=float)
-    if not np.array_equal(S, S.T):  # as Covariance() would: the symmetric part
-        S = 0.5 * (S + S.T)
-    return Covariance.trusted(S, n_samples=n)  # built here: no copy, no checks
-
-
-def _lambda_max(wset: WorkingSet):
-    """A proven bound on λmax of the working set's undeflated covariance, once per
-    working set (it bounds every deflated or restricted covariance of its words: the
-    deflations of a PSD matrix only lower it, interlacing does for a restriction)."""
-    key = ("lam_max", int(wset.ws.size))
-    cache = wset.__dict__.setdefault("_bound_cache", {})
-    if key not in cache:
-        from ..bounds import _lambda_max_upper_bound
-
-        B = wset.op.to_dense()
-        if wset.device is not None:
-            B = wset.op.to_numpy(B)
-        cache[key] = _lambda_max_upper_bound(np.asarray(B, dtype=float))
-    return cache[key]
-
-
-def vocabulary_bound(wset: WorkingSet, r, cov, s: int, deflation: str, used=None):
-    """``r`` with ``upper_bound``, ``gap`` and ``info["bound"]`` on the topic's problem
-    over the whole (pruned) vocabulary (:func:`~eigensparse.text._screen.full_vocabulary_bound`):
-    the covariance ``cov`` of the working-set words the topic may use (remaining or
-    deflated), the variances of the words left out, and the solver's bound on the
-    working set (kept as ``info["working_set_upper_bound"]``). Unchanged for a deflation
-    that may leave Σ indefinite (``"hotelling"``)."""
-    if deflation == "hotelling" or s is None:
-        return r
-    with one_blas_thread():  # dense solves of a few hundred features (the solver's bound too)
-        return _vocabulary_bound(wset, r, cov, s, used)
-
-
-def _vocabulary_bound(wset: WorkingSet, r, cov, s: int, used):
-    """:func:`vocabulary_bound` of a PSD ``cov``."""
-    from ._screen import full_vocabulary_bound
-
-    B = cov.to_dense()
-    if wset.device is not None:
-        B = wset.op.to_numpy(B)
-    outside = np.ones(wset.W, dtype=bool)
-    outside[wset.ws] = False
-    inside = r.upper_bound
-    ub, name = full_vocabulary_bound(np.asarray(B, dtype=float), s, wset.var[outside],
-                                     used=used, inside=inside, lam_max=_lambda_max(wset))
-    free = np.ones(B.shape[0], dtype=bool) if used is None else ~np.asarray(used, dtype=bool)
-    soft = threshold_bound_near(np.asarray(B, dtype=float)[np.ix_(free, free)], s, r.variance,
-                                max_features=SOFT_BOUND_WORDS,
-                                floor=float(wset.var[outside].max(initial=0.0)))[0]
-    ub, name = (soft, BOUND_THRESHOLD) if soft < ub else (ub, name)
-    info = {**(r.info or {}), "bound": name, "working_set_upper_bound": inside}
-    pos = np.searchsorted(np.flatnonzero(free), np.asarray(r.support))
-    value, floor = float(r.variance), None
-    if ub - value > CERTIFY_ABOVE * ub:  # the branch and bound, budgeted
-        Bf, corpus = np.asarray(B, dtype=float)[np.ix_(free, free)], wset.passes.corpus
-        floor = outside_floor(Bf, pos, value, wset.var[outside], s)  # what a larger set could reach
-        # a working set about to grow for the floor (floor_growth): no wide search before
-        grows = floor - value > CERTIFY_ABOVE * floor and not wset.grown_for_floor and wset.ws.size < wset.cap
-        out = branch_bound_certificate(Bf, pos, value, wset.var[outside], s, current=ub,
-                                       wide=cheap_pass(corpus.n_docs, getattr(corpus, "nnz", None))
-                                       and not grows)
-        if out is not None:
-            ub, record = out
-            info.update(bound=BOUND_BRANCH, branch_bound=record)
-    if floor is not None and ub - value > CERTIFY_ABOVE * ub:
-        info["outside_floor"] = floor
-    return replace(r, upper_bound=ub, gap=ub - float(r.variance), info=info)
-
-
 class TopicBudget(ComponentBudget):
     """Each topic's time: ``max_time`` seconds of solving, shared by every solve of the
     topic (its solves on a growing working set, the refinement's re-solves), and the
@@ -413,6 +335,8 @@ class TopicSolve:
             self.m_solve = min(wset.ws.size, max(40, 4 * self.smax))
         #: positions of the working set no topic of the chain uses yet (disjoint topics)
         self.remaining = np.arange(wset.ws.size)
+        #: the topics found (the dispatcher's list, appended to as the chain goes)
+        self.found = found
         for r in found:
             self.remaining = np.setdiff1d(self.remaining, r.support, assume_unique=True)
         self.may_grow = plan.auto is None
@@ -464,7 +388,7 @@ class TopicSolve:
         passes, capped at the working set, stopped at the time left with a
         :class:`TopicBudgetWarning`."""
         wset, plan = self.wset, self.plan
-        cov = _dense_covariance(sub_op, self.n)
+        cov = dense_covariance(sub_op, self.n)
         opts = {k: v for k, v in plan.options.items() if k != "init"}
         # a working set chosen by partners: a method that searches a ranked set whole does
         # (its starts see the co-occurring words a set grown by variance misses)
@@ -475,17 +399,19 @@ class TopicSolve:
                               options=opts, warn=False, callback=self._postfix,
                               initial_size=cov.n_features if whole else None)
             info = known_info(r)  # the solve's record (its bound may be pending)
-            corpus = wset.passes.corpus
-            nnz = getattr(corpus, "nnz", None)
-            # the working set may grow for this topic's floor: its bound decides that now
-            grows = self.may_grow and not wset.grown_for_floor and wset.ws.size < wset.cap \
-                and cheap_pass(corpus.n_docs, nnz)
-            if grows or self.alongside is None:
-                r = vocabulary_bound(wset, r, cov, s, plan.deflation)
-            else:  # on another thread while the chain goes on (nothing here reads it)
-                r = self.alongside.defer(r, partial(vocabulary_bound, wset, r, cov, s,
-                                                    plan.deflation))
-        size = floor_growth(r, wset.ws.size, wset.cap, corpus.n_docs, nnz) if grows else 0
+        # the bound once the topics are final (a topic the refinement replaces needs none);
+        # here only what decides a growth of the working set for the certificate
+        corpus = wset.passes.corpus
+        nnz = getattr(corpus, "nnz", None)
+        can_grow = (self.may_grow and not wset.grown_for_floor and wset.ws.size < wset.cap
+                    and cheap_pass(corpus.n_docs, nnz))
+        r = chain_floor(wset, r, cov, s, plan.deflation, chain_problem(wset, self.found[:t]), can_grow)
+        if not can_grow and self.alongside is not None:
+            # its cheap bound on another thread while the chain goes on (the certificate, the
+            # costly part, only for a topic kept)
+            r = self.alongside.defer(r, partial(vocabulary_bound, wset, r, cov, s, plan.deflation,
+                                                certify=False))
+        size = floor_growth(r, wset.ws.size, wset.cap, corpus.n_docs, nnz) if can_grow else 0
         if size:
             wset.grown_for_floor = True
             raise GrowWorkingSet(size, f"the words left out keep its certificate's gap above "
