@@ -25,7 +25,8 @@ prices of the round of least Lagrangian value, the local search from ``--check-s
 random starts (a check of the inner values the rounds found). The last line is the one
 bound it does prove at those prices: the inner problem bounded by the trace
 (f(S) <= Σ_{j∈S} v_j), which shows how much a certified inner solver (a branch and bound
-of the penalized problem) has to win. Only a block of the working set is used
+of the penalized problem) has to win, and the same with the bound at the root of such a
+branch and bound (``exact``'s soft-threshold row shift, the prices as p_j·x_j²). Only a block of the working set is used
 (``--block`` words of largest variance and the supports found), so every number is
 relative to that block.
 
@@ -50,6 +51,7 @@ import numpy as np  # noqa: E402
 from scipy.optimize import linprog  # noqa: E402
 
 from eigensparse.datasets import load_kos  # noqa: E402
+from eigensparse.solvers._exact._bounds import shifted_block  # noqa: E402
 from eigensparse.text import extract_topics  # noqa: E402
 
 K, S_CARD = 8, 15
@@ -83,6 +85,18 @@ def _local(S, price, start, s, rounds=60):
             return cur, I
         I, cur = move, best
     return cur, I
+
+
+#: the soft-threshold levels of :func:`_root_bound`, as fractions of the largest |Σ_ij|
+RHO_FRACTIONS = np.array([0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5])
+
+
+def _root_bound(S, price, rho):
+    """max_{|S|<=s} f(S) − price(S) <= λmax(M + D − diag(price)): the soft-threshold row
+    shift of ``exact``'s node bound at the root (x'Σx <= x'(M + D)x for every unit s-sparse
+    x) and price_j·1[x_j ≠ 0] >= price_j·x_j² (x_j² <= 1)."""
+    B = shifted_block(S, np.zeros(0, dtype=np.intp), np.arange(S.shape[0]), S_CARD, float(rho))
+    return float(np.linalg.eigvalsh(B - np.diag(price))[-1])
 
 
 def _duals(S, cols, vals, k, s):
@@ -158,6 +172,9 @@ def main(argv=None):
           f"inner {g:.4f}, Lagrangian {c.sum() + K * S_CARD * tau + K * max(g, 0.0):.4f} "
           f"(best inner of the rounds: {(best - c.sum() - K * S_CARD * tau) / K:.4f})")
     print(f"valid at those prices with the trace as inner bound: {trace:.4f}")
+    root = min(_root_bound(S, price, rho) for rho in RHO_FRACTIONS * np.abs(S - np.diag(v)).max())
+    print(f"valid at those prices with the root of a penalized branch and bound as inner bound: "
+          f"inner {root:.4f}, total {c.sum() + K * S_CARD * tau + K * max(root, 0.0):.4f}")
 
 
 if __name__ == "__main__":
