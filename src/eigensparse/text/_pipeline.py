@@ -282,7 +282,9 @@ def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") ->
     try:
         while True:
             try:
-                with BoundsAlongside(cfg.n_jobs) as alongside:  # the topics' bounds
+                # the topics' bounds beside the chain (on the host: a device's arrays
+                # stay with the thread that made them)
+                with BoundsAlongside(cfg.n_jobs if wset.device is None else 1) as alongside:
                     if plan.joint:
                         out = _solve_joint(wset, plan)
                     else:
