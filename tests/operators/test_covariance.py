@@ -257,3 +257,29 @@ def test_products_with_sparse_vectors_read_only_their_rows():
     dense = rng.standard_normal((300, 2))  # dense vectors: the full product
     np.testing.assert_allclose(op.matmat(dense), S @ dense, rtol=1e-12, atol=1e-12)
     assert op.matvec(V[:, 0]).shape == (300,)
+
+
+def test_the_checks_thread_is_a_daemon_and_a_forked_child_checks_again():
+    """The PSD checks' thread never keeps a program alive (the CLI ends without the
+    interpreter's teardown only when no other thread than daemons runs); a forked child
+    (no such thread there) runs a pending check itself."""
+    import os
+    import threading
+
+    p = 80
+    bad = np.full((p, p), -0.5)
+    np.fill_diagonal(bad, 1.0)
+    op = Covariance(bad)
+    assert all(t.daemon for t in threading.enumerate() if t.name == "eigensparse-psd-check")
+    if not hasattr(os, "fork"):
+        return
+    pid = os.fork()
+    if pid == 0:  # the child: exit status 0 when the pending check raises there
+        try:
+            op.diag()
+        except InvalidParameterError:
+            os._exit(0)
+        os._exit(1)
+    assert os.waitpid(pid, 0)[1] == 0
+    with pytest.raises(InvalidParameterError, match="direction of variance"):
+        op.diag()

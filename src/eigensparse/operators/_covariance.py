@@ -5,6 +5,8 @@ import contextlib
 import functools
 import math
 import os
+import queue
+import threading
 from numbers import Real
 
 import numpy as np
@@ -143,40 +145,62 @@ class _PsdCheck:
     """The PSD check's Lanczos estimate, handed to the checks' own thread (its kernels
     and the NumPy products release the GIL): :meth:`error` waits for it, or runs it in
     the caller's thread when that thread has not started it yet (on a busy machine it
-    may not have been scheduled: waiting for it would cost more than the check)."""
+    may not have been scheduled: waiting for it would cost more than the check), or in
+    a forked child (which has no such thread)."""
 
     def __init__(self, run):
-        self._run = run
-        self._future = _checks_thread().submit(run)
+        self._run, self._error, self._pid = run, None, os.getpid()
+        self._claim = threading.Lock()  # taken by whoever runs the check
+        self._done = threading.Event()
+        _checks_thread().put(self)
+
+    def start(self):
+        """Run the check unless the caller has already taken it (on the checks' thread)."""
+        if self._claim.acquire(blocking=False):
+            self._execute()
+
+    def _execute(self):
+        try:
+            self._run()
+        except Exception as exc:  # noqa: BLE001 - raised by the caller of error()
+            self._error = exc
+        finally:
+            self._done.set()
 
     def error(self):
         """None when the matrix passed, else the exception to raise (after waiting)."""
-        if self._future.cancel():  # not started: run here
-            try:
-                self._run()
-            except Exception as exc:  # noqa: BLE001 - raised by the caller
-                return exc
-            return None
-        return self._future.exception()
+        if os.getpid() != self._pid:
+            self._pid, self._claim, self._done = os.getpid(), threading.Lock(), threading.Event()
+        if self._claim.acquire(blocking=False):  # not started: run here
+            self._execute()
+        else:
+            self._done.wait()
+        return self._error
 
 
-#: the one thread that runs the PSD checks, started at the first check (a thread started
-#: per check would make each constructor wait for it to be scheduled)
-_THREAD = None
+#: the queue of the one daemon thread that runs the PSD checks, started at the first
+#: check (a thread started per check would make each constructor wait for it to run; a
+#: daemon, so that a program may end without waiting for it)
+_QUEUE = None
 
 
 def _checks_thread():
-    global _THREAD
-    if _THREAD is None:
-        from concurrent.futures import ThreadPoolExecutor
+    global _QUEUE
+    if _QUEUE is None:
+        _QUEUE = queue.SimpleQueue()
+        threading.Thread(target=_serve, args=(_QUEUE,), daemon=True,
+                         name="eigensparse-psd-check").start()
+    return _QUEUE
 
-        _THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eigensparse-psd-check")
-    return _THREAD
+
+def _serve(checks):
+    while True:
+        checks.get().start()
 
 
 def _forget_checks_thread():
-    global _THREAD
-    _THREAD = None  # a forked child does not inherit the thread: it starts its own
+    global _QUEUE
+    _QUEUE = None  # a forked child does not inherit the thread: it starts its own
 
 
 os.register_at_fork(after_in_child=_forget_checks_thread)
