@@ -628,7 +628,7 @@ def fit_plan(data, plan: Plan, *, op: Operator | None = None, progress=False) ->
     operator :func:`plan_fit` built of ``data``; otherwise built here, as the plan says).
     The result keeps the plan (``result.plan``): a refit of the same request takes
     ``result.plan.reseeded(seed)``."""
-    from .operators import as_operator, psd_check_alongside
+    from .operators import as_operator
 
     if op is None:
         op = require_data(plan, as_operator(data, center=plan.center, scale=plan.scale,
@@ -637,13 +637,13 @@ def fit_plan(data, plan: Plan, *, op: Operator | None = None, progress=False) ->
     if plan.auto is not None and plan.auto["rule"] == "cv" and not isinstance(data, Operator):
         rows = {"data": data, "center": plan.center, "scale": plan.scale}
     bar = progress_bar(plan) if progress else None
-    with psd_check_alongside(op) as op:  # a Covariance's PSD check beside the solve
-        try:
-            results = solve_components(op, plan, progress=bar, rows=rows)
-        finally:
-            if bar is not None:
-                bar.close()
-        mean, scale_ = getattr(op, "mean_", None), getattr(op, "scale_", None)
-        return assemble(op, plan, results, info={
-            "mean": np.zeros(op.n_features) if mean is None else np.asarray(mean),
-            "scale": np.ones(op.n_features) if scale_ is None else np.asarray(scale_)})
+    try:
+        results = solve_components(op, plan, progress=bar, rows=rows)
+    finally:
+        if bar is not None:
+            bar.close()
+    p = op.n_features
+    mean, scale_ = getattr(op, "mean_", None), getattr(op, "scale_", None)
+    return assemble(op, plan, results, info={
+        "mean": np.zeros(p) if mean is None else np.asarray(mean),
+        "scale": np.ones(p) if scale_ is None else np.asarray(scale_)})

@@ -64,64 +64,11 @@ def test_psd_check_rejects_one_slightly_negative_eigenvalue(p):
     assert -2e-3 < np.linalg.eigvalsh(S)[0] / np.diag(S).max() < -5e-4
     d = np.sqrt(np.diag(S))
     assert (np.abs(S) <= np.outer(d, d) * (1 + 1e-12)).all()  # every 2×2 minor is fine
-    _refused_at_first_use(S, "direction of variance")  # (products in single precision)
+    with pytest.raises(InvalidParameterError, match="direction of variance"):
+        Covariance(S)  # (its Lanczos products in single precision beyond 64 features)
     assert _smallest_rayleigh_quotient(S) < -1e-4 * np.diag(S).max()
     assert _smallest_rayleigh_quotient(S, low=np.triu(S).astype(np.float32)) < -1e-4 * np.diag(S).max()
     assert Covariance(S, check_psd=False).n_features == p
-
-
-def _refused_at_first_use(S, match):
-    """Beyond 64 features the Lanczos estimate runs on a thread of its own: the operator
-    is returned at once, and its error is raised by the fit (which overlaps with it), by
-    every use of the operator, and by pickling it."""
-    import pickle
-
-    from eigensparse import sparse_pca
-
-    with pytest.raises(InvalidParameterError, match=match):
-        sparse_pca(Covariance(S), n_components=1, cardinality=3)
-    op = Covariance(S)
-    for use in (lambda: op.S, op.diag, lambda: op.matvec(np.ones(len(S))), op.to_dense,
-                lambda: op.restrict([0, 1]), lambda: pickle.dumps(op),
-                lambda: sparse_pca(op, n_components=1, cardinality=3)):
-        with pytest.raises(InvalidParameterError, match=match):
-            use()  # again at every use
-
-
-def test_a_solver_error_on_a_matrix_that_is_not_psd_does_not_leak(monkeypatch):
-    """The PSD check runs beside the solve: when the solve fails on a matrix that also
-    fails the check, the check's error is raised (not the solver's); on a PSD matrix the
-    solver's own error goes through."""
-    import eigensparse._dispatch as dispatch
-    from eigensparse import sparse_pca
-
-    def broken(op, plan, **kwargs):
-        op.diag(), op.S  # the view does not wait for the check
-        raise RuntimeError("solver broke")
-
-    monkeypatch.setattr(dispatch, "solve_components", broken)
-    p = 80
-    bad = np.full((p, p), -0.5)
-    np.fill_diagonal(bad, 1.0)  # every 2×2 minor is fine, λmin = 1 − 0.5 (p − 1) < 0
-    with pytest.raises(InvalidParameterError, match="direction of variance") as err:
-        sparse_pca(Covariance(bad), n_components=1, cardinality=3)
-    assert err.value.__suppress_context__ and "solver broke" not in str(err.value)
-    with pytest.raises(RuntimeError, match="solver broke"):
-        sparse_pca(Covariance(_psd(p, p - 1, 0)), n_components=1, cardinality=3)
-
-
-def test_a_psd_matrix_checked_alongside_gives_the_unchecked_answer():
-    """The fit on a Covariance whose check runs beside it returns what the fit on the
-    same matrix without the check returns (one operator, nothing waits twice)."""
-    from eigensparse import sparse_pca
-
-    S = _psd(200, 150, 4, zero_features=10)
-    op = Covariance(S)
-    a = sparse_pca(op, n_components=2, cardinality=6, random_state=0)
-    b = sparse_pca(Covariance(S, check_psd=False), n_components=2, cardinality=6, random_state=0)
-    assert np.array_equal(a.components, b.components)
-    assert [r.upper_bound for r in a.results] == [r.upper_bound for r in b.results]
-    assert op._pending is None and op.S is S
 
 
 def test_minor_violation_names_the_pair():
@@ -169,7 +116,8 @@ def test_psd_lanczos_on_the_features_of_positive_variance():
     low = np.triu(S[np.ix_(keep, keep)]).astype(np.float32)
     q = _smallest_rayleigh_quotient(S, low=low, keep=keep)
     assert np.linalg.eigvalsh(S)[0] - 1e-12 <= q < -1e-4
-    _refused_at_first_use(S, "direction of variance")  # its 20 zero rows left out
+    with pytest.raises(InvalidParameterError, match="direction of variance"):
+        Covariance(S)  # its 20 zero rows left out of the Lanczos steps
 
 
 def test_nearly_symmetric_input_is_symmetrized_and_scaled_like_numpy():
@@ -257,29 +205,3 @@ def test_products_with_sparse_vectors_read_only_their_rows():
     dense = rng.standard_normal((300, 2))  # dense vectors: the full product
     np.testing.assert_allclose(op.matmat(dense), S @ dense, rtol=1e-12, atol=1e-12)
     assert op.matvec(V[:, 0]).shape == (300,)
-
-
-def test_the_checks_thread_is_a_daemon_and_a_forked_child_checks_again():
-    """The PSD checks' thread never keeps a program alive (the CLI ends without the
-    interpreter's teardown only when no other thread than daemons runs); a forked child
-    (no such thread there) runs a pending check itself."""
-    import os
-    import threading
-
-    p = 80
-    bad = np.full((p, p), -0.5)
-    np.fill_diagonal(bad, 1.0)
-    op = Covariance(bad)
-    assert all(t.daemon for t in threading.enumerate() if t.name == "eigensparse-psd-check")
-    if not hasattr(os, "fork"):
-        return
-    pid = os.fork()
-    if pid == 0:  # the child: exit status 0 when the pending check raises there
-        try:
-            op.diag()
-        except InvalidParameterError:
-            os._exit(0)
-        os._exit(1)
-    assert os.waitpid(pid, 0)[1] == 0
-    with pytest.raises(InvalidParameterError, match="direction of variance"):
-        op.diag()

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from .._validation import InvalidParameterError, check_real_input
 from ._base import Operator, RestrictedOperator
 from ._check import check_operator
-from ._covariance import Covariance, psd_check_alongside
+from ._covariance import Covariance
 from ._deflated import HotellingDeflated, ProjectionDeflated, SchurDeflated
 from .dask import DaskData, is_dask_array, resolve_client, scatter_rows
 from ._dense import DenseData, SparseData

@@ -1,12 +1,8 @@
 """A precomputed covariance (or correlation, or co-occurrence) matrix."""
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
-import os
-import queue
-import threading
 from numbers import Real
 
 import numpy as np
@@ -16,9 +12,9 @@ from .._validation import (IntInterval, Interval, InvalidParameterError, check_f
                            check_magnitude, validate_params)
 from ._base import Operator, _as_2d, principal_block
 from ._dense import dense_square_root, scale_from_variance
-from ._kernels import covariance_checks, lanczos_run, upper_block
+from ._kernels import covariance_checks, lanczos_step
 
-__all__ = ["Covariance", "psd_check_alongside"]
+__all__ = ["Covariance"]
 
 
 #: Lanczos steps of the smallest-eigenvalue estimate (each one product S @ v, O(p²))
@@ -61,23 +57,27 @@ def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None, k
 
     ``low``: the block's upper triangle in single precision (from :func:`~eigensparse.
     operators._kernels.covariance_checks`, n × n for the n features of ``keep``, all p
-    when ``keep`` is None): the Lanczos products read it (:func:`~eigensparse.operators.
-    _kernels.symv_upper`: a quarter of the memory traffic; its rounding, about 1e-7·‖S‖,
-    only perturbs the direction y), the final quotient does not. The run is one compiled
-    call without the GIL (:func:`~eigensparse.operators._kernels.lanczos_run`), and the
-    NumPy products release it too, so that the estimate runs beside a solve on another
-    thread.
+    when ``keep`` is None): the Lanczos products use it through BLAS ``ssymv`` (a quarter
+    of the memory traffic; their rounding, about 1e-7·‖S‖, only perturbs the direction
+    y), the final quotient does not.
     """
+    from scipy.linalg.blas import dsymv, ssymv
+
     p = S.shape[0]
-    if low is None:  # (S's upper triangle, in double precision)
-        low, keep = S, None
-    n = low.shape[0]
+    n = p if low is None else low.shape[0]
     steps = min(steps, n)
     Q = np.empty((steps, n))
     W = np.empty((steps, n))  # rows M q_j
     Q[0] = _unit_start(n, seed)
+    low_t = None if low is None else low.T  # Fortran order: its lower triangle is low's upper one
     # below this relative residual the Krylov space is invariant (to the products' rounding)
-    m = lanczos_run(low, Q, W, 1e-12 if low.dtype == np.float64 else 1e-6)
+    floor = 1e-12 if low is None else 1e-6
+    m = 0
+    for m in range(1, steps + 1):
+        q = Q[m - 1]
+        W[m - 1] = S @ q if low_t is None else ssymv(1.0, low_t, q, lower=1)
+        if not lanczos_step(Q, W, m, floor):
+            break  # an invariant subspace: its Ritz values are eigenvalues
     B = Q[:m]
     H = B @ W[:m].T
     _, U = np.linalg.eigh(0.5 * (H + H.T))  # Rayleigh–Ritz on span(Q)
@@ -86,7 +86,8 @@ def _smallest_rayleigh_quotient(S, steps=_PSD_LANCZOS_STEPS, seed=0, low=None, k
         y_full = np.zeros(p)
         y_full[keep] = y
         y = y_full
-    return float(y @ (S @ y)) / float(y @ y)  # (NumPy's product releases the GIL)
+    Sy = dsymv(1.0, S.T, y, lower=1) if S.flags.c_contiguous else S @ y  # S is symmetric
+    return float(y @ Sy) / float(y @ y)
 
 
 @functools.lru_cache(maxsize=8)
@@ -99,13 +100,13 @@ def _unit_start(p, seed):
     return q
 
 
-def _check_psd(S, rtol, worst=None, worst_row=0):
+def _check_psd(S, rtol, worst=None, worst_row=0, low=None, keep=None):
     """Necessary PSD conditions at O(p²) cost (see :class:`Covariance`) for the symmetric S.
 
     ``worst``/``worst_row``: the 2×2 minor statistic of :func:`~eigensparse.operators._kernels.covariance_checks` when
-    already computed (else it is computed here). The minors, and for p <= 64 the exact
-    smallest eigenvalue, are tested here; beyond, the Lanczos estimate runs on a thread
-    of its own and is returned (a :class:`_PsdCheck`), else None.
+    already computed (else it is computed here); ``low``, ``keep``: S's block on the
+    features of positive variance in single precision, when that pass wrote it (see
+    :func:`_smallest_rayleigh_quotient`).
     """
     d = np.diag(S)
     tol, dmax = _psd_tolerance(d, rtol)
@@ -118,117 +119,13 @@ def _check_psd(S, rtol, worst=None, worst_row=0):
         raise _not_psd(f"|S[{i},{j}]| = {abs(S[i, j]):.3g} exceeds sqrt(S[{i},{i}]·S[{j},{j}]) = "
                        f"{sd[i] * sd[j]:.3g}")
     if S.shape[0] <= _PSD_EXACT_MAX:
-        _check_smallest(float(np.linalg.eigvalsh(S)[0]), tol, dmax)
-        return None
-    if not (d > 0).any():
-        return None  # a zero diagonal, every entry within the minors' tolerance: S is zero
-    return _PsdCheck(lambda: _check_smallest(_lanczos_estimate(S, sd), tol, dmax))
-
-
-def _lanczos_estimate(S, sd):
-    """The Lanczos estimate of :func:`_smallest_rayleigh_quotient` on S's block of the
-    features of positive variance (a feature of zero variance has a zero row in a PSD
-    matrix, else a 2×2 minor fails), from the upper triangle of that block in single
-    precision (:func:`~eigensparse.operators._kernels.upper_block`)."""
-    keep = np.flatnonzero(sd > 0)
-    low = np.empty((keep.size, keep.size), dtype=np.float32)
-    upper_block(S, keep, low)
-    return _smallest_rayleigh_quotient(S, low=low, keep=keep)
-
-
-def _check_smallest(lam_min, tol, dmax):
+        lam_min = float(np.linalg.eigvalsh(S)[0])
+    elif keep is not None and keep.size == 0:
+        lam_min = 0.0  # a zero diagonal, every entry within the minors' tolerance
+    else:
+        lam_min = _smallest_rayleigh_quotient(S, low=low, keep=keep)
     if lam_min < -tol:
         raise _not_psd(f"a direction of variance {lam_min:.3g} < 0 (largest diagonal entry {dmax:.3g})")
-
-
-class _PsdCheck:
-    """The PSD check's Lanczos estimate, handed to the checks' own thread (its kernels
-    and the NumPy products release the GIL): :meth:`error` waits for it, or runs it in
-    the caller's thread when that thread has not started it yet (on a busy machine it
-    may not have been scheduled: waiting for it would cost more than the check), or in
-    a forked child (which has no such thread)."""
-
-    def __init__(self, run):
-        self._run, self._error, self._pid = run, None, os.getpid()
-        self._claim = threading.Lock()  # taken by whoever runs the check
-        self._done = threading.Event()
-        _checks_thread().put(self)
-
-    def start(self):
-        """Run the check unless the caller has already taken it (on the checks' thread)."""
-        if self._claim.acquire(blocking=False):
-            self._execute()
-
-    def _execute(self):
-        try:
-            self._run()
-        except Exception as exc:  # noqa: BLE001 - raised by the caller of error()
-            self._error = exc
-        finally:
-            self._done.set()
-
-    def error(self):
-        """None when the matrix passed, else the exception to raise (after waiting)."""
-        if os.getpid() != self._pid:
-            self._pid, self._claim, self._done = os.getpid(), threading.Lock(), threading.Event()
-        if self._claim.acquire(blocking=False):  # not started: run here
-            self._execute()
-        else:
-            self._done.wait()
-        return self._error
-
-
-#: the queue of the one daemon thread that runs the PSD checks, started at the first
-#: check (a thread started per check would make each constructor wait for it to run; a
-#: daemon, so that a program may end without waiting for it)
-_QUEUE = None
-
-
-def _checks_thread():
-    global _QUEUE
-    if _QUEUE is None:
-        _QUEUE = queue.SimpleQueue()
-        threading.Thread(target=_serve, args=(_QUEUE,), daemon=True,
-                         name="eigensparse-psd-check").start()
-    return _QUEUE
-
-
-def _serve(checks):
-    while True:
-        checks.get().start()
-
-
-def _forget_checks_thread():
-    global _QUEUE
-    _QUEUE = None  # a forked child does not inherit the thread: it starts its own
-
-
-os.register_at_fork(after_in_child=_forget_checks_thread)
-
-
-@contextlib.contextmanager
-def psd_check_alongside(op):
-    """``with psd_check_alongside(op) as view: <solve on view>``: for a
-    :class:`Covariance` whose PSD check still runs, ``view`` is the same operator
-    without waiting for it (the solve overlaps with the check), and the check is
-    awaited when the block ends: its error is raised instead of anything the block
-    returned or raised (a solve's exception on a matrix that is not PSD does not leak).
-    Any other operator is ``view`` itself."""
-    if not isinstance(op, Covariance) or op._pending is None:
-        yield op
-        return
-    view = Covariance.__new__(Covariance)
-    view.__dict__.update(op.__dict__)
-    view._pending = None
-    try:
-        yield view
-    except Exception:
-        try:
-            op._await_psd()
-        except Exception as psd_error:  # noqa: BLE001 - the check's verdict comes first
-            raise psd_error from None
-        raise
-    op._await_psd()
 
 
 class Covariance(Operator):
@@ -252,12 +149,7 @@ class Covariance(Operator):
         S·v); exact ``eigvalsh`` for p <= 64. The tolerance is
         ``rtol`` relative to the largest diagonal entry times p. Passing the check does
         not prove Σ PSD: a negative eigenvalue hidden among many near-zero ones can
-        escape it. ``False`` skips it, for matrices known to be PSD. The Lanczos
-        estimate runs on a thread of its own: the constructor returns at once, a fit
-        (:func:`eigensparse.sparse_pca`) overlaps with it and waits for it before
-        returning, and any other use of the operator (its matrix ``S``, a product,
-        pickling) waits for it first; a matrix that fails raises the error there, at
-        every use (a fit raises it instead of anything the solve raised on that matrix).
+        escape it. ``False`` skips it, for matrices known to be PSD.
     rtol : float, default=1e-8
     feature_names : sequence of str, optional
         Names of the p variables, carried into the result of
@@ -290,8 +182,6 @@ class Covariance(Operator):
 
     has_data = False
     kind = "precomputed covariance"
-    #: the PSD check still running (a :class:`_PsdCheck`), or None
-    _pending = None
 
     @validate_params({"n_samples": [IntInterval(1, None, closed="left"), None],
                       "scale": ["boolean"], "check_psd": ["boolean"],
@@ -333,8 +223,18 @@ class Covariance(Operator):
         check_magnitude(max(float(d.max()), 0.0), "S", covariance=True)
         sd = scale_from_variance(np.clip(d, 0, None), scale)
         d_out = d / (sd * sd) if scale else d
+        p = S.shape[0]
+        low, pos, keep = _NO_LOW, _NO_POS, None
+        if check_psd and p > _PSD_EXACT_MAX:  # M in single precision on the features of
+            # positive variance: the Lanczos steps of the PSD check (a feature of zero
+            # variance has a zero row in a PSD matrix, else a 2×2 minor fails)
+            live = d_out > 0
+            keep = np.flatnonzero(live)
+            pos = np.cumsum(live) - 1
+            pos[~live] = -1
+            low = np.empty((keep.size, keep.size), dtype=np.float32) if keep.size else _NO_LOW
         total, asym, worst, worst_row = covariance_checks(
-            S, 1.0 / sd, np.sqrt(np.clip(d_out, 0, None)), _NO_LOW, _NO_POS)
+            S, 1.0 / sd, np.sqrt(np.clip(d_out, 0, None)), low, pos)
         if not np.isfinite(total):  # a NaN or ±inf entry, or only an overflowing sum
             check_finite_array(S, "S")  # raises, counting the NaN and infinite entries
         # max|S| is needed only as the yardstick of a tolerance test
@@ -354,9 +254,9 @@ class Covariance(Operator):
             S = 0.5 * (S + S.T)
         if scale:
             S = S / np.outer(sd, sd)
+        if check_psd:
+            _check_psd(S, rtol, worst, worst_row, low if low.size else None, keep)
         self.S = S
-        if check_psd:  # the Lanczos estimate, when needed, runs on while the caller goes on
-            self._pending = _check_psd(S, rtol, worst, worst_row)
         self.n_features = S.shape[0]
         self.n_samples = n_samples
         self.mean_ = None
@@ -388,31 +288,6 @@ class Covariance(Operator):
         op.scale_ = None
         return op
 
-    @property
-    def S(self):
-        """Σ (p × p, float64, C-contiguous); waits for the PSD check when it still runs,
-        and raises its error when Σ failed it."""
-        if self._pending is not None:
-            self._await_psd()
-        return self._S
-
-    @S.setter
-    def S(self, value):
-        self._S = value
-
-    def _await_psd(self):
-        """Wait for the PSD check running on its thread; raise its error (again at every
-        later use of an operator that failed it)."""
-        error = self._pending.error()
-        if error is not None:
-            raise error.with_traceback(None)
-        self._pending = None
-
-    def __getstate__(self):
-        if self._pending is not None:
-            self._await_psd()
-        return {k: v for k, v in self.__dict__.items() if k != "_pending"}
-
     def diag(self):
         return np.diag(self.S).copy()
 
@@ -438,10 +313,9 @@ class Covariance(Operator):
         return dense_square_root(self)
 
     def restrict(self, idx):
-        S = self.block(idx)  # (after the PSD check)
         new = Covariance.__new__(Covariance)
         new.__dict__.update(self.__dict__)
-        new.S = S
+        new.S = self.block(idx)
         new.n_features = new.S.shape[0]
         return new
 

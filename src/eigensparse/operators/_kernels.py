@@ -10,10 +10,8 @@
   precomputed covariance that :class:`~eigensparse.operators.Covariance` needs
   (finiteness, asymmetry, 2×2 principal minors of the symmetrized, optionally
   scaled matrix).
-- :func:`lanczos_run`: the PSD check's Lanczos run (:func:`lanczos_step`, the
-  reorthogonalization of one step; :func:`symv_upper`, its products; :func:`upper_block`,
-  the single-precision block they read) in calls without the GIL, so that the check runs
-  beside a solve on another thread.
+- :func:`lanczos_step`: the reorthogonalization of one step of the PSD check's
+  Lanczos run.
 """
 from __future__ import annotations
 
@@ -21,7 +19,7 @@ import numba
 import numpy as np
 
 __all__ = ["accumulate_gram", "add_upper_outer", "accumulate_rows", "covariance_checks",
-           "lanczos_step", "lanczos_run", "symv_upper", "upper_block"]
+           "lanczos_step"]
 
 #: side of the square tiles of :func:`covariance_checks` (two 64×64 float64 tiles fit in L1)
 _TILE = 64
@@ -183,53 +181,3 @@ def lanczos_step(Q, W, m, floor):
         for i in range(n):
             Q[m, i] = w[i] / norm
     return True
-
-
-@numba.njit(cache=True, nogil=True)
-def lanczos_run(U, Q, W, floor):
-    """The steps of a Lanczos run with full reorthogonalization from the unit start
-    Q[0], on the symmetric matrix M whose upper triangle U holds: W[j] = M·Q[j]
-    (:func:`symv_upper`) and Q[j + 1] by :func:`lanczos_step`, until len(Q) products
-    or an invariant subspace (relative residual below ``floor``). Returns m, the number
-    of products (rows of Q and W written). One call, without the GIL."""
-    m = 0
-    for m in range(1, Q.shape[0] + 1):
-        symv_upper(U, Q[m - 1], W[m - 1])
-        if not lanczos_step(Q, W, m, floor):
-            break  # an invariant subspace: its Ritz values are eigenvalues
-    return m
-
-
-@numba.njit(cache=True, nogil=True, fastmath={"nsz", "reassoc", "contract", "arcp"})
-def symv_upper(U, x, y):
-    """y = M·x for the symmetric M whose upper triangle U holds (U[i, j], i <= j: what
-    :func:`covariance_checks` writes into ``low``; below the diagonal is not read),
-    computed in U's precision (x rounded to it, as BLAS ``ssymv`` does for a float32 U).
-    Cost: one pass over the triangle (the offsets from the diagonal let both inner loops
-    vectorize)."""
-    n = U.shape[0]
-    xs = x.astype(U.dtype)
-    ys = np.zeros(n, dtype=U.dtype)
-    for i in range(n):
-        xi = xs[i]
-        row = U[i]
-        acc = row[i] * xi
-        for k in range(n - i - 1):  # the row right of the diagonal: a dot product ...
-            acc += row[i + 1 + k] * xs[i + 1 + k]
-        ys[i] += acc
-        for k in range(n - i - 1):  # ... and, as the column below it, an update
-            ys[i + 1 + k] += row[i + 1 + k] * xi
-    for i in range(n):
-        y[i] = ys[i]
-
-
-@numba.njit(cache=True, nogil=True)
-def upper_block(S, keep, U):
-    """U[a, b] = S[keep[a], keep[b]] for a <= b (rounded to U's precision): the upper
-    triangle of S's principal block on the sorted features ``keep``, row by row; below
-    the diagonal U is not written."""
-    n = keep.size
-    for a in range(n):
-        row = S[keep[a]]
-        for b in range(a, n):
-            U[a, b] = row[keep[b]]
