@@ -26,7 +26,8 @@ random starts (a check of the inner values the rounds found). The last line is t
 bound it does prove at those prices: the inner problem bounded by the trace
 (f(S) <= Σ_{j∈S} v_j), which shows how much a certified inner solver (a branch and bound
 of the penalized problem) has to win, and the same with the bound at the root of such a
-branch and bound (``exact``'s soft-threshold row shift, the prices as p_j·x_j²). Only a block of the working set is used
+branch and bound (:func:`_root_bound`: a share θ of the prices as p_j·x_j², the rest by
+Cauchy–Schwarz, and ``exact``'s soft-threshold row shift). Only a block of the working set is used
 (``--block`` words of largest variance and the supports found), so every number is
 relative to that block.
 
@@ -51,7 +52,6 @@ import numpy as np  # noqa: E402
 from scipy.optimize import linprog  # noqa: E402
 
 from eigensparse.datasets import load_kos  # noqa: E402
-from eigensparse.solvers._exact._bounds import shifted_block  # noqa: E402
 from eigensparse.text import extract_topics  # noqa: E402
 
 K, S_CARD = 8, 15
@@ -88,15 +88,32 @@ def _local(S, price, start, s, rounds=60):
 
 
 #: the soft-threshold levels of :func:`_root_bound`, as fractions of the largest |Σ_ij|
-RHO_FRACTIONS = np.array([0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5])
+RHO_FRACTIONS = np.array([0.0, 0.01, 0.05, 0.2, 0.5])
+#: the shares θ of the prices taken as p_j·x_j² (the rest by Cauchy–Schwarz)
+THETAS = (0.0, 0.5, 1.0)
 
 
-def _root_bound(S, price, rho):
-    """max_{|S|<=s} f(S) − price(S) <= λmax(M + D − diag(price)): the soft-threshold row
-    shift of ``exact``'s node bound at the root (x'Σx <= x'(M + D)x for every unit s-sparse
-    x) and price_j·1[x_j ≠ 0] >= price_j·x_j² (x_j² <= 1)."""
-    B = shifted_block(S, np.zeros(0, dtype=np.intp), np.arange(S.shape[0]), S_CARD, float(rho))
-    return float(np.linalg.eigvalsh(B - np.diag(price))[-1])
+def _root_bound(S, price, rho, theta):
+    """A bound on max_{|S|<=s} f(S) − price(S): λmax(Σ − diag(price) − Y + diag r) with
+    q = (1 − θ)·price, Y_ij = sign(Σ_ij)·min(|Σ_ij|, max(ρ, √(q_iq_j))) (Y_ii = 0) and r_i the
+    sum of the s − 1 largest (|Y_ij| − √(q_iq_j))₊ over j ≠ i.
+
+    For a unit x on a support T, |T| <= s: price(T) >= θ Σ_j price_j x_j² (x_j² <= 1) plus
+    (1 − θ)·price(T) >= (Σ_{j∈T} √q_j |x_j|)² (Cauchy–Schwarz) >= x'(V + diag q)x for V the
+    part of Y within ±√(q_iq_j); the rest W = Y − V gives x'Wx <= Σ_i r_i x_i²
+    (2|x_ix_l| <= x_i² + x_l²), as in ``exact``'s soft-threshold row shift (θ = 1 is that
+    bound with the prices on the diagonal)."""
+    A = np.abs(S)
+    np.fill_diagonal(A, 0.0)
+    q = (1.0 - theta) * price
+    T = np.sqrt(np.outer(q, q))
+    Y = np.sign(S) * np.minimum(A, np.maximum(rho, T))
+    X = np.maximum(np.abs(Y) - T, 0.0)
+    np.fill_diagonal(X, 0.0)
+    r = -np.partition(-X, S_CARD - 2, axis=1)[:, :S_CARD - 1].sum(axis=1)
+    M = S - Y
+    M[np.diag_indices_from(M)] = np.diag(S) - price + r
+    return float(np.linalg.eigvalsh(M)[-1])
 
 
 def _duals(S, cols, vals, k, s):
@@ -172,9 +189,12 @@ def main(argv=None):
           f"inner {g:.4f}, Lagrangian {c.sum() + K * S_CARD * tau + K * max(g, 0.0):.4f} "
           f"(best inner of the rounds: {(best - c.sum() - K * S_CARD * tau) / K:.4f})")
     print(f"valid at those prices with the trace as inner bound: {trace:.4f}")
-    root = min(_root_bound(S, price, rho) for rho in RHO_FRACTIONS * np.abs(S - np.diag(v)).max())
-    print(f"valid at those prices with the root of a penalized branch and bound as inner bound: "
-          f"inner {root:.4f}, total {c.sum() + K * S_CARD * tau + K * max(root, 0.0):.4f}")
+    top = np.abs(S - np.diag(v)).max()
+    for theta in THETAS:
+        root = min(_root_bound(S, price, rho, theta) for rho in RHO_FRACTIONS * top)
+        print(f"valid at those prices with the root of a penalized branch and bound as inner "
+              f"bound (θ = {theta:g}): inner {root:.4f}, total "
+              f"{c.sum() + K * S_CARD * tau + K * max(root, 0.0):.4f}")
 
 
 if __name__ == "__main__":
