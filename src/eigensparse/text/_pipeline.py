@@ -244,16 +244,20 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
     clock.lap("screening")
     wset.load(m)
     phase_line(f"working set: {m:,} words (largest variance left out {wset.tau:.4g})", mode)
-    with TotalBoundAlongside(wset, plan) as total:  # on a second thread, during the solve
-        results = solve_topics(wset, plan, cfg, mode)
-    clock.lap("solve")
     pruning_record = {"min_df": _jsonable(min_df), "max_df": _jsonable(max_df),
                       "stop_words": _jsonable(cfg.stop_words), "max_features": cfg.max_features,
                       "kept": pruned.n_kept, "removed": dict(pruned.removed)}
-    res = _result(corpus, plan, results, wset, passes, clock, messages, scaling=cfg.scaling,
-                  center=cfg.center, mean=mean, var=var, pruning=pruning_record,
-                  device=cfg.device, df=stats["df"], name=cfg.name or corpus.name,
-                  cardinality_tolerance=cfg.cardinality_tolerance, total_bound=total.bound(wset))
+    # the topics' final bounds on a pool's threads while this thread assembles the result
+    # (its bound on the total among it); _result waits for them before its timings end
+    with BoundsAlongside(cfg.n_jobs) as final:
+        with TotalBoundAlongside(wset, plan) as total:  # on a second thread, during the solve
+            results = solve_topics(wset, plan, cfg, mode, final=final)
+        clock.lap("solve")
+        res = _result(corpus, plan, results, wset, passes, clock, messages, scaling=cfg.scaling,
+                      center=cfg.center, mean=mean, var=var, pruning=pruning_record,
+                      device=cfg.device, df=stats["df"], name=cfg.name or corpus.name,
+                      cardinality_tolerance=cfg.cardinality_tolerance,
+                      total_bound=total.bound(wset))
     if cfg.stability is not None:
         from ._stability import working_set_stability
 
@@ -270,12 +274,14 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
     return res
 
 
-def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") -> list:
+def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off", final=None) -> list:
     """The topics of ``plan`` on the working-set covariance ``wset.op``: the dispatcher's
     :func:`~eigensparse._dispatch.solve_components` with the per-topic solves of
     :class:`TopicSolve`; when one raises :class:`GrowWorkingSet` the working set is
     enlarged (pass 2 again) and the dispatcher resumes from the topics found. A joint
-    method's components are checked the same way."""
+    method's components are checked the same way. The final topics' bounds (``_checked``)
+    run on ``final``'s threads (a :class:`BoundsAlongside` the caller leaves after it has
+    used the topics' other fields), else on the solve's own."""
     found: list = []
     budget = TopicBudget(cfg.max_time)
     bar = progress_bar(plan, f"topics [{plan.method}]", leave=False) if mode == "bar" else None
@@ -294,10 +300,13 @@ def solve_topics(wset: WorkingSet, plan, cfg: TopicConfig, mode: str = "off") ->
                         out = solve_components(wset.op, plan, solve=topic.chain,
                                                resolve=topic.refine, found=found, progress=bar,
                                                alternatives=True)
-                    out = _checked(wset, plan, out, budget, alongside)
+                    if final is None:
+                        out = _checked(wset, plan, out, budget, alongside)
             except GrowWorkingSet as grow:
                 found = wset.enlarge(grow, list(found))
                 continue
+            if final is not None:
+                out = _checked(wset, plan, out, budget, final)
             return _to_host(wset, out)
     finally:
         if bar is not None:
@@ -314,12 +323,12 @@ def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget, alongsi
     kept, none for a topic the refinement replaced. The bounds run on ``alongside``'s
     threads (:class:`~._alongside.BoundsAlongside`)."""
     n_docs = wset.passes.corpus.n_docs
-    out = []
+    out, tasks = [], {}
     for j, r in enumerate(results):
         info = known_info(r)
         if info.get(PENDING) is not None:
-            r = alongside.defer(unbounded(r), partial(certify_pending, wset, r, r.cardinality,
-                                                      plan.deflation, n_docs))
+            tasks[j] = (unbounded(r), partial(certify_pending, wset, r, r.cardinality,
+                                              plan.deflation, n_docs))
         elif "working_set_safe" not in info:
             pen = info.get("penalty", plan.penalty)
             ok, safe, _ = wset.check(wset.op.block(r.support), pen, wset.ws.size)
@@ -337,11 +346,14 @@ def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget, alongsi
                     if i != j:
                         others[q.support] = True
                 r = unbounded(r, variance=float(wset.op.quad(r.loadings)), info=info)
-                r = alongside.defer(r, partial(vocabulary_bound, wset, r, wset.op, r.cardinality,
-                                               plan.deflation, used=others))
+                tasks[j] = (r, partial(vocabulary_bound, wset, r, wset.op, r.cardinality,
+                                       plan.deflation, used=others))
             else:
                 r = replace(r, info={**(r.info or {}), **info})
         out.append(r)
+    # the weakest topic first: its gap, hence its certificate's work, tends to be the largest
+    for j in sorted(tasks, key=lambda j: float(tasks[j][0].variance)):
+        out[j] = alongside.defer(*tasks[j])
     return out
 
 
@@ -498,9 +510,11 @@ def _result(corpus, plan, results, wset, passes, clock, messages, *, scaling, ce
                    feature_names=None if words is None else list(words))
     if total_bound is not None and res.results:
         res.info["total_upper_bound"] = total_bound
+    for r in res.results:  # the topics' bounds, computed on other threads meanwhile
+        r.upper_bound
     # the branch-and-bound certificates computed (one per topic kept that needed one)
     res.info["certificate_searches"] = int(wset.certificate_searches)
-    clock.lap("result: bounds on the total")  # the table's total bound (Ky Fan)
+    clock.lap("result: bounds on the total")  # the table's total bound (Ky Fan), the topics'
     phases = list(clock.timings.items())  # each topic's seconds below the solve
     clock.timings.clear()
     for k, v in phases:

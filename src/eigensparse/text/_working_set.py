@@ -411,7 +411,9 @@ class TopicSolve:
             # costly part, only for a topic kept)
             r = self.alongside.defer(r, partial(vocabulary_bound, wset, r, cov, s, plan.deflation,
                                                 certify=False))
-        size = floor_growth(r, wset.ws.size, wset.cap, corpus.n_docs, nnz) if can_grow else 0
+        # (a topic whose floor asks for none keeps the solver's bound pending: never read here)
+        asks = can_grow and "outside_floor" in known_info(r)
+        size = floor_growth(r, wset.ws.size, wset.cap, corpus.n_docs, nnz) if asks else 0
         if size:
             wset.grown_for_floor = True
             raise GrowWorkingSet(size, f"the words left out keep its certificate's gap above "
