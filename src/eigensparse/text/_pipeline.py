@@ -249,7 +249,7 @@ def extract_topics(docword, vocab=None, *, config: TopicConfig | None = None,
                       "kept": pruned.n_kept, "removed": dict(pruned.removed)}
     # the topics' final bounds on a pool's threads while this thread assembles the result
     # (its bound on the total among it); _result waits for them before its timings end
-    with BoundsAlongside(cfg.n_jobs) as final:
+    with BoundsAlongside(cfg.n_jobs if cfg.device is None else 1) as final:  # host arrays
         with TotalBoundAlongside(wset, plan) as total:  # on a second thread, during the solve
             results = solve_topics(wset, plan, cfg, mode, final=final)
         clock.lap("solve")
