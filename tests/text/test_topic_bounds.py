@@ -60,3 +60,22 @@ def test_chain_topics_kept_are_certified_once_on_their_chain_problem(corpus, def
         for j, topic in enumerate(res.topics):
             earlier = set(np.concatenate([t.word_ids for t in res.topics[:j]] or [[]]).astype(int))
             assert topic.result.upper_bound >= _best_avoiding(S, 3, earlier) * (1 - 1e-9)
+
+
+def test_partner_table_gives_the_partner_sums_of_every_used_set():
+    # the final topics' bounds share one partner table of the working set: the same
+    # numbers as the selection on S[unused, unused]
+    from eigensparse.text._screen import partner_table, working_set_bounds
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((80, 40))
+    S = A.T @ A / 80
+    S[3, 7] = S[7, 3] = S[3, 9] = S[9, 3]  # a tie
+    for s in (2, 3, 5):
+        for n_used in (0, 4, 12):
+            used = np.zeros(40, dtype=bool)
+            used[rng.choice(40, n_used, replace=False)] = True
+            table = partner_table(S, s - 1 + n_used)
+            a = working_set_bounds(S, s, used, lam_max=1e9)
+            b = working_set_bounds(S, s, used, lam_max=1e9, table=table)
+            assert np.array_equal(a, b)

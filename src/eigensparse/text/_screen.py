@@ -235,21 +235,53 @@ def rank_pool(var, pool, S, m: int, cardinality: int, *, sample_docs: int = 0,
     return PartnerRanking(order, pool, score, int(sample_docs), time.perf_counter() - t0, info)
 
 
-def working_set_bounds(S, cardinality: int, used=None, lam_max=None) -> np.ndarray:
+def partner_table(S, width: int) -> tuple:
+    """``(width, J, V)``: for each row i of ``S``, the ``width`` largest |S_ij|, j ≠ i
+    (``V``, decreasing) and their columns (``J``), for :func:`working_set_bounds` of
+    several ``used`` sets of one matrix (``width`` < p − 1)."""
+    A = np.abs(np.asarray(S, dtype=float))
+    np.fill_diagonal(A, -1.0)  # below every |S_ij|: the diagonal is never a partner
+    J = np.argpartition(-A, width - 1, axis=1)[:, :width]
+    V = np.take_along_axis(A, J, axis=1)
+    order = np.argsort(-V, axis=1, kind="stable")
+    return width, np.take_along_axis(J, order, axis=1), np.take_along_axis(V, order, axis=1)
+
+
+def _partners_from_table(table, idx, avail, t: int):
+    """The partner prefix sums of :func:`~eigensparse.bounds.partner_sums` on S[avail,
+    avail] (rows ``idx``), from ``table`` (:func:`partner_table`) of S: each row's t
+    largest among the available columns, the same values in the same order. None when
+    the table is too narrow for the features ``used``."""
+    width, J, V = table
+    if width < t + int(np.count_nonzero(~avail)) or t <= 0:
+        return None
+    keep = avail[J[idx]]
+    keep &= np.cumsum(keep, axis=1) <= t
+    return np.cumsum(np.maximum(V[idx][keep].reshape(idx.size, t), 0.0), axis=1)
+
+
+def working_set_bounds(S, cardinality: int, used=None, lam_max=None, table=None) -> np.ndarray:
     """ub[k], k = 0 … cardinality: a bound on λmax(S_T) over every support T of k
     unused features of the PSD matrix ``S``: the least of the sum of the k largest
     variances (trace), the largest k-partner score (Gershgorin) and ``lam_max``, a
     proven bound on λmax(S) (any matrix that dominates S, e.g. the undeflated
     covariance; computed by :func:`eigensparse.bounds.lambda_max_upper_bound` when
-    None)."""
+    None). ``table`` (:func:`partner_table` of S, wide enough for ``used``) gives the
+    partner sums without a selection over S[unused, unused]: the same numbers."""
     S = np.asarray(S, dtype=float)
     avail = np.ones(S.shape[0], dtype=bool) if used is None else ~np.asarray(used, dtype=bool)
     idx = np.flatnonzero(avail)
     s = int(cardinality)
     if idx.size == 0:
         return np.zeros(s + 1)
-    Sa = S[np.ix_(idx, idx)]
-    d, Psum = _partner_sums(Sa, s)
+    Psum = None
+    if table is not None and lam_max is not None and s - 1 < idx.size - 1:
+        Psum = _partners_from_table(table, idx, avail, s - 1)
+    if Psum is not None:
+        d = np.diag(S)[idx]
+    else:
+        Sa = S[np.ix_(idx, idx)]
+        d, Psum = _partner_sums(Sa, s)
     ub = _small_bounds(d, Psum, s)
     if lam_max is None:
         lam_max = _lambda_max_upper_bound(Sa)
@@ -259,7 +291,7 @@ def working_set_bounds(S, cardinality: int, used=None, lam_max=None) -> np.ndarr
 
 
 def full_vocabulary_bound(S, cardinality: int, var_outside, *, used=None,
-                          inside: float | None = None, lam_max=None) -> tuple[float, str]:
+                          inside: float | None = None, lam_max=None, table=None) -> tuple[float, str]:
     """A bound on the best ``cardinality``-word variance over the whole vocabulary, and
     its name (:data:`BOUND_VOCABULARY`).
 
@@ -281,6 +313,8 @@ def full_vocabulary_bound(S, cardinality: int, var_outside, *, used=None,
         the solver's): it replaces ub_W(s) when smaller.
     lam_max : float, optional
         A proven bound on λmax(S) (see :func:`working_set_bounds`).
+    table : tuple, optional
+        :func:`partner_table` of S (see :func:`working_set_bounds`).
 
     Returns
     -------
@@ -296,7 +330,7 @@ def full_vocabulary_bound(S, cardinality: int, var_outside, *, used=None,
     (True, True)
     """
     s = int(cardinality)
-    ub = working_set_bounds(S, s, used, lam_max)
+    ub = working_set_bounds(S, s, used, lam_max, table)
     if inside is not None:
         ub[s] = min(ub[s], float(inside) * (1.0 + _ROUNDING))
     out = np.sort(np.clip(np.asarray(var_outside, dtype=float).ravel(), 0.0, None))[::-1][:s]

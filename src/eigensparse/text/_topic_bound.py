@@ -138,13 +138,31 @@ def chain_floor(wset, r, cov, s: int, deflation: str, pending: tuple, can_grow: 
     return replace(cheap, info={**cheap.info, "outside_floor": floor})
 
 
+def _partner_table(wset, B, s: int, used):
+    """The working set's :func:`~eigensparse.text._screen.partner_table`, wide enough for
+    ``used``, once per working set (the final topics' bounds share it), or None when ``B``
+    is not its covariance (a deflated or restricted one) or too small."""
+    from ._screen import partner_table
+
+    width = s - 1 + int(np.count_nonzero(used))
+    if used is None or s < 2 or width >= B.shape[0] - 1 or B.shape[0] != wset.ws.size:
+        return None
+    with _COUNT:  # the threads of the final bounds: one table
+        cache = wset.__dict__.setdefault("_bound_cache", {})
+        key = ("partners", int(wset.ws.size))
+        if key not in cache or cache[key][0] < width:
+            cache[key] = partner_table(B, width + s)  # room for the other topics' sets
+        return cache[key]
+
+
 def _cheap_bound(wset, r, prob: _Problem, s: int, used):
     """The vocabulary split bound and the soft-threshold dual, the smaller kept."""
     from ._screen import full_vocabulary_bound
 
     inside = r.upper_bound
     ub, name = full_vocabulary_bound(prob.B, s, prob.var_out, used=used, inside=inside,
-                                     lam_max=_lambda_max(wset))
+                                     lam_max=_lambda_max(wset),
+                                     table=_partner_table(wset, prob.B, s, used))
     soft = threshold_bound_near(prob.Bf, s, r.variance, max_features=SOFT_BOUND_WORDS,
                                 floor=float(prob.var_out.max(initial=0.0)))[0]
     ub, name = (soft, BOUND_THRESHOLD) if soft < ub else (ub, name)
