@@ -293,8 +293,9 @@ def make_constraint(constraint) -> _Constraint:
         return _Callable()
     if isinstance(constraint, type):
         return _InstanceOf(constraint)
-    if isinstance(constraint, str) and _named(constraint) is not None:
-        return _named(constraint)
+    named = _named(constraint) if isinstance(constraint, str) else None
+    if named is not None:
+        return named
     if isinstance(constraint, float) and math.isnan(constraint):
         return _NanValue()
     raise ValueError(f"Unknown constraint type: {constraint!r}")

@@ -165,6 +165,10 @@ def validate_params(constraints: dict, *, prefer_skip_nested_validation: bool = 
         unchecked = {p.name for p in signature.parameters.values()
                      if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)} | {"self", "cls"}
         caller = func.__qualname__
+        # the constraint objects, built once (check_constraints keeps an object as it is)
+        made = {name: [make_constraint(c) for c in declared]
+                if isinstance(declared, (list, tuple)) else declared
+                for name, declared in constraints.items()}
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
@@ -172,7 +176,7 @@ def validate_params(constraints: dict, *, prefer_skip_nested_validation: bool = 
                 return func(*args, **kwargs)
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            check_constraints(constraints, {k: v for k, v in bound.arguments.items()
+            check_constraints(made, {k: v for k, v in bound.arguments.items()
                                             if k not in unchecked}, caller)
             try:
                 with trusted() if prefer_skip_nested_validation else contextlib.nullcontext():
