@@ -139,6 +139,50 @@ def check_params(params: dict, constraints: dict, caller: str) -> None:
     check_constraints(constraints, params, caller)
 
 
+def _fast_binder(signature, unchecked):
+    """``bind(args, kwargs)``: the checked parameters' values by name, in the signature's
+    order (defaults filled in), as ``signature.bind`` + ``apply_defaults`` give them; a
+    call it cannot map plainly (too many positional arguments, an unknown or repeated
+    keyword, a missing one) goes through ``signature.bind``, which raises as Python does."""
+    params = list(signature.parameters.values())
+    positional = [q.name for q in params
+                  if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+    by_keyword = {q.name for q in params
+                  if q.kind in (q.POSITIONAL_OR_KEYWORD, q.KEYWORD_ONLY)}
+    named = [(q.name, q.default) for q in params
+             if q.kind not in (q.VAR_POSITIONAL, q.VAR_KEYWORD)]
+    has_var_keyword = any(q.kind == q.VAR_KEYWORD for q in params)
+    empty = inspect.Parameter.empty
+
+    def slow(args, kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return {k: v for k, v in bound.arguments.items() if k not in unchecked}
+
+    def bind(args, kwargs):
+        if len(args) > len(positional):
+            return slow(args, kwargs)
+        given = dict(zip(positional, args))
+        for k in kwargs:
+            if k in given or (k not in by_keyword and not has_var_keyword):
+                return slow(args, kwargs)
+        out = {}
+        for name, default in named:
+            if name in given:
+                value = given[name]
+            elif name in kwargs and name in by_keyword:
+                value = kwargs[name]
+            elif default is empty:
+                return slow(args, kwargs)
+            else:
+                value = default
+            if name not in unchecked:
+                out[name] = value
+        return out
+
+    return bind
+
+
 def validate_params(constraints: dict, *, prefer_skip_nested_validation: bool = True):
     """Decorate a function to check its arguments against ``constraints``, raising
     :class:`InvalidParameterError`; calls made inside the decorated function skip their
@@ -170,23 +214,25 @@ def validate_params(constraints: dict, *, prefer_skip_nested_validation: bool = 
                 if isinstance(declared, (list, tuple)) else declared
                 for name, declared in constraints.items()}
 
+        bind = _fast_binder(signature, unchecked)
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             if _skipping():
                 return func(*args, **kwargs)
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            check_constraints(made, {k: v for k, v in bound.arguments.items()
-                                            if k not in unchecked}, caller)
+            check_constraints(made, bind(args, kwargs), caller)
+            token = _TRUSTED.set(True) if prefer_skip_nested_validation else None
             try:
-                with trusted() if prefer_skip_nested_validation else contextlib.nullcontext():
-                    return func(*args, **kwargs)
+                return func(*args, **kwargs)
             except InvalidParameterError as exc:  # an inner check: named after this function
                 message = re.sub(r"parameter of \w+ must be", f"parameter of {caller} must be",
                                  str(exc))
                 if message == str(exc):
                     raise
                 raise InvalidParameterError(message) from exc
+            finally:
+                if token is not None:
+                    _TRUSTED.reset(token)
 
         wrapper._parameter_constraints = constraints
         return wrapper
