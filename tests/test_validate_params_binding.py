@@ -4,7 +4,7 @@ import inspect
 
 import pytest
 
-from eigensparse._validation import _fast_binder
+from eigensparse._constraints import fast_binder
 
 
 def f1(a, b=2, *, c=3, d):
@@ -47,7 +47,7 @@ def test_binding_matches_signature_bind(func):
         bound.apply_defaults()
         return {k: v for k, v in bound.arguments.items() if k not in unchecked}
 
-    fast = _fast_binder(sig, unchecked)
+    fast = fast_binder(sig, unchecked)
     for args, kwargs in CALLS:
         ref, got = _outcome(reference, args, kwargs), _outcome(fast, args, kwargs)
         assert ref == got

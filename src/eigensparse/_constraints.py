@@ -16,6 +16,7 @@ A parameter passes when one of its constraints is satisfied; otherwise
 """
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 import operator
@@ -23,7 +24,7 @@ import operator
 import numpy as np
 
 __all__ = ["InvalidParameterError", "Interval", "Options", "StrOptions", "HasMethods",
-           "make_constraint", "check_constraints"]
+           "make_constraint", "check_constraints", "fast_binder"]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -327,3 +328,47 @@ def check_constraints(constraints: dict, params: dict, caller: str) -> None:
         shown = _either([c for c in made if not c.hidden])
         raise InvalidParameterError(
             f"The {name!r} parameter of {caller} must be {shown}. Got {value!r} instead.")
+
+
+def fast_binder(signature, unchecked):
+    """``bind(args, kwargs)``: the checked parameters' values by name, in the signature's
+    order (defaults filled in), as ``signature.bind`` + ``apply_defaults`` give them; a
+    call it cannot map plainly (too many positional arguments, an unknown or repeated
+    keyword, a missing one) goes through ``signature.bind``, which raises as Python does."""
+    params = list(signature.parameters.values())
+    positional = [q.name for q in params
+                  if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+    by_keyword = {q.name for q in params
+                  if q.kind in (q.POSITIONAL_OR_KEYWORD, q.KEYWORD_ONLY)}
+    named = [(q.name, q.default) for q in params
+             if q.kind not in (q.VAR_POSITIONAL, q.VAR_KEYWORD)]
+    has_var_keyword = any(q.kind == q.VAR_KEYWORD for q in params)
+    empty = inspect.Parameter.empty
+
+    def slow(args, kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return {k: v for k, v in bound.arguments.items() if k not in unchecked}
+
+    def bind(args, kwargs):
+        if len(args) > len(positional):
+            return slow(args, kwargs)
+        given = dict(zip(positional, args))
+        for k in kwargs:
+            if k in given or (k not in by_keyword and not has_var_keyword):
+                return slow(args, kwargs)
+        out = {}
+        for name, default in named:
+            if name in given:
+                value = given[name]
+            elif name in kwargs and name in by_keyword:
+                value = kwargs[name]
+            elif default is empty:
+                return slow(args, kwargs)
+            else:
+                value = default
+            if name not in unchecked:
+                out[name] = value
+        return out
+
+    return bind

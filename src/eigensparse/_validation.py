@@ -29,7 +29,7 @@ import sys
 import numpy as np
 
 from ._constraints import (HasMethods, Interval, InvalidParameterError, Options, StrOptions,
-                           check_constraints, make_constraint)
+                           check_constraints, fast_binder, make_constraint)
 from ._util import draw_seed
 
 __all__ = [
@@ -139,50 +139,6 @@ def check_params(params: dict, constraints: dict, caller: str) -> None:
     check_constraints(constraints, params, caller)
 
 
-def _fast_binder(signature, unchecked):
-    """``bind(args, kwargs)``: the checked parameters' values by name, in the signature's
-    order (defaults filled in), as ``signature.bind`` + ``apply_defaults`` give them; a
-    call it cannot map plainly (too many positional arguments, an unknown or repeated
-    keyword, a missing one) goes through ``signature.bind``, which raises as Python does."""
-    params = list(signature.parameters.values())
-    positional = [q.name for q in params
-                  if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
-    by_keyword = {q.name for q in params
-                  if q.kind in (q.POSITIONAL_OR_KEYWORD, q.KEYWORD_ONLY)}
-    named = [(q.name, q.default) for q in params
-             if q.kind not in (q.VAR_POSITIONAL, q.VAR_KEYWORD)]
-    has_var_keyword = any(q.kind == q.VAR_KEYWORD for q in params)
-    empty = inspect.Parameter.empty
-
-    def slow(args, kwargs):
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return {k: v for k, v in bound.arguments.items() if k not in unchecked}
-
-    def bind(args, kwargs):
-        if len(args) > len(positional):
-            return slow(args, kwargs)
-        given = dict(zip(positional, args))
-        for k in kwargs:
-            if k in given or (k not in by_keyword and not has_var_keyword):
-                return slow(args, kwargs)
-        out = {}
-        for name, default in named:
-            if name in given:
-                value = given[name]
-            elif name in kwargs and name in by_keyword:
-                value = kwargs[name]
-            elif default is empty:
-                return slow(args, kwargs)
-            else:
-                value = default
-            if name not in unchecked:
-                out[name] = value
-        return out
-
-    return bind
-
-
 def validate_params(constraints: dict, *, prefer_skip_nested_validation: bool = True):
     """Decorate a function to check its arguments against ``constraints``, raising
     :class:`InvalidParameterError`; calls made inside the decorated function skip their
@@ -214,7 +170,7 @@ def validate_params(constraints: dict, *, prefer_skip_nested_validation: bool = 
                 if isinstance(declared, (list, tuple)) else declared
                 for name, declared in constraints.items()}
 
-        bind = _fast_binder(signature, unchecked)
+        bind = fast_binder(signature, unchecked)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
