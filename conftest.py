@@ -52,12 +52,33 @@ def pytest_ignore_collect(collection_path, config):
     return None
 
 
+#: expected seconds of the longest test files (clean clone, idle 2-core machine, both
+#: workers busy): they run first, longest first, so that with pytest-xdist no worker is
+#: left with a long file at the end while the other is idle (a file not listed is short)
+LONG_FILES = {
+    "tests/text/test_topics_wiring.py": 45, "tests/test_standalone.py": 35,
+    "tests/cli/test_topics.py": 32, "tests/text/test_pipeline.py": 20,
+    "tests/test_registry.py": 18, "tests/test_selection.py": 17,
+    "tests/solvers/test_against_exhaustive.py": 14, "tests/solvers/_exact/test_exact_dask.py": 11,
+    "tests/test_method_input_matrix.py": 11, "tests/operators/test_dask.py": 10,
+    "tests/multi/test_bipartite.py": 8, "tests/text/test_documents.py": 8,
+    "tests/text/test_text_pruned_topics.py": 8, "tests/text/test_screen.py": 7,
+    "tests/test_result.py": 7, "tests/solvers/test_exact.py": 7,
+}
+
+
+def _file_of(nodeid):
+    return nodeid.split("::", 1)[0]
+
+
 def pytest_collection_modifyitems(config, items):
     """Skip a docstring example that imports an optional dependency which is missing
-    (e.g. ``import dask.array as da`` without the ``dask`` extra); move the slow tests
-    to the end (in their collected order)."""
-    items[:] = ([i for i in items if i.get_closest_marker("slow") is None]
-                + [i for i in items if i.get_closest_marker("slow") is not None])
+    (e.g. ``import dask.array as da`` without the ``dask`` extra); run the long files
+    first (``LONG_FILES``, each file's tests together) and the slow tests last (in their
+    collected order)."""
+    normal = [i for i in items if i.get_closest_marker("slow") is None]
+    normal.sort(key=lambda i: -LONG_FILES.get(_file_of(i.nodeid), 0))  # stable: files stay whole
+    items[:] = normal + [i for i in items if i.get_closest_marker("slow") is not None]
     for item in items:
         test = getattr(item, "dtest", None)
         if test is None:
@@ -172,6 +193,43 @@ def pytest_collection_finish(session):
     for lock in waiting:  # its kernels are in the cache once the other worker is done
         fcntl.flock(lock, fcntl.LOCK_EX)
         lock.close()
+
+
+try:
+    from xdist.scheduler import LoadScopeScheduling
+except ImportError:  # no pytest-xdist: one process
+    LoadScopeScheduling = object
+
+
+class FileRunScheduling(LoadScopeScheduling):
+    """pytest-xdist's ``-n``: the tests in the collected order (``pytest_collection_modifyitems``:
+    long files first, slow tests last), each run of consecutive tests of one file a unit of
+    work that the first free worker takes whole (a file's module fixtures built once); a
+    test apart from its file's run (a slow test moved to the end) is a unit alone."""
+
+    _units = None
+
+    def _split_scope(self, nodeid):
+        if self._units is None:
+            self._units, seen, previous = {}, set(), None
+            for n in self.collection:
+                file = _file_of(n)
+                if file != previous and file in seen:
+                    self._units[n] = n
+                    continue
+                seen.add(file)
+                previous = file
+                self._units[n] = file
+        return self._units[nodeid]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``-n`` without ``--dist`` (or with ``--dist load``): :class:`FileRunScheduling`."""
+    if config.getvalue("dist") != "load" or LoadScopeScheduling is object:
+        return None
+    config.option.loadscopereorder = False  # the collected order is the order of the units
+    return FileRunScheduling(config, log)
 
 
 def _start_numba_warmup():
