@@ -204,9 +204,10 @@ def unbounded(r, **changes):
     """A copy of ``r`` without a bound (``upper_bound`` and ``gap`` None, a pending bound
     dropped uncomputed, no ``info[PENDING]`` or ``"outside_floor"``), ``changes`` applied."""
     keep = {f.name: getattr(r, f.name) for f in fields(r) if f.name not in ("upper_bound", "gap", "info")}
-    info = {k: v for k, v in known_info(r).items() if k not in (PENDING, "outside_floor")}
-    keep.update(upper_bound=None, gap=None, info=info)
-    keep.update(changes)
+    info = changes.pop("info", None)
+    info = known_info(r) if info is None else info
+    keep.update(changes, upper_bound=None, gap=None,
+                info={k: v for k, v in info.items() if k not in (PENDING, "outside_floor")})
     return type(r)(**keep)
 
 
