@@ -26,7 +26,13 @@ from concurrent.futures import ThreadPoolExecutor
 from .._result import defer_bound, with_info
 from ..bounds._common import one_blas_thread
 
-__all__ = ["BoundsAlongside"]
+__all__ = ["BoundsAlongside", "POOL_MAX_WORDS"]
+
+#: a task on the pool holds several working-set-sized arrays (m × m float64: the deflated
+#: covariance, the bounds' work arrays) beside those of the main thread; above this many
+#: words the tasks run in line, so that running them side by side does not multiply the
+#: peak memory (the measurements are in docs/developer/performance.rst)
+POOL_MAX_WORDS = 1500
 
 
 class BoundsAlongside:
@@ -67,12 +73,13 @@ class BoundsAlongside:
             self._blas.__exit__(exc_type, exc, tb)
         return False
 
-    def defer(self, result, compute):
+    def defer(self, result, compute, words: int = 0):
         """``compute()`` (no arguments: ``result`` with its ``upper_bound``, ``gap`` and
         ``info``) on the pool, and ``result`` with that bound pending (a copy: ``result``
         itself, and a bound it holds pending, are the task's); ``compute()`` itself
-        outside the section or with one thread."""
-        if self.pool is None:
+        outside the section, with one thread, or for a working set of more than
+        :data:`POOL_MAX_WORDS` ``words``."""
+        if self.pool is None or words > POOL_MAX_WORDS:
             return compute()
         future = self.pool.submit(contextvars.copy_context().run, compute)
 

@@ -353,7 +353,7 @@ def _checked(wset: WorkingSet, plan, results: list, budget: TopicBudget, alongsi
         out.append(r)
     # the weakest topic first: its gap, hence its certificate's work, tends to be the largest
     for j in sorted(tasks, key=lambda j: float(tasks[j][0].variance)):
-        out[j] = alongside.defer(*tasks[j])
+        out[j] = alongside.defer(*tasks[j], words=wset.ws.size)
     return out
 
 

@@ -410,7 +410,7 @@ class TopicSolve:
             # its cheap bound on another thread while the chain goes on (the certificate, the
             # costly part, only for a topic kept)
             r = self.alongside.defer(r, partial(vocabulary_bound, wset, r, cov, s, plan.deflation,
-                                                certify=False))
+                                                certify=False), words=wset.ws.size)
         # (a topic whose floor asks for none keeps the solver's bound pending: never read here)
         asks = can_grow and "outside_floor" in known_info(r)
         size = floor_growth(r, wset.ws.size, wset.cap, corpus.n_docs, nnz) if asks else 0
